@@ -1,0 +1,111 @@
+# lbtriage - the only build system.
+#
+#   make                 build liblbt and the programs into build/
+#   make check           unit (Check) and CLI tests under ASan+UBSan, then the lab
+#                        when this machine can make network namespaces
+#   make check-lab       the real HAProxy + NGINX lab (root, netns)
+#   make demo            triage the bundled sample incident
+#   make install PREFIX=/usr/local DESTDIR=
+#
+# A new program touches four places: cmd/lbt-NAME.c, man/lbt-NAME.1,
+# tests/cli/tNNNN-NAME-*.sh and the table in cmd/lbt.c.  lib/*.c,
+# cmd/*.c, formats/*.fmt and tests/unit/check_*.c are picked up by wildcard.
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+FMTDIR  ?= $(PREFIX)/share/lbtriage/formats
+CC      ?= cc
+B       ?= build
+CFLAGS  ?= -O2 -g
+SAN     ?=
+
+PKGS    := libzstd libpcre2-8 sqlite3 libmaxminddb zlib jansson libcbor
+SANFLAGS := $(if $(SAN),-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
+
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -I$(B)/gen \
+	$(PKG_CFLAGS) $(SANFLAGS) $(CFLAGS) -MMD -MP
+ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
+LIBS := $(PKG_LIBS) -lm
+
+LIB_SRC  := $(sort $(wildcard lib/*.c))
+CMD_SRC  := $(sort $(wildcard cmd/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/check_*.c))
+FMT_SRC  := $(sort $(wildcard formats/*.fmt))
+MAN_SRC  := $(sort $(wildcard man/*.[15]))
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/formats_builtin.o
+PROGS    := $(CMD_SRC:cmd/%.c=$(B)/bin/%)
+UNITS    := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+.PHONY: all check unit cli check-lab demo deps install clean lint fuzz bench
+all: $(B)/liblbt.a $(PROGS)
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# Built-in format descriptors become C strings (formats/*.fmt are the source).
+$(B)/gen/formats_builtin.c: $(FMT_SRC) mk/embed-formats.sh
+	@mkdir -p $(@D)
+	sh mk/embed-formats.sh $(FMT_SRC) > $@.tmp && mv $@.tmp $@
+
+$(B)/gen/formats_builtin.o: $(B)/gen/formats_builtin.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/liblbt.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/bin/%: $(B)/cmd/%.o $(B)/liblbt.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(B)/liblbt.a $(LIBS)
+
+$(B)/tests/%: $(B)/tests/unit/%.o $(B)/liblbt.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(B)/liblbt.a $(CHECK_LIBS) $(LIBS)
+
+$(B)/tests/unit/%.o: tests/unit/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -DLBT_TEST_DATA='"$(CURDIR)/tests/data"' -c -o $@ $<
+
+# Tests run on a sanitizer build of their own (build/san), so a plain
+# `make` stays fast and `make check` always exercises ASan and UBSan.
+check: deps
+	$(MAKE) --no-print-directory B=build/san SAN=1 unit cli
+	@sh tests/lab/maybe-run.sh
+
+unit: $(UNITS)
+	@sh tests/run-unit.sh $(UNITS)
+
+cli: all
+	@sh tests/run-cli.sh $(B)/bin
+
+check-lab: deps all
+	sh tests/lab/run-checks.sh $(B)/bin
+
+demo: deps all
+	@sh mk/demo.sh $(B)/bin
+
+deps:
+	@sh mk/deps.sh
+
+lint:
+	mandoc -T lint -W warning $(MAN_SRC)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(FMTDIR)
+	install -m 755 $(PROGS) $(DESTDIR)$(BINDIR)
+	install -m 644 $(filter %.1,$(MAN_SRC)) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(filter %.5,$(MAN_SRC)) $(DESTDIR)$(MANDIR)/man5
+	install -m 644 $(FMT_SRC) $(DESTDIR)$(FMTDIR)
+
+clean:
+	rm -rf build
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,122 @@
+/*
+ * format.h - log formats: compiled once from a template, then applied to
+ * every line to fill an lbt_rec.
+ *
+ * Dialects (log-formats.md):
+ *   haproxy   `log-format` strings: "%ci:%cp [%tr] %ft %b/%s ..."; with
+ *             %{+json}o or %{+cbor}o the line is JSON / CBOR and the named
+ *             items (%(name)alias) map keys to fields;
+ *   nginx     `log_format` strings: "$remote_addr - $remote_user ...", with
+ *             escape=default|json|none; a template that is a JSON object
+ *             maps its keys to fields;
+ *   lbt-tsv   lbt-cat's own TSV output read back (header line names columns).
+ *
+ * A descriptor (formats/NAME.fmt, see lbt-formats(5)) names a template and
+ * says how to read it; the built-in descriptors are compiled into the
+ * library and a file of the same syntax overrides them.
+ *
+ * The parser is a sequence of steps (literal, field); fields are found by
+ * scanning for the next literal with memchr, never with a regex, and only
+ * the fields in the wanted mask are converted.  Strings needing unescaping
+ * are decoded into scratch memory owned by the format (reset every line).
+ * Includes: err.h, rec.h, timeparse.h.
+ */
+#ifndef LBT_FORMAT_H
+#define LBT_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lbt/err.h"
+#include "lbt/rec.h"
+#include "lbt/timeparse.h"
+
+typedef enum lbt_dialect {
+	LBT_DIALECT_HAPROXY,
+	LBT_DIALECT_NGINX,
+	LBT_DIALECT_TSV
+} lbt_dialect;
+
+typedef struct lbt_format lbt_format;
+
+/* Results of lbt_format_parse(). */
+#define LBT_PARSE_OK      0   /* a record */
+#define LBT_PARSE_SKIP    1   /* not a record and not an error: blank line, TSV header */
+#define LBT_PARSE_BAD    -1   /* malformed: err->msg says why (no file/line) */
+
+/*
+ * Compile a template.  `escape` applies to NGINX (NULL: "default").
+ * @return a format, or NULL with err naming the template column at fault.
+ */
+lbt_format *lbt_format_compile(lbt_dialect d, const char *tmpl, const char *escape,
+    lbt_err *err);
+
+/*
+ * A built-in descriptor by name ("haproxy-httplog"), or a descriptor file
+ * when `spec` contains a '/' or ends in ".fmt".
+ */
+lbt_format *lbt_format_open(const char *spec, lbt_err *err);
+
+/*
+ * Read the format a proxy section logs with from a real haproxy.cfg:
+ * `log-format`, `option httplog|tcplog|httpslog [clf]`, `defaults`
+ * inheritance (named defaults too), "${HAPROXY_HTTP_LOG_FMT}"-style
+ * references and `capture request header` order.  `frontend` NULL means the
+ * only (or first) proxy with logging; err lists the candidates if ambiguous.
+ */
+lbt_format *lbt_format_from_haproxy_cfg(const char *path, const char *frontend, lbt_err *err);
+
+/*
+ * Read a `log_format NAME [escape=...] '...' ...;` from nginx.conf (and the
+ * files it includes).  `name` NULL means the format of the first access_log,
+ * "combined" when it names none.
+ */
+lbt_format *lbt_format_from_nginx_conf(const char *path, const char *name, lbt_err *err);
+
+void lbt_format_free(lbt_format *f);
+
+/* Zone of zone-less stamps (%t, %tr); NULL = UTC.  Not owned. */
+void lbt_format_set_tz(lbt_format *f, lbt_tz *tz);
+
+/* Meaning of %hr capture slots, e.g. "host,ua" (a --captures value). */
+int lbt_format_set_captures(lbt_format *f, const char *list, lbt_err *err);
+
+/* Fields the caller needs (LBT_BIT mask); others may be left absent.  Default: all. */
+void lbt_format_set_wanted(lbt_format *f, uint64_t mask);
+
+/*
+ * Parse one message (syslog wrapper already removed) into rec.  rec is
+ * cleared first; strings stay valid until the next call on this format.
+ * @return LBT_PARSE_OK, LBT_PARSE_SKIP or LBT_PARSE_BAD.
+ */
+int lbt_format_parse(lbt_format *f, const char *msg, size_t len, lbt_rec *rec, lbt_err *err);
+
+const char *lbt_format_name(const lbt_format *f);       /* "haproxy-httplog", or "custom" */
+const char *lbt_format_describe(const lbt_format *f);   /* one line */
+const char *lbt_format_template(const lbt_format *f);
+lbt_dialect lbt_format_dialect(const lbt_format *f);
+uint64_t lbt_format_fields(const lbt_format *f);         /* fields it can fill */
+
+/* Names of the built-in descriptors, NULL-terminated. */
+const char *const *lbt_format_builtin_names(void);
+
+/* Text of a built-in descriptor, or NULL. */
+const char *lbt_format_builtin_text(const char *name);
+
+/* One candidate's score in detection. */
+typedef struct lbt_format_score {
+	const char *name;     /* built-in name */
+	int parsed;           /* lines parsed as records or events */
+	int tried;            /* lines tried */
+	int fields;           /* fields the format fills: the tie-breaker */
+} lbt_format_score;
+
+/*
+ * Score every built-in descriptor on `n` sample messages (wrappers already
+ * removed).  scores[] gets one entry per built-in, best first.
+ * @return the number of entries written.
+ */
+int lbt_format_detect(const char *const *msgs, const size_t *lens, int n,
+    lbt_format_score *scores, int max);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * out.h - tables for people and programs.
+ *
+ * One writer for every program: the caller declares columns, then writes
+ * rows cell by cell; the mode decides the shape:
+ *   LBT_OUT_TSV    header line, tab-separated, tabs/newlines/backslashes in
+ *                  values escaped as \t \n \\ ; absent cells empty
+ *   LBT_OUT_JSON   one JSON object per row (NDJSON); absent cells null
+ *   LBT_OUT_TABLE  aligned columns (rows buffered in blocks to size them),
+ *                  bold header when colour is on; absent cells "-"
+ *   LBT_OUT_MD     Markdown table
+ * Includes: str.h.
+ */
+#ifndef LBT_OUT_H
+#define LBT_OUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lbt/str.h"
+
+typedef enum lbt_out_mode {
+	LBT_OUT_TSV,
+	LBT_OUT_JSON,
+	LBT_OUT_TABLE,
+	LBT_OUT_MD
+} lbt_out_mode;
+
+typedef enum lbt_col_type {
+	LBT_COL_STR,
+	LBT_COL_NUM      /* bare in JSON, right-aligned in tables */
+} lbt_col_type;
+
+typedef struct lbt_out_col {
+	const char *name;
+	lbt_col_type type;
+} lbt_out_col;
+
+typedef struct lbt_out lbt_out;
+
+/* Mode to use when none was asked: TABLE on a terminal, TSV otherwise. */
+lbt_out_mode lbt_out_default_mode(FILE *fp);
+
+/* `color`: use ANSI bold/dim in TABLE mode (callers pass isatty && !NO_COLOR). */
+lbt_out *lbt_out_new(FILE *fp, lbt_out_mode mode, const lbt_out_col *cols, int ncols,
+    int color);
+
+/* Cells of the current row, left to right; a row ends after the last column. */
+void lbt_out_str(lbt_out *o, const char *s, size_t n);
+void lbt_out_cstr(lbt_out *o, const char *s);          /* NULL = absent */
+void lbt_out_int(lbt_out *o, int64_t v);
+void lbt_out_double(lbt_out *o, double v, int decimals);
+void lbt_out_absent(lbt_out *o);
+
+/* Flush buffered rows (TABLE).  @return 0, or -1 when writing failed (EPIPE...). */
+int lbt_out_flush(lbt_out *o);
+
+/* Flush and free; NULL accepted.  @return as lbt_out_flush. */
+int lbt_out_free(lbt_out *o);
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * rec.h - lbt_rec, one request (or one HAProxy event line), normalised.
+ *
+ * Every input (raw log in any format, lbt-cat TSV, the SQLite index) becomes
+ * a stream of lbt_rec, and every analysis reads only lbt_rec.  A record is a
+ * view: its strings point into the line being parsed or into the parser's
+ * scratch memory, and stay valid until the next record is read from the same
+ * input.  Copy what you keep.
+ *
+ * Absent is not zero.  `have` has one bit per field (LBT_BIT(LBT_F_...)); a
+ * field whose bit is clear was not in the log and must not be printed as a
+ * value.  A timer that the log wrote as -1 is present with the value -1.
+ *
+ * This module owns the field vocabulary: the names used by --fields, the TSV
+ * header, the NDJSON keys, and lbt-cat TSV read back as input.
+ * Includes: addr.h, str.h.
+ */
+#ifndef LBT_REC_H
+#define LBT_REC_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "lbt/addr.h"
+#include "lbt/str.h"
+
+/* The fields of a record, in the default column order of lbt-cat. */
+typedef enum lbt_field {
+	LBT_F_TIME,      /* time of the request, UTC µs (see lbt_clock) */
+	LBT_F_LB,        /* load balancer: syslog host name or --lb */
+	LBT_F_CLIENT,    /* client address */
+	LBT_F_PORT,      /* client port */
+	LBT_F_FRONTEND,
+	LBT_F_BACKEND,
+	LBT_F_SERVER,    /* server name, "<NOSRV>", "<STATS>" ... */
+	LBT_F_METHOD,
+	LBT_F_PATH,      /* path without query; absolute-form URIs keep scheme+host */
+	LBT_F_QUERY,     /* query without '?' */
+	LBT_F_HOST,      /* Host header (or $host) */
+	LBT_F_VERSION,   /* "HTTP/1.1" */
+	LBT_F_STATUS,    /* HTTP status; -1 when HAProxy sent none, 0 for TCP / nginx 000 */
+	LBT_F_BYTES,     /* bytes sent to the client */
+	LBT_F_TH,        /* HAProxy timers, ms, -1 as logged */
+	LBT_F_TI,
+	LBT_F_TQ,        /* Tq: Th+Ti+TR (1.5/1.6 logs) */
+	LBT_F_TR,
+	LBT_F_TW,
+	LBT_F_TC,
+	LBT_F_TRESP,     /* Tr: server response headers */
+	LBT_F_TA,
+	LBT_F_TT,
+	LBT_F_TERM,      /* termination state, 2 or 4 chars as logged */
+	LBT_F_AC,        /* actconn */
+	LBT_F_FC,        /* feconn */
+	LBT_F_BC,        /* beconn */
+	LBT_F_SC,        /* srv_conn */
+	LBT_F_RC,        /* retries */
+	LBT_F_SQ,        /* server queue */
+	LBT_F_BQ,        /* backend queue */
+	LBT_F_UA,        /* User-Agent */
+	LBT_F_KEY,       /* extracted key (ping UUID by default) */
+	LBT_F_MSG,       /* text of an event record */
+	LBT_F_FILE,      /* provenance: input file name */
+	LBT_F_LINE,      /* provenance: line number in it */
+	LBT_F_COUNT
+} lbt_field;
+
+#define LBT_BIT(f) ((uint64_t)1 << (f))
+
+/* What the record's time measures; formats differ (log-formats.md §1.10). */
+typedef enum lbt_clock {
+	LBT_CLOCK_NONE,      /* no time in the line */
+	LBT_CLOCK_ACCEPT,    /* HAProxy %t %T %Ts %Tl: connection accepted */
+	LBT_CLOCK_REQUEST,   /* HAProxy %tr %trg %trl: first byte of request */
+	LBT_CLOCK_END,       /* NGINX $time_local $msec: log written, request done */
+	LBT_CLOCK_SYSLOG     /* only the syslog wrapper's stamp was available */
+} lbt_clock;
+
+typedef enum lbt_kind {
+	LBT_KIND_REQUEST,    /* an access-log line */
+	LBT_KIND_EVENT       /* an HAProxy non-request line: server DOWN, proxy stopped ... */
+} lbt_kind;
+
+typedef struct lbt_rec {
+	uint64_t have;           /* LBT_BIT(field) set when present */
+	lbt_kind kind;
+	lbt_clock clock;
+	int64_t time_us;         /* UTC microseconds since the epoch */
+	lbt_str lb;
+	lbt_addr client;
+	int32_t port;
+	lbt_str frontend, backend, server;
+	lbt_str method, path, query, host, version;
+	int32_t status;
+	int64_t bytes;
+	int32_t th, ti, tq, tr, tw, tc, tresp, ta, tt;
+	lbt_str term;
+	int32_t ac, fc, bc, sc, rc, sq, bq;
+	lbt_str ua;
+	lbt_str key;
+	lbt_str msg;
+	const char *file;        /* provenance; owned by the input, NUL-terminated */
+	uint64_t line;
+} lbt_rec;
+
+/* Set every field absent (have = 0) and the numbers to -1. */
+void lbt_rec_clear(lbt_rec *rec);
+
+/* Name of a field as used in --fields, TSV headers and JSON ("time", "Tw" ...). */
+const char *lbt_field_name(lbt_field f);
+
+/* Field with that name, or -1.  Exact match. */
+int lbt_field_lookup(const char *name, size_t len);
+
+/* True when the field holds a number (printed bare in JSON). */
+int lbt_field_is_numeric(lbt_field f);
+
+/* Pointer to the int32 member of a numeric int32 field (status, timers,
+ * counters, port), NULL for other fields. */
+int32_t *lbt_rec_i32(lbt_rec *rec, lbt_field f);
+
+/* Pointer to the lbt_str member of a string field, NULL for other fields. */
+lbt_str *lbt_rec_str(lbt_rec *rec, lbt_field f);
+
+/*
+ * Write field `f` of `rec` as text into buf (NUL-terminated, truncated to
+ * size).  Times print as ISO 8601 UTC with milliseconds
+ * ("2025-11-01T23:24:01.123Z") unless `tz_offset_s` is given by the caller's
+ * --tz (pass 0 for UTC).  An absent field writes "".  No escaping is done:
+ * the output layer escapes for TSV or JSON.
+ * @return the length written.
+ */
+size_t lbt_rec_format_field(const lbt_rec *rec, lbt_field f, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * source.h - lines from a file, stdin, or a compressed stream.
+ *
+ * Compression is recognised by magic bytes, never by name: zstd (every frame
+ * of a multi-frame file) through libzstd's streaming API, gzip (every member
+ * of a concatenated file) through zlib; anything else is read as it is.
+ * Lines are returned as views into one large buffer (no copy, no per-line
+ * malloc), without the newline and without a trailing CR.  A last line
+ * without a final newline is still a line.  A line longer than the limit
+ * (LBT_SOURCE_MAX_LINE) is returned cut, flagged, and reading goes on: it is
+ * never a silent end of input.
+ *
+ * Errors that stop a file (unreadable, truncated or corrupt compressed data)
+ * are returned after every complete line before the damage has been
+ * returned; the error names the file and the byte offset in the compressed
+ * input where decoding broke.
+ * Includes: err.h.
+ */
+#ifndef LBT_SOURCE_H
+#define LBT_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lbt/err.h"
+
+#define LBT_SOURCE_MAX_LINE (1u << 20)   /* 1 MiB */
+
+typedef enum lbt_compression {
+	LBT_COMP_NONE,
+	LBT_COMP_ZSTD,
+	LBT_COMP_GZIP
+} lbt_compression;
+
+typedef struct lbt_source lbt_source;
+
+/*
+ * Open `path` ("-" is stdin).  `name`, when not NULL, replaces the path in
+ * provenance and messages (lbt-index --name).
+ * @return a source, or NULL with err filled (file named in it).
+ */
+lbt_source *lbt_source_open(const char *path, const char *name, lbt_err *err);
+
+/*
+ * Next line.  On 1, *line/*len view the line (valid until the next call);
+ * the line number is lbt_source_lineno().
+ * @return 1 a line, 0 end of input, -1 error (err filled with file and
+ * byte offset; further calls return 0).
+ */
+int lbt_source_next(lbt_source *src, const char **line, size_t *len, lbt_err *err);
+
+/* True when the last line returned was cut at LBT_SOURCE_MAX_LINE. */
+int lbt_source_truncated_line(const lbt_source *src);
+
+/* 1-based number of the last line returned. */
+uint64_t lbt_source_lineno(const lbt_source *src);
+
+/* Offset in the decompressed stream of the start of the next line. */
+uint64_t lbt_source_offset(const lbt_source *src);
+
+/* Bytes consumed from the underlying (possibly compressed) file so far. */
+uint64_t lbt_source_raw_offset(const lbt_source *src);
+
+/* Name used in messages (path, "-" shown as "(stdin)", or the --name). */
+const char *lbt_source_name(const lbt_source *src);
+
+lbt_compression lbt_source_compression(const lbt_source *src);
+
+/* Modification time of the file (seconds since epoch), or 0 for stdin/pipes. */
+int64_t lbt_source_mtime(const lbt_source *src);
+
+/* Close; NULL is accepted. */
+void lbt_source_close(lbt_source *src);
+
+#endif

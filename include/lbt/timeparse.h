@@ -1,0 +1,68 @@
+/*
+ * timeparse.h - the date and time shapes found in access logs, to UTC µs.
+ *
+ * Civil dates become epoch seconds arithmetically (no mktime per line); the
+ * zone of zone-less stamps (HAProxy %t/%tr, RFC 3164 syslog) comes from an
+ * lbt_tz, UTC by default, resolved through the C library once per hour of
+ * log time and cached.  Leaf module except err.h.
+ */
+#ifndef LBT_TIMEPARSE_H
+#define LBT_TIMEPARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lbt/err.h"
+
+/* A time zone for zone-less stamps: UTC, or an IANA name ("Europe/Paris"). */
+typedef struct lbt_tz lbt_tz;
+
+/* @return a zone ("UTC" and NULL give UTC), or NULL with err for an unknown name. */
+lbt_tz *lbt_tz_new(const char *name, lbt_err *err);
+void lbt_tz_free(lbt_tz *tz);
+
+/*
+ * Convert a civil local time in `tz` to UTC seconds.  Ambiguous local times
+ * (DST fall-back) take the first occurrence.  tz NULL means UTC.
+ */
+int64_t lbt_tz_to_utc(lbt_tz *tz, int year, int mon, int day, int hour, int min, int sec);
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (mon 1..12). */
+int64_t lbt_days_from_civil(int year, int mon, int day);
+
+/* Month number 1..12 of an English 3-letter abbreviation, or 0. */
+int lbt_month_from_abbr(const char *s);
+
+/*
+ * Each parser reads s[0..len) exactly (no trailing text allowed) and
+ * @return 0 with *us in UTC µs, or -1 when the text is not of that shape.
+ */
+
+/* "01/Nov/2025:23:24:01.123" (HAProxy %t %tr; zone from tz) or without ".123". */
+int lbt_time_parse_clf_local(const char *s, size_t len, lbt_tz *tz, int64_t *us);
+
+/* "01/Nov/2025:23:24:01 +0100" (HAProxy %T %Tl %trg %trl, NGINX $time_local). */
+int lbt_time_parse_clf_zoned(const char *s, size_t len, int64_t *us);
+
+/* ISO 8601 / RFC 3339: "2025-11-01T23:24:01[.123456](Z|+01:00|+0100)";
+ * without a zone, tz applies. */
+int lbt_time_parse_iso(const char *s, size_t len, lbt_tz *tz, int64_t *us);
+
+/* Unix time with an optional fraction: "1762035841", "1762035841.123". */
+int lbt_time_parse_epoch(const char *s, size_t len, int64_t *us);
+
+/*
+ * RFC 3164 "Nov  1 23:24:01" / journald short "Nov 01 23:24:01" (no year).
+ * The year is inferred from `ref_s` (file mtime or now): the year of ref_s,
+ * or the year before when the stamp's month is later than ref's month
+ * (the December log read in January).
+ */
+int lbt_time_parse_bsd(const char *s, size_t len, lbt_tz *tz, int64_t ref_s, int64_t *us);
+
+/*
+ * Write `us` as ISO 8601 with milliseconds, "2025-11-01T23:24:01.123Z", or
+ * with "+hh:mm" when offset_s is not 0.  @return length written.
+ */
+size_t lbt_time_format(int64_t us, int offset_s, char *buf, size_t size);
+
+#endif
