@@ -4,7 +4,7 @@
 set -eu
 PKGS="build-essential pkg-config libzstd-dev libpcre2-dev libsqlite3-dev
 libmaxminddb-dev zlib1g-dev libjansson-dev libcbor-dev check mandoc zstd gzip
-sqlite3 gawk haproxy nginx iproute2 openssl python3 libmaxmind-db-writer-perl"
+sqlite3 gawk bc haproxy nginx iproute2 openssl python3 libmaxmind-db-writer-perl"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -16,10 +16,14 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "run: sudo apt-get update && sudo apt-get install -y$missing" >&2
 	exit 1
 fi
-echo "installing:$missing" >&2
+echo "lbtriage: installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >&2
-# The lab starts its own servers; keep the packages' services from starting.
-printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d
+# The lab starts its own haproxy and nginx; keep the packages' services from
+# starting at install time (only when no policy is in place already).
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod 755 "$policy"
+	trap 'rm -f "$policy"' EXIT
+fi
 apt-get install -y -q --no-install-recommends $missing >&2
-rm -f /usr/sbin/policy-rc.d

@@ -39,6 +39,8 @@ typedef struct lbt_input_opts {
 	const char *key_regex;     /* --key-regex */
 	const char *log_tz;        /* --log-tz ZONE, NULL = UTC */
 	const char *lb;            /* --lb-name: LB host for files without syslog host */
+	const char *db;            /* --db FILE: read records from an lbt-index database
+	                              instead of logs (lib/db.c); filters pushed into SQL */
 	lbt_filter_opts filter;
 	uint64_t wanted;           /* fields the program needs; 0 = all */
 	int strict;                /* first malformed line is fatal */

@@ -125,8 +125,8 @@ lbt_str *lbt_rec_str(lbt_rec *rec, lbt_field f);
 /*
  * Write field `f` of `rec` as text into buf (NUL-terminated, truncated to
  * size).  Times print as ISO 8601 UTC with milliseconds
- * ("2025-11-01T23:24:01.123Z") unless `tz_offset_s` is given by the caller's
- * --tz (pass 0 for UTC).  An absent field writes "".  No escaping is done:
+ * ("2025-11-01T23:24:01.123Z"), addresses in their text form, "file" and
+ * "line" as provenance.  An absent field writes "".  No escaping is done:
  * the output layer escapes for TSV or JSON.
  * @return the length written.
  */

@@ -17,9 +17,18 @@
 /* A time zone for zone-less stamps: UTC, or an IANA name ("Europe/Paris"). */
 typedef struct lbt_tz lbt_tz;
 
-/* @return a zone ("UTC" and NULL give UTC), or NULL with err for an unknown name. */
+/*
+ * @return a zone ("UTC", "" and NULL give UTC; "+01:00" or "-0500" a fixed
+ * offset; otherwise an IANA name with a file in /usr/share/zoneinfo or
+ * $TZDIR), or NULL with err "unknown time zone 'X'".  Free with lbt_tz_free().
+ * A named zone sets and restores the TZ environment variable (tzset) once
+ * per distinct hour it converts: not thread-safe (see timeparse.c).
+ */
 lbt_tz *lbt_tz_new(const char *name, lbt_err *err);
 void lbt_tz_free(lbt_tz *tz);
+
+/* UTC offset (seconds east) in effect in tz at UTC instant utc_s; 0 for NULL/UTC. */
+int lbt_tz_offset_at(lbt_tz *tz, int64_t utc_s);
 
 /*
  * Convert a civil local time in `tz` to UTC seconds.  Ambiguous local times
@@ -60,8 +69,10 @@ int lbt_time_parse_epoch(const char *s, size_t len, int64_t *us);
 int lbt_time_parse_bsd(const char *s, size_t len, lbt_tz *tz, int64_t ref_s, int64_t *us);
 
 /*
- * Write `us` as ISO 8601 with milliseconds, "2025-11-01T23:24:01.123Z", or
- * with "+hh:mm" when offset_s is not 0.  @return length written.
+ * Write `us` (shifted by offset_s) as ISO 8601 with milliseconds,
+ * "2025-11-01T23:24:01.123Z", or 6 decimals when the microseconds are not a
+ * whole millisecond ("...01.123456Z"), with "+hh:mm" instead of "Z" when
+ * offset_s is not 0.  @return length written.
  */
 size_t lbt_time_format(int64_t us, int offset_s, char *buf, size_t size);
 

@@ -1,0 +1,547 @@
+/*
+ * timeparse.c - date and time shapes of access logs, to UTC µs.
+ * See include/lbt/timeparse.h.
+ *
+ * Civil dates become days since the epoch by Howard Hinnant's
+ * days_from_civil arithmetic, never by mktime() per line.  A named zone
+ * (lbt_tz) asks the C library for its UTC offset once per distinct hour of
+ * log time and caches the answer in a small table owned by the lbt_tz.
+ *
+ * Process-global effect: the C library only knows the zone named by the TZ
+ * environment variable, so on a cache miss lbt_tz_to_utc() and
+ * lbt_tz_offset_at() set TZ to the zone, call tzset() and localtime_r(),
+ * then restore the previous TZ (or unset it) and call tzset() again.  This
+ * happens once per distinct hour, is not thread-safe, and a program that
+ * uses several threads must resolve zones from one thread only.
+ */
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "lbt/timeparse.h"
+
+#define TZ_CACHE 256          /* entries per direct-mapped cache */
+#define TZ_DIR "/usr/share/zoneinfo"
+
+struct tz_slot {
+	int64_t key;          /* hour number (seconds / 3600), INT64_MIN when empty */
+	int32_t off;          /* UTC offset in seconds */
+};
+
+struct lbt_tz {
+	int kind;             /* 0 UTC, 1 fixed offset, 2 named zone */
+	int32_t fixed;        /* offset of a fixed zone, seconds east of UTC */
+	char name[128];       /* IANA name of a named zone */
+	struct tz_slot local[TZ_CACHE];   /* local hour -> offset to subtract */
+	struct tz_slot utc[TZ_CACHE];     /* UTC hour -> offset in effect */
+};
+
+static const char months[12][4] = {
+	"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+	"Jul", "Aug", "Sep", "Oct", "Nov", "Dec"
+};
+
+/* Days since 1970-01-01 of y-m-d (proleptic Gregorian, m 1..12). */
+int64_t lbt_days_from_civil(int year, int mon, int day)
+{
+	int64_t y = (int64_t)year - (mon <= 2);
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t mp = (mon + 9) % 12;
+	int64_t doy = (153 * mp + 2) / 5 + day - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+
+	return era * 146097 + doe - 719468;
+}
+
+/* Inverse of lbt_days_from_civil(): fill *y, *m (1..12), *d from days z. */
+static void civil_from_days(int64_t z, int *y, int *m, int *d)
+{
+	z += 719468;
+	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+	int64_t doe = z - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int64_t mp = (5 * doy + 2) / 153;
+
+	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
+	*y = (int)(yoe + era * 400 + (*m <= 2));
+}
+
+/* Floor division, for instants before the epoch. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+
+	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/* True for a Gregorian leap year. */
+static int is_leap(int y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/* Number of days in month m (1..12) of year y. */
+static int month_days(int y, int m)
+{
+	static const unsigned char n[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+
+	return m == 2 && is_leap(y) ? 29 : n[m - 1];
+}
+
+/* Month 1..12 of the 3-letter English abbreviation at s (exact case), or 0. */
+int lbt_month_from_abbr(const char *s)
+{
+	for (int i = 0; i < 12; i++)
+		if (s[0] == months[i][0] && s[1] == months[i][1] && s[2] == months[i][2])
+			return i + 1;
+	return 0;
+}
+
+/* Value of n decimal digits at s, or -1 when one is not a digit. */
+static int digits(const char *s, int n)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return -1;
+		v = v * 10 + (int)d;
+	}
+	return v;
+}
+
+/* True when the civil date and time fields are in range. */
+static int civil_ok(int y, int mo, int d, int h, int mi, int s)
+{
+	return y >= 0 && mo >= 1 && mo <= 12 && d >= 1 && d <= month_days(y, mo) &&
+	    h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && s >= 0 && s <= 60;
+}
+
+/* Seconds since the epoch of a civil time taken as UTC. */
+static int64_t civil_secs(int y, int mo, int d, int h, int mi, int s)
+{
+	return lbt_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
+}
+
+/*
+ * Parse a UTC offset "Z", "z", "+hh:mm", "+hhmm" or "+hh" (or '-') that is
+ * exactly s[0..len).  @return 0 with *off in seconds east of UTC, or -1.
+ */
+static int parse_offset(const char *s, size_t len, int32_t *off)
+{
+	int h, m = 0;
+
+	if (len == 1 && (s[0] == 'Z' || s[0] == 'z')) {
+		*off = 0;
+		return 0;
+	}
+	if (len < 3 || (s[0] != '+' && s[0] != '-') || (h = digits(s + 1, 2)) < 0)
+		return -1;
+	if (len == 6 && s[3] == ':')
+		m = digits(s + 4, 2);
+	else if (len == 5)
+		m = digits(s + 3, 2);
+	else if (len != 3)
+		return -1;
+	if (m < 0 || m > 59 || h > 23)
+		return -1;
+	*off = (int32_t)((h * 3600 + m * 60) * (s[0] == '-' ? -1 : 1));
+	return 0;
+}
+
+/* True when name is a readable TZif file under the zoneinfo directory. */
+static int zone_exists(const char *name)
+{
+	const char *dir = getenv("TZDIR");
+	char path[512], magic[4];
+	int fd, ok;
+
+	if (name[0] == '/' || strstr(name, "..") != NULL)
+		return 0;
+	snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : TZ_DIR, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ok = read(fd, magic, 4) == 4 && memcmp(magic, "TZif", 4) == 0;
+	close(fd);
+	return ok;
+}
+
+/* Empty both caches of tz. */
+static void tz_cache_reset(lbt_tz *tz)
+{
+	for (int i = 0; i < TZ_CACHE; i++)
+		tz->local[i].key = tz->utc[i].key = INT64_MIN;
+}
+
+/*
+ * A zone for zone-less stamps: NULL, "", "UTC" or "Z" give UTC; "+01:00",
+ * "-0500" a fixed offset; otherwise an IANA name that must exist as a TZif
+ * file (TZDIR or /usr/share/zoneinfo).  @return a zone the caller frees with
+ * lbt_tz_free(), or NULL with err "unknown time zone 'X'" (or out of memory).
+ */
+lbt_tz *lbt_tz_new(const char *name, lbt_err *err)
+{
+	lbt_tz *tz = calloc(1, sizeof *tz);
+	int32_t off;
+
+	if (tz == NULL) {
+		lbt_err_set(err, "out of memory");
+		return NULL;
+	}
+	tz_cache_reset(tz);
+	if (name == NULL || name[0] == '\0' || strcmp(name, "UTC") == 0 || strcmp(name, "Z") == 0)
+		return tz;
+	if (parse_offset(name, strlen(name), &off) == 0) {
+		tz->kind = 1;
+		tz->fixed = off;
+		return tz;
+	}
+	if (strlen(name) >= sizeof tz->name || !zone_exists(name)) {
+		lbt_err_set(err, "unknown time zone '%s'", name);
+		free(tz);
+		return NULL;
+	}
+	tz->kind = 2;
+	snprintf(tz->name, sizeof tz->name, "%s", name);
+	return tz;
+}
+
+/* Free a zone; NULL is accepted. */
+void lbt_tz_free(lbt_tz *tz)
+{
+	free(tz);
+}
+
+/*
+ * Point the C library at zone `name`, saving the previous TZ into saved
+ * (*had = 0 when TZ was unset).  Pair with zone_leave().  Process-global.
+ */
+static void zone_enter(const char *name, char *saved, size_t size, int *had)
+{
+	const char *old = getenv("TZ");
+	char val[160];
+
+	*had = old != NULL;
+	snprintf(saved, size, "%s", old ? old : "");
+	snprintf(val, sizeof val, ":%s", name);
+	setenv("TZ", val, 1);
+	tzset();
+}
+
+/* Restore the TZ saved by zone_enter(). */
+static void zone_leave(const char *saved, int had)
+{
+	if (had)
+		setenv("TZ", saved, 1);
+	else
+		unsetenv("TZ");
+	tzset();
+}
+
+/* UTC offset of the entered zone at UTC instant t (seconds). */
+static int32_t entered_offset(int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (localtime_r(&tt, &tm) == NULL)
+		return 0;
+	return (int32_t)tm.tm_gmtoff;
+}
+
+/*
+ * Offset to subtract from local civil seconds L (an hour start) in the
+ * entered zone.  The candidates are the offsets a day before and after;
+ * a candidate o is valid when the instant L - o really has offset o.  The
+ * earliest valid instant wins (DST fall-back: first occurrence); in a gap
+ * (spring-forward) the offset before the change is used, as mktime does.
+ */
+static int32_t entered_local_offset(int64_t L)
+{
+	int32_t oa = entered_offset(L - 86400), ob = entered_offset(L + 86400);
+	int va = entered_offset(L - oa) == oa, vb = entered_offset(L - ob) == ob;
+
+	if (va && vb)
+		return L - oa <= L - ob ? oa : ob;
+	if (vb)
+		return ob;
+	return oa;
+}
+
+/* Cached slot of key in table t; on a miss the caller fills it. */
+static struct tz_slot *tz_slot(struct tz_slot *t, int64_t key)
+{
+	return &t[(uint64_t)key % TZ_CACHE];
+}
+
+/* Offset (s) to subtract from local civil seconds L in tz; cached per local hour. */
+static int32_t local_offset(lbt_tz *tz, int64_t L)
+{
+	int64_t hour = floor_div(L, 3600);
+	struct tz_slot *sl;
+	char saved[256];
+	int had;
+
+	if (tz == NULL || tz->kind == 0)
+		return 0;
+	if (tz->kind == 1)
+		return tz->fixed;
+	sl = tz_slot(tz->local, hour);
+	if (sl->key != hour) {
+		zone_enter(tz->name, saved, sizeof saved, &had);
+		sl->off = entered_local_offset(hour * 3600);
+		zone_leave(saved, had);
+		sl->key = hour;
+	}
+	return sl->off;
+}
+
+/* UTC offset in seconds in effect in tz at UTC instant utc_s (0 for UTC or NULL). */
+int lbt_tz_offset_at(lbt_tz *tz, int64_t utc_s)
+{
+	int64_t hour = floor_div(utc_s, 3600);
+	struct tz_slot *sl;
+	char saved[256];
+	int had;
+
+	if (tz == NULL || tz->kind == 0)
+		return 0;
+	if (tz->kind == 1)
+		return tz->fixed;
+	sl = tz_slot(tz->utc, hour);
+	if (sl->key != hour) {
+		zone_enter(tz->name, saved, sizeof saved, &had);
+		sl->off = entered_offset(hour * 3600);
+		zone_leave(saved, had);
+		sl->key = hour;
+	}
+	return sl->off;
+}
+
+/* UTC seconds of a local civil time in tz (NULL = UTC); see the header. */
+int64_t lbt_tz_to_utc(lbt_tz *tz, int year, int mon, int day, int hour, int min, int sec)
+{
+	int64_t L = civil_secs(year, mon, day, hour, min, sec);
+
+	return L - local_offset(tz, L);
+}
+
+/*
+ * Parse a fraction ".d[d...]" (1 to 9 digits, beyond 6 ignored) that is
+ * exactly s[0..len); len 0 means no fraction.  @return 0 with *us, or -1.
+ */
+static int parse_frac(const char *s, size_t len, int64_t *us)
+{
+	int64_t v = 0;
+	size_t i;
+
+	*us = 0;
+	if (len == 0)
+		return 0;
+	if (s[0] != '.' || len < 2 || len > 10)
+		return -1;
+	for (i = 1; i < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return -1;
+		if (i <= 6)
+			v = v * 10 + d;
+	}
+	for (; i <= 6; i++)
+		v *= 10;
+	*us = v;
+	return 0;
+}
+
+/* Civil fields of a stamp. */
+struct civil {
+	int y, mo, d, h, mi, s;
+};
+
+/* Parse "dd/Mon/yyyy:hh:mm:ss" at s (20 bytes available). @return 0 or -1 */
+static int parse_clf_date(const char *s, struct civil *c)
+{
+	if (s[2] != '/' || s[6] != '/' || s[11] != ':' || s[14] != ':' || s[17] != ':')
+		return -1;
+	c->d = digits(s, 2);
+	c->mo = lbt_month_from_abbr(s + 3);
+	c->y = digits(s + 7, 4);
+	c->h = digits(s + 12, 2);
+	c->mi = digits(s + 15, 2);
+	c->s = digits(s + 18, 2);
+	return civil_ok(c->y, c->mo, c->d, c->h, c->mi, c->s) ? 0 : -1;
+}
+
+/* "01/Nov/2025:23:24:01[.123]" in tz.  @return 0 with *us or -1 */
+int lbt_time_parse_clf_local(const char *s, size_t len, lbt_tz *tz, int64_t *us)
+{
+	struct civil c;
+	int64_t frac;
+
+	if (len < 20 || parse_clf_date(s, &c) < 0 || parse_frac(s + 20, len - 20, &frac) < 0)
+		return -1;
+	*us = lbt_tz_to_utc(tz, c.y, c.mo, c.d, c.h, c.mi, c.s) * 1000000 + frac;
+	return 0;
+}
+
+/* "01/Nov/2025:23:24:01[.123] +0100".  @return 0 with *us or -1 */
+int lbt_time_parse_clf_zoned(const char *s, size_t len, int64_t *us)
+{
+	struct civil c;
+	int64_t frac;
+	int32_t off;
+
+	if (len < 26 || s[len - 6] != ' ' || parse_offset(s + len - 5, 5, &off) < 0 ||
+	    s[len - 5] == 'Z')
+		return -1;
+	if (parse_clf_date(s, &c) < 0 || parse_frac(s + 20, len - 26, &frac) < 0)
+		return -1;
+	*us = (civil_secs(c.y, c.mo, c.d, c.h, c.mi, c.s) - off) * 1000000 + frac;
+	return 0;
+}
+
+/* Parse "yyyy-mm-ddThh:mm:ss" (or a space for T) at s (19 bytes). @return 0 or -1 */
+static int parse_iso_date(const char *s, struct civil *c)
+{
+	if (s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') ||
+	    s[13] != ':' || s[16] != ':')
+		return -1;
+	c->y = digits(s, 4);
+	c->mo = digits(s + 5, 2);
+	c->d = digits(s + 8, 2);
+	c->h = digits(s + 11, 2);
+	c->mi = digits(s + 14, 2);
+	c->s = digits(s + 17, 2);
+	return civil_ok(c->y, c->mo, c->d, c->h, c->mi, c->s) ? 0 : -1;
+}
+
+/* Length of the fraction ".ddd" at s[0..len) (0 when none). */
+static size_t frac_len(const char *s, size_t len)
+{
+	size_t i = 1;
+
+	if (len == 0 || s[0] != '.')
+		return 0;
+	while (i < len && s[i] >= '0' && s[i] <= '9')
+		i++;
+	return i;
+}
+
+/* ISO 8601 / RFC 3339 with optional fraction and zone.  @return 0 with *us or -1 */
+int lbt_time_parse_iso(const char *s, size_t len, lbt_tz *tz, int64_t *us)
+{
+	struct civil c;
+	int64_t frac, secs;
+	int32_t off;
+	size_t fl;
+
+	if (len < 19 || parse_iso_date(s, &c) < 0)
+		return -1;
+	fl = frac_len(s + 19, len - 19);
+	if (parse_frac(s + 19, fl, &frac) < 0)
+		return -1;
+	if (19 + fl == len)
+		secs = lbt_tz_to_utc(tz, c.y, c.mo, c.d, c.h, c.mi, c.s);
+	else if (parse_offset(s + 19 + fl, len - 19 - fl, &off) == 0)
+		secs = civil_secs(c.y, c.mo, c.d, c.h, c.mi, c.s) - off;
+	else
+		return -1;
+	*us = secs * 1000000 + frac;
+	return 0;
+}
+
+/* "1762035841[.123456]" (1 to 12 integer digits).  @return 0 with *us or -1 */
+int lbt_time_parse_epoch(const char *s, size_t len, int64_t *us)
+{
+	size_t i = 0;
+	int64_t secs = 0, frac;
+
+	while (i < len && i < 13 && s[i] >= '0' && s[i] <= '9')
+		secs = secs * 10 + (s[i++] - '0');
+	if (i == 0 || i > 12 || parse_frac(s + i, len - i, &frac) < 0)
+		return -1;
+	*us = secs * 1000000 + frac;
+	return 0;
+}
+
+/*
+ * Year for a month-day stamp without a year: the year of ref_s (in tz), or
+ * the year before when mon is later than ref's month; a Feb 29 goes back
+ * to the last leap year.
+ */
+static int infer_year(lbt_tz *tz, int64_t ref_s, int mon, int day)
+{
+	int ry, rm, rd;
+	int64_t local = ref_s + lbt_tz_offset_at(tz, ref_s);
+
+	civil_from_days(floor_div(local, 86400), &ry, &rm, &rd);
+	if (mon > rm)
+		ry--;
+	while (mon == 2 && day == 29 && !is_leap(ry))
+		ry--;
+	return ry;
+}
+
+/* "Nov  1 23:24:01", "Nov 01 23:24:01" or "Nov 1 23:24:01".  @return 0 with *us or -1 */
+int lbt_time_parse_bsd(const char *s, size_t len, lbt_tz *tz, int64_t ref_s, int64_t *us)
+{
+	struct civil c;
+	const char *t;
+
+	if ((len != 15 && len != 14) || s[3] != ' ')
+		return -1;
+	c.mo = lbt_month_from_abbr(s);
+	if (len == 14)
+		c.d = digits(s + 4, 1);
+	else
+		c.d = s[4] == ' ' ? digits(s + 5, 1) : digits(s + 4, 2);
+	t = s + len - 9;
+	if (c.mo == 0 || c.d < 1 || t[-1] != ' ' || t[2] != ':' || t[5] != ':')
+		return -1;
+	c.h = digits(t, 2);
+	c.mi = digits(t + 3, 2);
+	c.s = digits(t + 6, 2);
+	c.y = infer_year(tz, ref_s, c.mo, c.d);
+	if (!civil_ok(c.y, c.mo, c.d, c.h, c.mi, c.s))
+		return -1;
+	*us = lbt_tz_to_utc(tz, c.y, c.mo, c.d, c.h, c.mi, c.s) * 1000000;
+	return 0;
+}
+
+/*
+ * ISO 8601 of us shifted by offset_s: 3 decimals, or 6 when the µs part is
+ * not a whole millisecond; "Z" for offset 0, else "+hh:mm".  Writes at most
+ * size - 1 bytes plus NUL.  @return the length written.
+ */
+size_t lbt_time_format(int64_t us, int offset_s, char *buf, size_t size)
+{
+	int64_t local = us + (int64_t)offset_s * 1000000;
+	int64_t secs = floor_div(local, 1000000), frac = local - secs * 1000000;
+	int64_t days = floor_div(secs, 86400), rem = secs - days * 86400;
+	int y, m, d, n, a = offset_s < 0 ? -offset_s : offset_s;
+	char zone[8] = "Z";
+
+	if (size == 0)
+		return 0;
+	civil_from_days(days, &y, &m, &d);
+	if (offset_s != 0)
+		snprintf(zone, sizeof zone, "%c%02d:%02d", offset_s < 0 ? '-' : '+',
+		    a / 3600 % 100, a / 60 % 60);
+	if (frac % 1000 == 0)
+		n = snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03d%s", y, m, d,
+		    (int)(rem / 3600), (int)(rem / 60 % 60), (int)(rem % 60), (int)(frac / 1000), zone);
+	else
+		n = snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%06d%s", y, m, d,
+		    (int)(rem / 3600), (int)(rem / 60 % 60), (int)(rem % 60), (int)frac, zone);
+	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
