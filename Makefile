@@ -21,7 +21,8 @@ CFLAGS  ?= -O2 -g
 SAN     ?=
 
 PKGS    := libzstd libpcre2-8 sqlite3 libmaxminddb zlib jansson libcbor
-SANFLAGS := $(if $(SAN),-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
+comma   := ,
+SANFLAGS := $(if $(SAN),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)

@@ -45,7 +45,7 @@ int lbt_num_i32(const char *s, size_t len, int32_t *out)
 {
 	int64_t v;
 
-	if (len > 12 || lbt_num_i64(s, len, &v) < 0 || v < INT32_MIN || v > INT32_MAX)
+	if (lbt_num_i64(s, len, &v) < 0 || v < INT32_MIN || v > INT32_MAX)
 		return -1;
 	*out = (int32_t)v;
 	return 0;

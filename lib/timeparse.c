@@ -401,8 +401,7 @@ int lbt_time_parse_clf_zoned(const char *s, size_t len, int64_t *us)
 	int64_t frac;
 	int32_t off;
 
-	if (len < 26 || s[len - 6] != ' ' || parse_offset(s + len - 5, 5, &off) < 0 ||
-	    s[len - 5] == 'Z')
+	if (len < 26 || s[len - 6] != ' ' || parse_offset(s + len - 5, 5, &off) < 0)
 		return -1;
 	if (parse_clf_date(s, &c) < 0 || parse_frac(s + 20, len - 26, &frac) < 0)
 		return -1;
@@ -505,7 +504,7 @@ int lbt_time_parse_bsd(const char *s, size_t len, lbt_tz *tz, int64_t ref_s, int
 		c.d = digits(s + 4, 1);
 	else
 		c.d = s[4] == ' ' ? digits(s + 5, 1) : digits(s + 4, 2);
-	t = s + len - 9;
+	t = s + len - 8;
 	if (c.mo == 0 || c.d < 1 || t[-1] != ' ' || t[2] != ':' || t[5] != ':')
 		return -1;
 	c.h = digits(t, 2);

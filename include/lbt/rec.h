@@ -125,7 +125,9 @@ lbt_str *lbt_rec_str(lbt_rec *rec, lbt_field f);
 /*
  * Write field `f` of `rec` as text into buf (NUL-terminated, truncated to
  * size).  Times print as ISO 8601 UTC with milliseconds
- * ("2025-11-01T23:24:01.123Z"), addresses in their text form, "file" and
+ * ("2025-11-01T23:24:01.123Z"), or microseconds when the time is not a
+ * whole millisecond ("...01.123456Z", lossless through lbt-cat TSV),
+ * addresses in their text form, "file" and
  * "line" as provenance.  An absent field writes "".  No escaping is done:
  * the output layer escapes for TSV or JSON.
  * @return the length written.

@@ -42,7 +42,7 @@ typedef struct lbt_source lbt_source;
 lbt_source *lbt_source_open(const char *path, const char *name, lbt_err *err);
 
 /*
- * Next line.  On 1, *line/*len view the line (valid until the next call);
+ * Next line.  On 1, *line and *len view the line (valid until the next call);
  * the line number is lbt_source_lineno().
  * @return 1 a line, 0 end of input, -1 error (err filled with file and
  * byte offset; further calls return 0).
@@ -66,7 +66,8 @@ const char *lbt_source_name(const lbt_source *src);
 
 lbt_compression lbt_source_compression(const lbt_source *src);
 
-/* Modification time of the file (seconds since epoch), or 0 for stdin/pipes. */
+/* Modification time (seconds since epoch) when the input is a regular file,
+ * stdin redirected from a file included; 0 for pipes and terminals. */
 int64_t lbt_source_mtime(const lbt_source *src);
 
 /* Close; NULL is accepted. */

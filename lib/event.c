@@ -1,0 +1,221 @@
+/*
+ * event.c - HAProxy's own non-request lines as event records.
+ * See include/lbt/event.h.
+ *
+ * Texts seen from HAProxy 2.6 (log stdout format raw, run on loopback):
+ *   Server be_app/app1 is DOWN, reason: Layer4 connection problem, ...
+ *   Server be_app/app1 is DOWN. 1 active and 0 backup servers left. ...
+ *   Server be_app/app1 is UP. 1 active and 0 backup servers online. ...
+ *   Server be_app/app1 was DOWN and now enters maintenance.
+ *   Server be_app/app1 is UP/READY (leaving forced maintenance).
+ *   Health check for server be_app/app1 failed, reason: ..., status: 0/2 DOWN.
+ *   Health check for server be_app/app1 succeeded, reason: ..., status: 2/2 UP.
+ *   backend be_app has no server available!
+ *   Paused frontend fe_http.            Resumed frontend fe_http.
+ *   Scheduling a soft-stop in 300 ms.   Grace period expired, proceeding with soft-stop now.
+ *   Proxy fe_http stopped (cumulated conns: FE: 1, BE: 0).
+ * and on stderr the same behind "[WARNING]  (14481) : " (the "no server"
+ * alert then quotes the name: backend 'be_app' has ...).  Older versions
+ * add "Proxy fe started.", "Stopping frontend fe in 0 ms.", "Pausing proxy
+ * px." and "Backup Server be/s is DOWN".
+ *
+ * One const table of leading phrases says which names follow.  A "Proxy X"
+ * line names a proxy that may be a frontend, a backend or both (listen):
+ * both fields are set so that either filter finds it.
+ */
+#include <string.h>
+
+#include "lbt/event.h"
+
+enum names {
+	NAMES_NONE,       /* no proxy or server named */
+	NAMES_SERVER,     /* "backend/server" follows */
+	NAMES_FRONTEND,   /* a frontend name follows */
+	NAMES_BACKEND,    /* a backend name follows */
+	NAMES_PROXY,      /* a proxy name follows: frontend and backend */
+	NAMES_NOSRV,      /* "backend NAME has no server available" */
+	NAMES_LEVEL       /* "[WARNING] (pid) : " then another message */
+};
+
+struct phrase {
+	const char *text;
+	enum names names;
+};
+
+static const struct phrase phrases[] = {
+	{ "Server ", NAMES_SERVER },
+	{ "Backup Server ", NAMES_SERVER },
+	{ "Health check for server ", NAMES_SERVER },
+	{ "Health check for backup server ", NAMES_SERVER },
+	{ "Agent check for server ", NAMES_SERVER },
+	{ "Agent check for backup server ", NAMES_SERVER },
+	{ "backend ", NAMES_NOSRV },
+	{ "Proxy ", NAMES_PROXY },
+	{ "Stopping frontend ", NAMES_FRONTEND },
+	{ "Stopping backend ", NAMES_BACKEND },
+	{ "Stopping proxy ", NAMES_PROXY },
+	{ "Pausing frontend ", NAMES_FRONTEND },
+	{ "Pausing backend ", NAMES_BACKEND },
+	{ "Pausing proxy ", NAMES_PROXY },
+	{ "Paused frontend ", NAMES_FRONTEND },
+	{ "Paused proxy ", NAMES_PROXY },
+	{ "Resuming frontend ", NAMES_FRONTEND },
+	{ "Resuming proxy ", NAMES_PROXY },
+	{ "Resumed frontend ", NAMES_FRONTEND },
+	{ "Resumed proxy ", NAMES_PROXY },
+	{ "Scheduling a soft-stop", NAMES_NONE },
+	{ "Grace period expired", NAMES_NONE },
+	{ "[WARNING]", NAMES_LEVEL },
+	{ "[ALERT]", NAMES_LEVEL },
+	{ "[NOTICE]", NAMES_LEVEL },
+	{ "[DIAG]", NAMES_LEVEL },
+};
+
+/* The names found in a message. */
+struct found {
+	lbt_str frontend, backend, server;
+};
+
+/* The phrase msg[0..len) starts with, or NULL. */
+static const struct phrase *find_phrase(const char *msg, size_t len)
+{
+	for (size_t i = 0; i < sizeof phrases / sizeof phrases[0]; i++) {
+		size_t n = strlen(phrases[i].text);
+
+		if (len >= n && memcmp(msg, phrases[i].text, n) == 0)
+			return &phrases[i];
+	}
+	return NULL;
+}
+
+/*
+ * The name at p[0..len): up to a space, without quotes around it and
+ * without a sentence's final '.' or '!' at the end of the message.
+ */
+static lbt_str name_at(const char *p, size_t len)
+{
+	const char *sp = memchr(p, ' ', len);
+	size_t n = sp ? (size_t)(sp - p) : len;
+
+	if (sp == NULL && n > 0 && (p[n - 1] == '.' || p[n - 1] == '!'))
+		n--;
+	if (n >= 2 && p[0] == '\'' && p[n - 1] == '\'') {
+		p++;
+		n -= 2;
+	}
+	return lbt_str_make(p, n);
+}
+
+/*
+ * After "[LEVEL]": skip spaces, the "304/232401" date of 1.x versions,
+ * "(pid)" and " : ".  @return offset of the inner message
+ */
+static size_t skip_level(const char *msg, size_t len, size_t pos)
+{
+	while (pos < len && msg[pos] == ' ')
+		pos++;
+	while (pos < len && ((msg[pos] >= '0' && msg[pos] <= '9') || msg[pos] == '/'))
+		pos++;
+	while (pos < len && msg[pos] == ' ')
+		pos++;
+	if (pos < len && msg[pos] == '(') {
+		const char *close = memchr(msg + pos, ')', len - pos);
+
+		if (close != NULL)
+			pos = (size_t)(close - msg) + 1;
+	}
+	while (pos < len && msg[pos] == ' ')
+		pos++;
+	if (pos < len && msg[pos] == ':')
+		pos++;
+	while (pos < len && msg[pos] == ' ')
+		pos++;
+	return pos;
+}
+
+/* Split "backend/server" into f. @return 0, or -1 when it is not such a pair */
+static int server_pair(lbt_str nm, struct found *f)
+{
+	const char *slash = memchr(nm.p, '/', nm.n);
+
+	if (slash == NULL || slash == nm.p || slash == nm.p + nm.n - 1)
+		return -1;
+	f->backend = lbt_str_make(nm.p, (size_t)(slash - nm.p));
+	f->server = lbt_str_make(slash + 1, nm.n - (size_t)(slash - nm.p) - 1);
+	return 0;
+}
+
+/*
+ * Recognise msg[0..len) and collect the names it carries into f; a
+ * "[LEVEL] (pid) : " prefix is looked through once (depth 0 only).
+ * @return 0 for an event line, -1 otherwise
+ */
+static int take_names(const char *msg, size_t len, int depth, struct found *f)
+{
+	const struct phrase *ph = find_phrase(msg, len);
+	size_t off, rest;
+	lbt_str nm;
+	static const char nosrv[] = " has no server available";
+
+	if (ph == NULL)
+		return -1;
+	off = strlen(ph->text);
+	rest = len - off;
+	nm = name_at(msg + off, rest);
+	switch (ph->names) {
+	case NAMES_NONE:
+		return 0;
+	case NAMES_LEVEL:
+		off = skip_level(msg, len, off);
+		if (depth == 0)
+			take_names(msg + off, len - off, 1, f);
+		return 0;
+	case NAMES_SERVER:
+		return server_pair(nm, f);
+	case NAMES_NOSRV:
+		off = (size_t)(nm.p - msg) + nm.n + (nm.p[-1] == '\'');
+		if (nm.n == 0 || len - off < sizeof nosrv - 1 ||
+		    memcmp(msg + off, nosrv, sizeof nosrv - 1) != 0)
+			return -1;
+		f->backend = nm;
+		return 0;
+	default:
+		break;
+	}
+	if (nm.n == 0)
+		return -1;
+	if (ph->names == NAMES_FRONTEND || ph->names == NAMES_PROXY)
+		f->frontend = nm;
+	if (ph->names == NAMES_BACKEND || ph->names == NAMES_PROXY)
+		f->backend = nm;
+	return 0;
+}
+
+/* Set string field `fld` of rec to s when s is not empty. */
+static void put_name(lbt_rec *rec, lbt_field fld, lbt_str s)
+{
+	if (s.n == 0)
+		return;
+	*lbt_rec_str(rec, fld) = s;
+	rec->have |= LBT_BIT(fld);
+}
+
+/*
+ * Recognise an HAProxy event message (wrapper removed).  On success set
+ * kind EVENT, msg (the whole message) and the proxy/server names present.
+ * @return 0 for an event line, -1 otherwise (rec untouched)
+ */
+int lbt_event_parse(const char *msg, size_t len, lbt_rec *rec)
+{
+	struct found f = { LBT_STR_NULL, LBT_STR_NULL, LBT_STR_NULL };
+
+	if (len == 0 || take_names(msg, len, 0, &f) < 0)
+		return -1;
+	rec->kind = LBT_KIND_EVENT;
+	rec->msg = lbt_str_make(msg, len);
+	rec->have |= LBT_BIT(LBT_F_MSG);
+	put_name(rec, LBT_F_FRONTEND, f.frontend);
+	put_name(rec, LBT_F_BACKEND, f.backend);
+	put_name(rec, LBT_F_SERVER, f.server);
+	return 0;
+}

@@ -1,0 +1,298 @@
+/*
+ * syslog.c - recognise and strip the wrapper in front of a log message.
+ * See include/lbt/syslog.h and log-formats.md §4.
+ *
+ * The first byte decides almost everything, so a line without a wrapper
+ * costs one or two tests: '<' starts a PRI, an upper-case month letter may
+ * start an RFC 3164 / journald short stamp, a digit may start an ISO stamp
+ * (exactly \d{4}-\d\d-\d\dT) or a short-unix epoch (10 digits '.' 6 digits).
+ * A plain HAProxy or NGINX line starts with an address ("203.0.113.7:",
+ * "2001:db8::1:51234"), '{' (JSON) or "BF" (CBOR hex) and fails those tests.
+ *
+ * After a stamp come an optional host and a tag: a word ending in ':' (with
+ * an optional "[pid]") is the tag; "host tag:" gives both; otherwise the
+ * message starts right after the stamp (HAProxy "timed" and "iso").
+ * Measured: about 60 ns per line for an RFC 3164 wrapper (stamp, year
+ * inference and host/tag included), a few ns for a line without one.
+ */
+#include <string.h>
+
+#include "lbt/syslog.h"
+
+/* True for an ASCII digit. */
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Length of the word at p[0..n) (up to a space). */
+static size_t word_len(const char *p, size_t n)
+{
+	const char *sp = memchr(p, ' ', n);
+
+	return sp ? (size_t)(sp - p) : n;
+}
+
+/*
+ * True when p[0..n) is a syslog tag: NAME ":" or NAME "[" DIGITS "]" ":",
+ * NAME without spaces, colons or brackets.
+ */
+static int is_tag(const char *p, size_t n, size_t *name_len)
+{
+	size_t i = 0, name;
+
+	if (n < 2 || p[n - 1] != ':')
+		return 0;
+	while (i < n - 1 && p[i] != '[' && p[i] != ']' && p[i] != ':')
+		i++;
+	name = i;
+	if (name == 0)
+		return 0;
+	if (i < n - 1) {
+		if (p[i] != '[' || p[n - 2] != ']' || n - 3 <= i)
+			return 0;
+		for (i++; i < n - 2; i++)
+			if (!is_digit(p[i]))
+				return 0;
+	}
+	*name_len = name;
+	return 1;
+}
+
+/* Offset just past the word of w bytes at pos and the one space after it. */
+static size_t after_word(size_t len, size_t pos, size_t w)
+{
+	return pos + w < len ? pos + w + 1 : len;
+}
+
+/*
+ * Read "[host] tag[pid]: " at line[pos..len) into out->host/tag; extra
+ * spaces before it (NGINX writes an empty host with `nohostname`) are
+ * skipped when a tag follows.
+ * @return the message offset (pos itself when there is no tag)
+ */
+static size_t host_tag(const char *line, size_t len, size_t pos, lbt_syslog *out)
+{
+	size_t start = pos, w1, w2, p2, name;
+
+	while (pos < len && line[pos] == ' ')      /* NGINX nohostname: "01  nginx:" */
+		pos++;
+	w1 = word_len(line + pos, len - pos);
+
+	if (is_tag(line + pos, w1, &name)) {
+		out->tag = lbt_str_make(line + pos, name);
+		return after_word(len, pos, w1);
+	}
+	if (w1 == 0 || pos + w1 >= len)
+		return start;
+	p2 = pos + w1 + 1;
+	w2 = word_len(line + p2, len - p2);
+	if (!is_tag(line + p2, w2, &name))
+		return start;
+	out->host = lbt_str_make(line + pos, w1);
+	out->tag = lbt_str_make(line + p2, name);
+	return after_word(len, p2, w2);
+}
+
+/* "<PRI>" at the start of line, PRI 0..191 in 1 to 3 digits. @return offset after '>' or 0 */
+static size_t parse_pri(const char *line, size_t len, int *pri)
+{
+	size_t i = 1;
+	int v = 0;
+
+	while (i < len && i <= 3 && is_digit(line[i]))
+		v = v * 10 + (line[i++] - '0');
+	if (i == 1 || i >= len || line[i] != '>' || v > 191)
+		return 0;
+	*pri = v;
+	return i + 1;
+}
+
+/* RFC 3164 / journald short stamp at pos, then host and tag.  @return 1 when found */
+static int try_bsd(const char *line, size_t len, size_t pos, lbt_tz *tz, int64_t ref_s,
+    lbt_syslog *out)
+{
+	size_t n = 15;
+	int64_t us;
+
+	if (len - pos < 14 || line[pos + 3] != ' ' || lbt_month_from_abbr(line + pos) == 0)
+		return 0;
+	if (len - pos == 14 || (len - pos > 15 && line[pos + 15] != ' '))
+		n = 14;
+	if (len - pos > n && line[pos + n] != ' ')
+		return 0;
+	if (lbt_time_parse_bsd(line + pos, n, tz, ref_s, &us) < 0)
+		return 0;
+	out->kind = LBT_SYSLOG_RFC3164;
+	out->time_us = us;
+	out->has_time = 1;
+	out->msg_off = host_tag(line, len, after_word(len, pos, n), out);
+	return 1;
+}
+
+/* True when line[pos..] starts with \d{4}-\d\d-\d\dT. */
+static int looks_iso(const char *line, size_t len, size_t pos)
+{
+	const char *p = line + pos;
+
+	return len - pos >= 20 && is_digit(p[0]) && is_digit(p[1]) && is_digit(p[2]) &&
+	    is_digit(p[3]) && p[4] == '-' && is_digit(p[5]) && is_digit(p[6]) &&
+	    p[7] == '-' && is_digit(p[8]) && is_digit(p[9]) && p[10] == 'T';
+}
+
+/* ISO stamp at pos (timed, iso, rsyslog RFC 3339, short-iso), then host and tag. @return 1 */
+static int try_iso(const char *line, size_t len, size_t pos, lbt_tz *tz, lbt_syslog *out)
+{
+	size_t w;
+	int64_t us;
+
+	if (!looks_iso(line, len, pos))
+		return 0;
+	w = word_len(line + pos, len - pos);
+	if (lbt_time_parse_iso(line + pos, w, tz, &us) < 0)
+		return 0;
+	out->kind = LBT_SYSLOG_ISO;
+	out->time_us = us;
+	out->has_time = 1;
+	out->msg_off = host_tag(line, len, after_word(len, pos, w), out);
+	return 1;
+}
+
+/*
+ * journalctl short-unix "1762035841.123456 host tag[pid]: ": exactly 10
+ * digits, '.', 6 digits, as journalctl prints them (years 2001 to 2286).
+ * @return 1 when found
+ */
+static int try_unix(const char *line, size_t len, lbt_syslog *out)
+{
+	size_t i = 0, w;
+	int64_t us;
+
+	while (i < len && i < 11 && is_digit(line[i]))
+		i++;
+	if (i != 10 || i >= len || line[i] != '.')
+		return 0;
+	w = word_len(line, len);
+	if (w != 17 || w == len || lbt_time_parse_epoch(line, w, &us) < 0)
+		return 0;
+	out->kind = LBT_SYSLOG_UNIX;
+	out->time_us = us;
+	out->has_time = 1;
+	out->msg_off = host_tag(line, len, w + 1, out);
+	return 1;
+}
+
+/* The next space-terminated field at *pos, "-" read as empty. @return 0, or -1 at end of line */
+static int field_5424(const char *line, size_t len, size_t *pos, lbt_str *f)
+{
+	size_t w;
+
+	if (*pos >= len)
+		return -1;
+	w = word_len(line + *pos, len - *pos);
+	if (*pos + w >= len || w == 0)
+		return -1;
+	*f = (w == 1 && line[*pos] == '-') ? lbt_str_make("", 0) : lbt_str_make(line + *pos, w);
+	*pos += w + 1;
+	return 0;
+}
+
+/*
+ * RFC 5424 STRUCTURED-DATA at pos: "-" or "[id k=\"v\" ...]..." (quoted
+ * values may escape '"', ']' and '\').  @return the offset after it, or 0
+ */
+static size_t skip_sd(const char *line, size_t len, size_t pos)
+{
+	if (pos < len && line[pos] == '-')
+		return pos + 1;
+	if (pos >= len || line[pos] != '[')
+		return 0;
+	while (pos < len && line[pos] == '[') {
+		int quoted = 0;
+
+		for (pos++; pos < len; pos++) {
+			if (quoted && line[pos] == '\\')
+				pos++;
+			else if (line[pos] == '"')
+				quoted = !quoted;
+			else if (!quoted && line[pos] == ']')
+				break;
+		}
+		if (pos >= len)
+			return 0;
+		pos++;
+	}
+	return pos;
+}
+
+/*
+ * RFC 5424 after "<PRI>1 ": TIMESTAMP HOSTNAME APP-NAME PROCID MSGID SD [MSG]
+ * (a UTF-8 BOM before MSG is skipped).  @return 1 when the header is well formed
+ */
+static int try_5424(const char *line, size_t len, size_t pos, lbt_tz *tz, lbt_syslog *out)
+{
+	lbt_str ts, host, app, procid, msgid;
+	int64_t us = 0;
+
+	if (field_5424(line, len, &pos, &ts) < 0 || field_5424(line, len, &pos, &host) < 0 ||
+	    field_5424(line, len, &pos, &app) < 0 || field_5424(line, len, &pos, &procid) < 0 ||
+	    field_5424(line, len, &pos, &msgid) < 0)
+		return 0;
+	if (ts.n > 0 && lbt_time_parse_iso(ts.p, ts.n, tz, &us) < 0)
+		return 0;
+	pos = skip_sd(line, len, pos);
+	if (pos == 0 || (pos < len && line[pos] != ' '))
+		return 0;
+	pos = pos < len ? pos + 1 : len;
+	if (len - pos >= 3 && memcmp(line + pos, "\xef\xbb\xbf", 3) == 0)
+		pos += 3;
+	out->kind = LBT_SYSLOG_RFC5424;
+	out->has_time = ts.n > 0;
+	out->time_us = us;
+	out->host = host;
+	out->tag = app;
+	out->msg_off = pos;
+	return 1;
+}
+
+/* After "<PRI>": RFC 5424, RFC 3164, an ISO stamp (timed), or nothing more (priority, short). */
+static lbt_syslog_kind after_pri(const char *line, size_t len, size_t pos, lbt_tz *tz,
+    int64_t ref_s, lbt_syslog *out)
+{
+	if (len - pos >= 2 && line[pos] == '1' && line[pos + 1] == ' ' &&
+	    try_5424(line, len, pos + 2, tz, out))
+		return out->kind;
+	if (try_bsd(line, len, pos, tz, ref_s, out) || try_iso(line, len, pos, tz, out))
+		return out->kind;
+	out->kind = LBT_SYSLOG_PRI;
+	out->msg_off = pos;
+	return out->kind;
+}
+
+/* Recognise and strip the wrapper of line[0..len); see the header. @return its kind */
+lbt_syslog_kind lbt_syslog_strip(const char *line, size_t len, lbt_tz *tz,
+    int64_t ref_s, lbt_syslog *out)
+{
+	char c = len > 0 ? line[0] : '\0';
+	size_t pos;
+	int pri;
+
+	out->kind = LBT_SYSLOG_NONE;
+	out->pri = -1;
+	out->time_us = 0;
+	out->has_time = 0;
+	out->host = out->tag = lbt_str_make("", 0);
+	out->msg_off = 0;
+	if (c == '<') {
+		pos = parse_pri(line, len, &pri);
+		if (pos == 0)
+			return LBT_SYSLOG_NONE;
+		out->pri = pri;
+		return after_pri(line, len, pos, tz, ref_s, out);
+	}
+	if (c >= 'A' && c <= 'S' && try_bsd(line, len, 0, tz, ref_s, out))
+		return out->kind;
+	if (is_digit(c) && (try_iso(line, len, 0, tz, out) || try_unix(line, len, out)))
+		return out->kind;
+	return LBT_SYSLOG_NONE;
+}
