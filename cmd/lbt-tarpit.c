@@ -1,0 +1,136 @@
+/*
+ * lbt-tarpit - what the tarpit held, and whether the frontends ran out of
+ * connection slots: held seconds per source and bucket, slot occupancy
+ * against maxconn, periods near it, the same had the tarpitted requests
+ * been denied at once, and where fc says the frontend was full.  The work
+ * is in lib/tarpit*.c and lib/occupancy.c; this file is options and output.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lbt/cli.h"
+#include "lbt/tarpit.h"
+
+#define NSECT 6
+
+/* The sections asked for, else the default ones: the summary in a machine
+ * mode; on a terminal every section but the series. */
+static int pick_sections(lbt_cli *cli, const int *asked, int *show)
+{
+	int i, n = 0;
+
+	for (i = 0; i < NSECT; i++)
+		n += asked[i] != 0;
+	if (n > 1 && cli->out_mode != LBT_OUT_TABLE) {
+		lbt_cli_errorf(cli, "--tsv, --json and --md print one section: choose one of "
+		    "--summary, --periods, --sources, --series, --full, --notes");
+		lbt_cli_usage(cli);
+	}
+	for (i = 0; i < NSECT; i++)
+		show[i] = n > 0 ? asked[i] != 0 : (cli->out_mode == LBT_OUT_TABLE ?
+		    i != LBT_TARPIT_SERIES : i == LBT_TARPIT_SUMMARY);
+	return n;
+}
+
+/* Read --haproxy-cfg for maxconn (it also gives the log format), or NULL. */
+static lbt_maxconn_cfg *read_cfg(lbt_cli *cli)
+{
+	lbt_maxconn_cfg *c;
+	lbt_err err;
+
+	if (cli->in.haproxy_cfg == NULL)
+		return NULL;
+	if ((c = lbt_maxconn_cfg_read(cli->in.haproxy_cfg, &err)) == NULL)
+		lbt_cli_die(cli, &err);
+	return c;
+}
+
+/* Print the chosen sections.  Without --notes, the findings among the
+ * notes (missing fields, full frontends, upper bounds) go to stderr.
+ * @return 0, or -1 when writing failed. */
+static int print(lbt_cli *cli, const lbt_tarpit *t, const int *show, int asked,
+    int64_t top)
+{
+	lbt_tarpit_print p = { cli->out_mode, cli->color, cli->header, 0 };
+	int i, rc = 0;
+
+	p.top = top >= 0 ? (size_t)top : cli->out_mode == LBT_OUT_TABLE ? 10 : 0;
+	for (i = 0; i < NSECT && rc == 0; i++)          /* by default, no empty table */
+		if (show[i] && (asked || lbt_tarpit_has(t, (lbt_tarpit_section)i)))
+			rc = lbt_tarpit_write(t, (lbt_tarpit_section)i, stdout, &p);
+	for (size_t k = 0; !show[LBT_TARPIT_NOTES] && k < lbt_tarpit_nnotes(t); k++) {
+		const lbt_tarpit_note *n = lbt_tarpit_note_at(t, k);
+
+		if (n->kind != LBT_NOTE_METHOD && n->kind != LBT_NOTE_CAVEAT)
+			fprintf(stderr, "%s: note: %s\n", cli->prog->name, n->text);
+	}
+	return rc;
+}
+
+/* Options, the record loop, the sections. */
+int main(int argc, char **argv)
+{
+	static const lbt_cli_prog prog = {
+		"lbt-tarpit", "[options] [file ...]",
+		"Socket time held by the tarpit, connection-slot occupancy against maxconn, "
+		"and the same\nhad the tarpitted requests been denied at once.",
+		LBT_CLI_INPUT | LBT_CLI_FILTER | LBT_CLI_OUTPUT, 0, -1
+	};
+	lbt_tarpit_opts o = LBT_TARPIT_OPTS_INIT;
+	int64_t maxconn = 0, pct = 90, near = 1, top = -1;
+	int asked[NSECT] = { 0 }, show[NSECT], nasked;
+	lbt_cli_opt opts[] = {
+		LBT_OPT_DURATION("step", 's', &o.step_us, 1000, 86400000000LL, "TIME",
+		    "bucket width (default 10s)"),
+		LBT_OPT_INT("maxconn", 'm', &maxconn, 1, INT32_MAX, "N",
+		    "maxconn of every frontend (default: --haproxy-cfg)"),
+		LBT_OPT_INT("threshold", 0, &pct, 1, 100, "PCT",
+		    "periods at >= PCT % of maxconn (default 90)"),
+		LBT_OPT_INT("full-within", 0, &near, 0, 1000000, "N",
+		    "fc >= maxconn - N means full (default 1)"),
+		LBT_OPT_DURATION("window", 0, &o.window_us, 0, 86400000000LL, "TIME",
+		    "reorder tolerance of the slot sweep (default 60s)"),
+		LBT_OPT_FN("v4-prefix", 0, lbt_netgroup_opt_v4, &o.net, "BITS",
+		    "IPv4 source prefix (default 32)"),
+		LBT_OPT_FN("v6-prefix", 0, lbt_netgroup_opt_v6, &o.net, "BITS",
+		    "IPv6 source prefix (default 64)"),
+		LBT_OPT_INT("top", 'n', &top, 0, 100000000, "N",
+		    "rows of --sources and --full (default 10 on a terminal; 0: all)"),
+		LBT_OPT_FLAG("summary", 0, &asked[LBT_TARPIT_SUMMARY], "one summary per frontend"),
+		LBT_OPT_FLAG("periods", 0, &asked[LBT_TARPIT_PERIODS],
+		    "periods near maxconn, logged and what-if"),
+		LBT_OPT_FLAG("sources", 0, &asked[LBT_TARPIT_SOURCES], "sources by held time"),
+		LBT_OPT_FLAG("series", 0, &asked[LBT_TARPIT_SERIES], "every time bucket"),
+		LBT_OPT_FLAG("full", 0, &asked[LBT_TARPIT_FULL],
+		    "buckets where fc reached maxconn, with evidence"),
+		LBT_OPT_FLAG("notes", 0, &asked[LBT_TARPIT_NOTES], "findings and caveats"),
+		LBT_OPT_END
+	};
+	lbt_maxconn_cfg *cfg;
+	lbt_tarpit *t;
+	lbt_input *in;
+	lbt_rec *rec;
+	lbt_cli cli;
+	lbt_err err;
+
+	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	nasked = pick_sections(&cli, asked, show);
+	o.maxconn = (int32_t)maxconn;
+	o.threshold_pct = (int)pct;
+	o.near = (int32_t)near;
+	o.cfg = cfg = read_cfg(&cli);
+	if ((t = lbt_tarpit_new(&o, &err)) == NULL)
+		lbt_cli_die(&cli, &err);
+	cli.in.wanted = lbt_tarpit_fields();
+	in = lbt_cli_input(&cli);
+	while (lbt_cli_next(&cli, in, &rec))
+		if (lbt_tarpit_add(t, rec) < 0)
+			break;
+	if (lbt_tarpit_finish(t, &err) < 0)
+		lbt_cli_die(&cli, &err);
+	if (print(&cli, t, show, nasked, top) < 0)
+		cli.status = 1;
+	lbt_tarpit_free(t);
+	lbt_maxconn_cfg_free(cfg);
+	return lbt_cli_finish(&cli, in, NULL);
+}

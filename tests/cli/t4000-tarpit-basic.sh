@@ -1,0 +1,96 @@
+#!/bin/sh
+# lbt-tarpit on tests/data/tarpit/httplog.log (maxconn 4): every section
+# against the numbers worked out by hand in tests/data/tarpit/README.md,
+# the held seconds against awk, and the full-frontend finding.
+. "$(dirname "$0")/lib.sh"
+
+D="$DATA/tarpit"
+cp "$D/httplog.log" .
+F="--format haproxy-httplog"
+
+for s in summary periods sources series full; do
+	expect_success "--$s matches the hand-computed table" "
+		lbt-tarpit $F --maxconn 4 --$s httplog.log > out 2> err &&
+		test_cmp '$D/httplog-$s.tsv' out
+	"
+done
+
+expect_success 'held seconds equal the sum of Tw over PT lines (awk)' '
+	awk "\$10 ~ /^PT/ { split(\$5, t, \"/\"); s += t[2] } END { printf \"%.3f\n\", s / 1000 }" \
+		httplog.log > expect &&
+	lbt-tarpit $F --summary httplog.log 2> err | awk -F "\t" "NR == 2 { print \$6 }" > out &&
+	test_cmp expect out
+'
+
+expect_success 'the full frontend is said plainly, with its evidence, on stderr' '
+	lbt-tarpit $F --maxconn 4 --summary httplog.log > out 2> err &&
+	grep -F "lbt-tarpit: note: fe_http was full: the logged fc reached maxconn 4 (>= 3) in 1 bucket of 10s" err &&
+	grep -F "(fc 4; e.g. httplog.log:1)" err &&
+	grep -F "These logs understate waiting and lost connections" err
+'
+
+expect_success 'method notes only with --notes; --notes as TSV rows' '
+	! grep -F "slot intervals" err &&
+	lbt-tarpit $F --maxconn 4 --notes httplog.log > out 2> err2 &&
+	grep -F "method		fe_http	fe_http: slot intervals from the request time (%tr) minus Th and Ti where logged, duration from Ta for 8" out &&
+	grep -F "caveat			held time: HAProxy reports the tarpit hold in Tw; TR is -1" out &&
+	grep -F "1 request left during the tarpit (CT)" out &&
+	! grep -F "note:" err2
+'
+
+expect_success 'the table a person reads at 00:11' '
+	lbt-tarpit $F --maxconn 4 --table httplog.log > out 2> err &&
+	grep -E "^peak slots +4 at 2025-11-01T23:24:02.500Z, 3 of them tarpitted" out &&
+	grep -E "^held, sum of Tw +17.008 s over 4 PT lines" out &&
+	grep -E "^if denied at once +peak 1 slot, never at >= 4" out &&
+	grep -E "^fc at maxconn +in 1 bucket of 10s: FULL" out &&
+	grep -E "^- fe_http was full" out &&
+	! grep -F "series in buckets" out
+'
+
+expect_success '--json rows parse and keep absent as null' '
+	lbt-tarpit $F --json --summary httplog.log > out 2> err &&
+	python3 -c "import json,sys; r=[json.loads(l) for l in open(\"out\")]; \
+		assert len(r) == 1 and r[0][\"held_s\"] == 17.008 and r[0][\"lb\"] is None \
+		and r[0][\"maxconn\"] is None and r[0][\"periods\"] is None, r"
+'
+
+expect_success 'maxconn from --haproxy-cfg, and that configuration is valid' '
+	cp "$D/haproxy.cfg" . &&
+	{ ! command -v haproxy > /dev/null || haproxy -c -q -f haproxy.cfg; } &&
+	lbt-tarpit --haproxy-cfg haproxy.cfg --summary httplog.log > out 2> err &&
+	sed "s/--maxconn/haproxy.cfg:18 (frontend fe_http)/" "$D/httplog-summary.tsv" > expect &&
+	test_cmp expect out
+'
+
+expect_success 'the same from lbt-cat TSV on stdin' '
+	lbt-cat $F httplog.log | lbt-tarpit --maxconn 4 --summary > out 2> err &&
+	test_cmp "$D/httplog-summary.tsv" out
+'
+
+expect_success 'the same from an lbt-index database (--db)' '
+	lbt-index $F -d t.db httplog.log 2> err &&
+	lbt-tarpit --db t.db --maxconn 4 --summary > out 2> err &&
+	test_cmp "$D/httplog-summary.tsv" out &&
+	lbt-tarpit --db t.db --maxconn 4 --sources > out 2> err &&
+	test_cmp "$D/httplog-sources.tsv" out
+'
+
+expect_success 'two rotated files, newest first: totals exact, overlap flagged' '
+	head -n 4 httplog.log > old.log && tail -n 4 httplog.log > new.log &&
+	lbt-tarpit $F --maxconn 4 --summary new.log old.log > out 2> err &&
+	cut -f 3-9 "$D/httplog-summary.tsv" > expect && cut -f 3-9 out > got &&
+	test_cmp expect got &&
+	lbt-tarpit $F --maxconn 4 --series new.log old.log > out 2> err &&
+	awk -F "\t" "NR == 2 { print \$10, \$12 }" out > got &&
+	echo "5 ~" > expect && test_cmp expect got &&
+	grep -F "1 bucket hold slots from several input files" err
+'
+
+expect_success '--step 1s: 10 buckets touched, the third holds 4 at once' '
+	lbt-tarpit $F --maxconn 4 --step 1s --series httplog.log > out 2> err &&
+	test $(sed 1d out | wc -l) -eq 10 &&
+	grep -F "2025-11-01T23:24:02Z	2	1	0	3.002	3.00	3.00	4	1		4	4" out
+'
+
+test_done
