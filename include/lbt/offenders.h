@@ -1,0 +1,170 @@
+/*
+ * offenders.h - who sends the traffic: requests grouped by source network
+ * (netgroup.h: IPv4 /32 and IPv6 /64 by default, both families in one
+ * ranking), the streaming accumulator behind lbt-offenders(1).
+ *
+ *     lbt_offenders *o = lbt_offenders_new(&opts, &err);
+ *     while (...) lbt_offenders_add(o, rec);
+ *     lbt_offenders_finish(o, &err);
+ *     for (size_t i = 0; i < lbt_offenders_nrows(o); i++) ... lbt_offenders_row(o, i)
+ *     lbt_offenders_free(o);
+ *
+ * Per source, in memory bounded by sources x active seconds (never by
+ * records): requests, a 1 s series (peak req/s; windows for the baseline),
+ * distinct client addresses (an exact set, capped at addr_cap), the top
+ * keys hit (space-saving over LBT_OFF_TOPK counters: exact while a source
+ * hits at most that many keys, an upper bound marked approximate after),
+ * status mix, tarpitted requests (termination state "PT..") and the
+ * socket time they held (sum of Tw, ms), first and last time, and evidence:
+ * the file:line of the request that brought its busiest second to its
+ * peak count.
+ *
+ * Baseline and ratio: the baseline window is --baseline FROM..TO, or by
+ * default the part of the input before the first jump of the total
+ * request rate (series.h, lbt_jump_find on the sum of every source, 1 s
+ * buckets, the jump options below: by default factor 5, 10 s, floor 2/s,
+ * and 2 of the 10 s may dip below the threshold, because a proxy at
+ * maxconn logs in bursts).  The comparison window is what
+ * follows the baseline window, to the end of input.  A source's ratio is
+ * its mean rate in the comparison window over its mean rate in the baseline
+ * window; a source with no request in the baseline window is "new".  With
+ * no jump and no --baseline, there is no baseline and no ratio.  Because
+ * every source keeps its 1 s series, both windows are summed at the end:
+ * one pass over the input suffices.
+ * Includes: err.h, rec.h, netgroup.h, geoip.h, series.h.
+ */
+#ifndef LBT_OFFENDERS_H
+#define LBT_OFFENDERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lbt/err.h"
+#include "lbt/geoip.h"
+#include "lbt/netgroup.h"
+#include "lbt/rec.h"
+#include "lbt/series.h"
+
+#define LBT_OFF_TOPK 4             /* key counters per source */
+#define LBT_OFF_SHOWKEYS 3         /* keys reported per source */
+
+/* Ranking (--by). */
+typedef enum lbt_off_by {
+	LBT_OFF_BY_REQUESTS,
+	LBT_OFF_BY_RATE,              /* peak req/s */
+	LBT_OFF_BY_HELD,              /* socket-seconds held by tarpit */
+	LBT_OFF_BY_RATIO              /* new sources first, then by ratio */
+} lbt_off_by;
+
+/* Status classes of the status mix. */
+enum {
+	LBT_OFF_S2XX, LBT_OFF_S3XX, LBT_OFF_S4XX, LBT_OFF_S429, LBT_OFF_S5XX,
+	LBT_OFF_SNONE,                /* -1: nothing sent (reject, silent-drop) */
+	LBT_OFF_SOTHER,               /* 0 (TCP, nginx 000), 1xx, unknown */
+	LBT_OFF_NSTATUS
+};
+
+typedef struct lbt_offenders_opts {
+	lbt_netgroup net;
+	lbt_off_by by;
+	size_t top;                   /* rows kept; 0 = all; default 20 */
+	double min_rate;              /* keep sources with peak req/s >= this */
+	double min_share;             /* keep sources with >= this % of requests */
+	const char *baseline;         /* "FROM..TO" or NULL (automatic) */
+	lbt_jump_opts jump;           /* for the automatic baseline (1 s buckets) */
+	size_t addr_cap;              /* distinct addresses counted per source; 65536 */
+	lbt_geoip *geoip;             /* may be NULL; borrowed */
+} lbt_offenders_opts;
+
+#define LBT_OFFENDERS_OPTS_INIT { LBT_NETGROUP_INIT, LBT_OFF_BY_REQUESTS, 20, 0, 0, NULL, \
+	{ 5.0, 10, 2.0, 2 }, 65536, NULL }
+
+typedef struct lbt_off_key {
+	const char *key;              /* owned by the accumulator */
+	uint64_t count;
+	int approx;                   /* count is an upper bound (space-saving) */
+} lbt_off_key;
+
+/* One ranked source after lbt_offenders_finish(). */
+typedef struct lbt_offender {
+	lbt_addr net;                 /* network address (host bits cleared) */
+	const char *source;           /* its text: "203.0.113.7", "2001:db8:bad:1::/64" */
+	uint64_t requests;
+	double share;                 /* % of every request counted */
+	int64_t peak_count;           /* requests in its busiest second */
+	int64_t peak_second;          /* that second (Unix time) */
+	uint64_t addrs;               /* distinct client addresses */
+	int addrs_capped;             /* more than addrs (the cap) */
+	lbt_off_key keys[LBT_OFF_SHOWKEYS];
+	int nkeys;
+	uint64_t status[LBT_OFF_NSTATUS];
+	uint64_t tarpitted;           /* termination state starting with "PT" */
+	double held_s;                /* sum of Tw over those, seconds */
+	int64_t first_us, last_us;
+	int has_ratio;                /* a baseline exists */
+	int is_new;                   /* no request in the baseline window */
+	double ratio;                 /* comparison rate / baseline rate */
+	double base_rate, cur_rate;   /* req/s in the two windows */
+	lbt_geoip_info geo;           /* from opts.geoip when given */
+	const char *ev_file;          /* evidence; owned by the accumulator */
+	uint64_t ev_line;
+} lbt_offender;
+
+typedef struct lbt_offenders_stats {
+	uint64_t records;             /* given to add() */
+	uint64_t counted;             /* with a time and a client address */
+	uint64_t no_client, no_time;
+	size_t sources;
+	size_t kept;                  /* sources passing --min-rate/--min-share */
+	int baseline;                 /* 0 none, 1 automatic (jump), 2 --baseline */
+	int64_t base_from_us, base_to_us;   /* baseline window [from, to) */
+	int64_t cur_from_us, cur_to_us;     /* comparison window [from, to) */
+} lbt_offenders_stats;
+
+typedef struct lbt_offenders lbt_offenders;
+
+/* Parse --by ("requests", "rate", "held", "ratio").  @return 0 or -1 with err. */
+int lbt_off_by_parse(const char *s, lbt_off_by *by, lbt_err *err);
+
+/* lbt_cli_fn-shaped handlers (ctx = the lbt_offenders_opts) of --by,
+ * --min-rate (req/s >= 0) and --min-share (0..100).  @return 0 or -1. */
+int lbt_offenders_opt_by(void *opts, const char *arg, lbt_err *err);
+int lbt_offenders_opt_min_rate(void *opts, const char *arg, lbt_err *err);
+int lbt_offenders_opt_min_share(void *opts, const char *arg, lbt_err *err);
+
+/* Fields the accumulator reads (LBT_BIT mask) for lbt_input_opts.wanted. */
+uint64_t lbt_offenders_fields(void);
+
+/*
+ * @return an accumulator, or NULL with err (a --baseline that does not
+ * parse: "--baseline: 'x' is not FROM..TO", thresholds out of range).
+ * --baseline takes ISO 8601 times ("2025-11-01T23:00:00Z", zone-less = UTC)
+ * or HH:MM[:SS] on the day (UTC) of the first record counted.
+ */
+lbt_offenders *lbt_offenders_new(const lbt_offenders_opts *o, lbt_err *err);
+
+/*
+ * Count one record.  Records without a time or a client address are
+ * counted in the stats only.  @return 0, or -1 when out of memory (kept and
+ * reported again by finish()).
+ */
+int lbt_offenders_add(lbt_offenders *o, const lbt_rec *rec);
+
+/* Windows, ratios, ranking, thresholds, GeoIP.  @return 0 or -1 with err. */
+int lbt_offenders_finish(lbt_offenders *o, lbt_err *err);
+
+size_t lbt_offenders_nrows(const lbt_offenders *o);
+const lbt_offender *lbt_offenders_row(const lbt_offenders *o, size_t i);
+const lbt_offenders_stats *lbt_offenders_stats_get(const lbt_offenders *o);
+
+/* "429:120 2xx:5": the non-zero classes in the order 2xx 3xx 4xx 429 5xx
+ * -1 other.  @return buf */
+const char *lbt_offender_status_str(const lbt_offender *r, char *buf, size_t size);
+
+/* "KEY:N KEY:~N": the top keys, "~" before an upper bound.  @return buf */
+const char *lbt_offender_keys_str(const lbt_offender *r, char *buf, size_t size);
+
+/* NULL accepted. */
+void lbt_offenders_free(lbt_offenders *o);
+
+#endif

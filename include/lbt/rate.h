@@ -1,0 +1,179 @@
+/*
+ * rate.h - request rates per key over time: the streaming accumulator
+ * behind lbt-rate(1).
+ *
+ * Every record adds 1 to the bucket floor(time / step) of its key (the ping
+ * UUID, or the path, host, client address, network, status... chosen by
+ * `by`).  Each key has its own sparse series (series.h), so memory grows
+ * with distinct keys times active buckets, never with records, and records
+ * may arrive in any time order (several files or load balancers).
+ *
+ *     lbt_rate *r = lbt_rate_new(&opts, &err);
+ *     while (...) lbt_rate_add(r, rec);
+ *     lbt_rate_finish(r, &err);
+ *     for (size_t i = 0; i < lbt_rate_nrows(r); i++) {
+ *             const lbt_rate_row *row = lbt_rate_row_at(r, i);
+ *             ...
+ *     }
+ *     lbt_rate_free(r);
+ *
+ * finish() ranks the keys (by peak bucket, or by total) and, for the top
+ * ones, finds the jump (series.h, lbt_jump_find) on the key's buckets from
+ * its first appearance to the last bucket of the whole input:
+ *   baseline   median rate of the buckets before the jump start, empty
+ *              buckets counting as 0 (from the key's first bucket on);
+ *   start      first bucket from which the rate stays >= max(factor x
+ *              baseline, floor) for jump_min;
+ *   end        first bucket after the start from which the rate stays below
+ *              that threshold for jump_min, or ongoing at the end of input;
+ *   sustained  mean rate from the start to the end.
+ * Rates are per second: a bucket's count divided by the step in seconds.
+ * Includes: err.h, rec.h, netgroup.h, series.h.
+ */
+#ifndef LBT_RATE_H
+#define LBT_RATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lbt/err.h"
+#include "lbt/netgroup.h"
+#include "lbt/rec.h"
+#include "lbt/series.h"
+
+/* What a key is (--by). */
+typedef enum lbt_rate_by {
+	LBT_RATE_BY_KEY,        /* the extracted key (ping UUID) */
+	LBT_RATE_BY_PATH,
+	LBT_RATE_BY_HOST,
+	LBT_RATE_BY_SRC,        /* client address */
+	LBT_RATE_BY_NET,        /* client network (netgroup: /32, /64) */
+	LBT_RATE_BY_STATUS,
+	LBT_RATE_BY_TERM,       /* termination state as logged */
+	LBT_RATE_BY_FRONTEND,
+	LBT_RATE_BY_BACKEND,
+	LBT_RATE_BY_SERVER,
+	LBT_RATE_BY_LB
+} lbt_rate_by;
+
+typedef enum lbt_rate_rank {
+	LBT_RATE_RANK_PEAK,     /* peak bucket, then total, then key */
+	LBT_RATE_RANK_TOTAL     /* total, then peak, then key */
+} lbt_rate_rank;
+
+typedef struct lbt_rate_opts {
+	lbt_rate_by by;
+	lbt_rate_rank rank;
+	int64_t step_us;        /* bucket width (--step), > 0; default 1 s */
+	size_t top;             /* rows kept (--top); 0 = every key */
+	double jump_factor;     /* --jump-factor, > 1; default 5 */
+	int64_t jump_min_us;    /* --jump-min; default 10 s; at least one bucket */
+	double jump_floor;      /* --jump-floor, req/s a jump must reach; default 2 */
+	lbt_netgroup net;       /* grouping for LBT_RATE_BY_NET */
+} lbt_rate_opts;
+
+#define LBT_RATE_OPTS_INIT { LBT_RATE_BY_KEY, LBT_RATE_RANK_PEAK, 1000000, 10, 5.0, \
+	10000000, 2.0, LBT_NETGROUP_INIT }
+
+/* One ranked key after lbt_rate_finish().  Buckets are bucket numbers
+ * (floor(time / step)); lbt_bucket_format() prints them. */
+typedef struct lbt_rate_row {
+	const char *key;          /* text form, NUL-terminated, owned by the accumulator */
+	int64_t total;            /* records */
+	int64_t first, last;      /* first and last bucket with a record */
+	int64_t peak_bucket;      /* busiest bucket (earliest on ties) */
+	int64_t peak_count;
+	double peak_rate;         /* peak_count / step, req/s */
+	double baseline_rate;     /* median req/s before the jump; whole span
+	                             (first .. end of input) when there is none */
+	int jump;                 /* a jump was found; the fields below are set */
+	int ongoing;              /* still above threshold at the end of input */
+	int64_t jump_start;       /* bucket */
+	int64_t jump_end;         /* bucket; unset when ongoing */
+	double threshold_rate;    /* max(factor x baseline, floor), req/s */
+	double sustained_rate;    /* mean req/s over the jump */
+} lbt_rate_row;
+
+typedef struct lbt_rate_stats {
+	uint64_t records;         /* records given to add() */
+	uint64_t counted;         /* of which had a time and a key */
+	uint64_t no_key;          /* lacked the --by field (no UUID in the path...) */
+	uint64_t no_time;         /* lacked a time */
+	size_t keys;              /* distinct keys */
+	size_t buckets;           /* (key, bucket) pairs held */
+} lbt_rate_stats;
+
+typedef struct lbt_rate lbt_rate;
+
+/*
+ * Parse a --by value ("key", "path", "host", "src", "net", "status",
+ * "term", "frontend", "backend", "server", "lb").
+ * @return 0, or -1 with err listing the allowed values.
+ */
+int lbt_rate_by_parse(const char *s, lbt_rate_by *by, lbt_err *err);
+
+/* Name of a --by value ("key" ...), also the first column's name. */
+const char *lbt_rate_by_name(lbt_rate_by by);
+
+/* Parse --rank ("peak" or "total").  @return 0, or -1 with err. */
+int lbt_rate_rank_parse(const char *s, lbt_rate_rank *rank, lbt_err *err);
+
+/*
+ * Option handlers in the shape of lbt_cli_fn (cli.h, LBT_CLI_FN), ctx being
+ * the lbt_rate_opts: --by, --rank, --jump-factor (a number > 1) and
+ * --jump-floor (req/s, >= 0).  @return 0, or -1 with err.
+ */
+int lbt_rate_opt_by(void *opts, const char *arg, lbt_err *err);
+int lbt_rate_opt_rank(void *opts, const char *arg, lbt_err *err);
+int lbt_rate_opt_factor(void *opts, const char *arg, lbt_err *err);
+int lbt_rate_opt_floor(void *opts, const char *arg, lbt_err *err);
+
+/* The record fields an accumulator with these options reads (LBT_BIT mask),
+ * for lbt_input_opts.wanted. */
+uint64_t lbt_rate_fields(const lbt_rate_opts *o);
+
+/* @return an accumulator, or NULL with err (bad option value, no memory). */
+lbt_rate *lbt_rate_new(const lbt_rate_opts *o, lbt_err *err);
+
+/*
+ * Count one record.  Records without a time or without the --by field are
+ * counted in the stats only.  @return 0, or -1 when out of memory (the
+ * error is kept and reported again by lbt_rate_finish()).
+ */
+int lbt_rate_add(lbt_rate *r, const lbt_rec *rec);
+
+/*
+ * Rank the keys and compute the rows (peak, baseline, jump).  Call once,
+ * after the last add().  @return 0, or -1 with err (out of memory now or
+ * during add()).
+ */
+int lbt_rate_finish(lbt_rate *r, lbt_err *err);
+
+/* Rows after finish(), best first: min(top, keys) of them. */
+size_t lbt_rate_nrows(const lbt_rate *r);
+const lbt_rate_row *lbt_rate_row_at(const lbt_rate *r, size_t i);
+
+/* First and last bucket of the whole input.  @return 0, or -1 when nothing
+ * was counted. */
+int lbt_rate_span(const lbt_rate *r, int64_t *first, int64_t *last);
+
+/* Count of row i in bucket b (0 when none). */
+int64_t lbt_rate_count(const lbt_rate *r, size_t i, int64_t b);
+
+/* Count of every key together in bucket b. */
+int64_t lbt_rate_total_count(const lbt_rate *r, int64_t b);
+
+/*
+ * Sparkline of row i over the whole input's span, `width` cells
+ * (lbt_sparkline()).  @return bytes written, 0 when out of memory or empty.
+ */
+size_t lbt_rate_sparkline(const lbt_rate *r, size_t i, size_t width, char *buf, size_t size);
+
+/* The bucket width in µs, and how many records went where. */
+int64_t lbt_rate_step(const lbt_rate *r);
+const lbt_rate_stats *lbt_rate_stats_get(const lbt_rate *r);
+
+/* NULL accepted. */
+void lbt_rate_free(lbt_rate *r);
+
+#endif

@@ -1,0 +1,167 @@
+/*
+ * series.h - time-bucketed counters for one key, and what to read in them:
+ * peak, median, and the jump (the moment a rate leaves its baseline).
+ *
+ * A series maps bucket = floor(time / step) to a 64-bit value (a count of
+ * requests, a sum of milliseconds, a maximum of feconn...).  Storage is
+ * sparse, a small hash table of the buckets that were touched, because
+ * input arrives out of time order across files and load balancers: memory
+ * grows with active buckets, never with records.  The last bucket touched is
+ * cached, so a run of records in the same second costs one compare.
+ *
+ *     lbt_series *s = lbt_series_new(1000000);       // 1 s buckets
+ *     lbt_series_add(s, rec->time_us, 1);
+ *     ...
+ *     int64_t first, last;
+ *     lbt_series_span(s, &first, &last);
+ *     int64_t *v = lbt_series_dense(s, first, last);  // v[i] = bucket first+i
+ *     lbt_jump j;
+ *     lbt_jump_find(v, last - first + 1, &opts, &j);
+ *
+ * The helpers after the series itself work on dense arrays, so a caller can
+ * sum several series or pick its own range (the whole log, say) first.
+ * Leaf module: includes nothing of lbt.
+ */
+#ifndef LBT_SERIES_H
+#define LBT_SERIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct lbt_series lbt_series;
+
+typedef struct lbt_series_point {
+	int64_t bucket;
+	int64_t value;
+} lbt_series_point;
+
+/* floor(t_us / step_us), also for negative times.  step_us > 0. */
+int64_t lbt_bucket_of(int64_t t_us, int64_t step_us);
+
+/* @return an empty series with buckets of step_us (> 0) µs, or NULL when out
+ * of memory. */
+lbt_series *lbt_series_new(int64_t step_us);
+
+/* NULL accepted. */
+void lbt_series_free(lbt_series *s);
+
+/* The bucket width in µs given to lbt_series_new(). */
+int64_t lbt_series_step(const lbt_series *s);
+
+/* Add n to the bucket of time t_us.  @return 0, or -1 when out of memory. */
+int lbt_series_add(lbt_series *s, int64_t t_us, int64_t n);
+
+/* Add n to bucket number `bucket`.  @return 0 or -1 (out of memory). */
+int lbt_series_add_bucket(lbt_series *s, int64_t bucket, int64_t n);
+
+/* Raise the bucket of t_us to v if v is larger (a bucket never touched
+ * counts as absent, so the first call stores v).  @return 0 or -1. */
+int lbt_series_max(lbt_series *s, int64_t t_us, int64_t v);
+
+/* @return the value of a bucket, 0 when never touched.  Reading the bucket
+ * just added to costs one compare (the cached slot). */
+int64_t lbt_series_get(const lbt_series *s, int64_t bucket);
+
+/* @return the number of buckets touched. */
+size_t lbt_series_nbuckets(const lbt_series *s);
+
+/* @return the sum of every bucket. */
+int64_t lbt_series_total(const lbt_series *s);
+
+/* First and last bucket touched.  @return 0, or -1 when the series is empty. */
+int lbt_series_span(const lbt_series *s, int64_t *first, int64_t *last);
+
+/* Largest value and its bucket (the earliest on ties).  @return 0, or -1
+ * when empty. */
+int lbt_series_peak(const lbt_series *s, int64_t *bucket, int64_t *value);
+
+/* Sum of the buckets in [from, to] (bucket numbers, inclusive). */
+int64_t lbt_series_sum_range(const lbt_series *s, int64_t from, int64_t to);
+
+/*
+ * The touched buckets sorted by time; *n gets their count.  malloc'ed,
+ * owned by the caller.  @return the array (non-NULL when empty), or NULL
+ * when out of memory.
+ */
+lbt_series_point *lbt_series_points(const lbt_series *s, size_t *n);
+
+/*
+ * A dense copy of buckets first..last (inclusive, last >= first): element i
+ * is bucket first + i, untouched buckets 0.  malloc'ed, owned by the caller.
+ * @return the array, or NULL when out of memory or the range is absurd
+ * (more than 2^28 buckets).
+ */
+int64_t *lbt_series_dense(const lbt_series *s, int64_t first, int64_t last);
+
+/* @return an estimate of the bytes the series holds. */
+size_t lbt_series_bytes(const lbt_series *s);
+
+/*
+ * Median of v[0..n): the middle value, or the mean of the two middle ones
+ * when n is even; 0 when n is 0.  v is not modified.  @return the median,
+ * or -1 when out of memory.
+ */
+double lbt_median_i64(const int64_t *v, size_t n);
+
+/* Index of the largest element (the first on ties); 0 when n is 0. */
+size_t lbt_peak_i64(const int64_t *v, size_t n);
+
+/*
+ * Jump detection on a dense series v[0..n) (values per bucket).
+ *
+ * For a candidate start t (1 <= t), the baseline b(t) is the median of
+ * v[0..t) (every bucket before t, empty ones as 0) and the threshold is
+ * thr(t) = max(factor * b(t), floor).  The jump starts at the first t where
+ * v[t..t+min_buckets) are all >= thr(t) and > b(t).  With that t fixed, the
+ * jump ends at the first e >= t + min_buckets where v[e..e+min_buckets) are
+ * all < thr(t); when no such run exists before n, the jump is ongoing
+ * (end = n).  `floor` keeps a key going from 0.1 to 1 per second from
+ * being a jump: its baseline median is 0, and 1 is below a floor of 2.
+ *
+ * `dips` relaxes "all": up to that many buckets of the min_buckets after
+ * the first may be on the wrong side (below the threshold for a start,
+ * at or above it for an end); the first bucket never may.  A proxy at
+ * maxconn logs in bursts, so a sum over every key can dip for a second
+ * in the middle of a flood; 0 (the default) is the strict rule.
+ */
+typedef struct lbt_jump_opts {
+	double factor;           /* k, > 1; default 5 */
+	size_t min_buckets;      /* M, >= 1; default 10 (10 s at 1 s buckets) */
+	double floor;            /* absolute minimum per bucket; default 2 */
+	size_t dips;             /* buckets of a run allowed the other way; default 0 */
+} lbt_jump_opts;
+
+#define LBT_JUMP_OPTS_INIT { 5.0, 10, 2.0, 0 }
+
+typedef struct lbt_jump {
+	int found;               /* 0: no jump; the other fields are 0 */
+	int ongoing;             /* no return below threshold before n */
+	size_t start;            /* first bucket of the jump */
+	size_t end;              /* first bucket after it (n when ongoing) */
+	double baseline;         /* median of v[0..start) */
+	double threshold;        /* max(factor * baseline, floor) */
+	double sustained;        /* mean of v[start..end), the buckets below the
+	                            threshold at its end left out */
+	int64_t peak;            /* largest value in v[start..end) */
+} lbt_jump;
+
+/* @return 0 with *j filled (found or not), or -1 when out of memory. */
+int lbt_jump_find(const int64_t *v, size_t n, const lbt_jump_opts *o, lbt_jump *j);
+
+/*
+ * A sparkline of v[0..n) in `width` cells (each cell the maximum of the
+ * buckets it covers; fewer cells when n < width), scaled to the largest
+ * value: U+2581..U+2588, with a space for an empty cell.  Writes UTF-8 into
+ * buf (NUL-terminated; up to 3 * width + 1 bytes needed).
+ * @return the number of bytes written.
+ */
+size_t lbt_sparkline(const int64_t *v, size_t n, size_t width, char *buf, size_t size);
+
+/*
+ * Write a bucket's start time (bucket * step_us) as ISO 8601 UTC with whole
+ * seconds, "2025-11-01T23:24:01Z", or with milliseconds when the bucket
+ * does not start on a whole second.  @return the length written.
+ */
+size_t lbt_bucket_format(int64_t bucket, int64_t step_us, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,743 @@
+/*
+ * offenders.c - requests per source network (see offenders.h).
+ *
+ * Sources live in an hmap keyed by the 17 bytes of their network address;
+ * each holds a 1 s series, counters, a small set of the client addresses
+ * seen (the first one inline, a hash table only from the second distinct
+ * address on, so a lone IPv4 source never allocates one) and LBT_OFF_TOPK
+ * space-saving counters over interned key numbers.  Keys and file names
+ * are interned once in their own maps, so a source stores 4-byte numbers
+ * and evidence pointers, never strings.  The window sums, ranking and
+ * thresholds happen in finish().
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbt/hmap.h"
+#include "lbt/offenders.h"
+#include "lbt/timeparse.h"
+
+#define SEC 1000000LL
+
+/* Distinct addresses of a source, exact up to a cap. */
+struct addrset {
+	uint64_t first[2];           /* the first address, inline */
+	uint64_t (*slot)[2];         /* NULL until a second address; {0,0} = empty */
+	uint32_t mask;
+	uint32_t n;                  /* distinct addresses counted */
+	uint8_t capped;              /* an address was not counted: the cap was hit */
+	uint8_t has_zero;            /* "::" is in the set (it cannot be stored) */
+};
+
+/* Space-saving counters over key numbers. */
+struct topk {
+	uint32_t id[LBT_OFF_TOPK];
+	uint32_t cnt[LBT_OFF_TOPK];
+	uint32_t err[LBT_OFF_TOPK];
+	uint32_t n;
+};
+
+struct src {
+	lbt_series *sec;             /* requests per second */
+	uint64_t requests;
+	int64_t first_us, last_us;
+	int64_t peak_count, peak_bucket;
+	const char *ev_file;
+	uint64_t ev_line;
+	uint64_t status[LBT_OFF_NSTATUS];
+	uint64_t tarpitted;
+	int64_t held_ms;
+	struct addrset addrs;
+	struct topk top;
+	/* set by finish() */
+	double share, ratio, base_rate, cur_rate;
+	int has_ratio, is_new;
+};
+
+/* A ranked row and the text it points to. */
+struct row {
+	lbt_offender pub;
+	char text[LBT_ADDR_STRLEN];
+};
+
+struct lbt_offenders {
+	lbt_offenders_opts o;
+	int64_t base_from, base_to;  /* --baseline as given: µs, or a time of day */
+	int base_tod;                /* bit 0: from is a time of day, bit 1: to */
+	lbt_hmap *srcs;              /* lbt_addr -> struct src */
+	lbt_hmap *keys;              /* key text -> uint32 number */
+	lbt_hmap *files;             /* file name -> uint32 number */
+	const char *last_file, *last_file_copy;
+	lbt_series *all;             /* every source, 1 s */
+	struct row *rows;
+	size_t nrows;
+	lbt_offenders_stats st;
+	int failed, finished;
+};
+
+/* --by text to the enum.  @return 0, or -1 with err listing the values. */
+int lbt_off_by_parse(const char *s, lbt_off_by *by, lbt_err *err)
+{
+	static const char *const names[] = { "requests", "rate", "held", "ratio" };
+
+	for (int i = 0; i < 4; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*by = (lbt_off_by)i;
+			return 0;
+		}
+	return lbt_err_set(err, "--by: '%s' is not one of requests, rate, held, ratio", s);
+}
+
+/* Parse a whole decimal number in [min, max].  @return 0 or -1 with err
+ * naming the option. */
+static int parse_num(const char *s, double min, double max, const char *what, double *out,
+    lbt_err *err)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end != '\0' || errno != 0 || !isfinite(v))
+		return lbt_err_set(err, "%s: '%s' is not a number", what, s);
+	if (!(v >= min && v <= max))
+		return lbt_err_set(err, "%s: '%s' is not in %g..%g", what, s, min, max);
+	*out = v;
+	return 0;
+}
+
+/* lbt_cli_fn for --by.  @return 0 or -1 with err. */
+int lbt_offenders_opt_by(void *opts, const char *arg, lbt_err *err)
+{
+	return lbt_off_by_parse(arg, &((lbt_offenders_opts *)opts)->by, err);
+}
+
+/* lbt_cli_fn for --min-rate.  @return 0 or -1 with err. */
+int lbt_offenders_opt_min_rate(void *opts, const char *arg, lbt_err *err)
+{
+	return parse_num(arg, 0, 1e12, "--min-rate", &((lbt_offenders_opts *)opts)->min_rate,
+	    err);
+}
+
+/* lbt_cli_fn for --min-share.  @return 0 or -1 with err. */
+int lbt_offenders_opt_min_share(void *opts, const char *arg, lbt_err *err)
+{
+	return parse_num(arg, 0, 100, "--min-share", &((lbt_offenders_opts *)opts)->min_share,
+	    err);
+}
+
+/* @return the fields read (time, client, status, term, Tw, key, path,
+ * provenance). */
+uint64_t lbt_offenders_fields(void)
+{
+	return LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_CLIENT) | LBT_BIT(LBT_F_STATUS) |
+	    LBT_BIT(LBT_F_TERM) | LBT_BIT(LBT_F_TW) | LBT_BIT(LBT_F_KEY) |
+	    LBT_BIT(LBT_F_PATH) | LBT_BIT(LBT_F_FILE) | LBT_BIT(LBT_F_LINE);
+}
+
+/* "HH:MM" or "HH:MM:SS" in s[0..n) to seconds of the day.  @return 0 or -1. */
+static int parse_tod(const char *s, size_t n, int64_t *sec)
+{
+	int v[3] = { 0, 0, 0 }, k = 0;
+
+	if (n != 5 && n != 8)
+		return -1;
+	for (size_t i = 0; i < n; i += 3, k++) {
+		if (s[i] < '0' || s[i] > '9' || s[i + 1] < '0' || s[i + 1] > '9')
+			return -1;
+		if (i + 2 < n && s[i + 2] != ':')
+			return -1;
+		v[k] = (s[i] - '0') * 10 + (s[i + 1] - '0');
+	}
+	if (v[0] > 23 || v[1] > 59 || v[2] > 60)
+		return -1;
+	*sec = v[0] * 3600 + v[1] * 60 + v[2];
+	return 0;
+}
+
+/* One side of --baseline: ISO time (µs) or time of day (s, *tod = 1). */
+static int parse_when(const char *s, size_t n, int64_t *v, int *tod)
+{
+	*tod = 0;
+	if (lbt_time_parse_iso(s, n, NULL, v) == 0)
+		return 0;
+	*tod = 1;
+	return parse_tod(s, n, v);
+}
+
+/* Parse --baseline "FROM..TO" into o.  @return 0 or -1 with err. */
+static int parse_baseline(lbt_offenders *o, const char *s, lbt_err *err)
+{
+	const char *dots = strstr(s, "..");
+	int t1, t2;
+
+	if (dots == NULL || parse_when(s, (size_t)(dots - s), &o->base_from, &t1) < 0 ||
+	    parse_when(dots + 2, strlen(dots + 2), &o->base_to, &t2) < 0)
+		return lbt_err_set(err, "--baseline: '%s' is not FROM..TO (ISO 8601 times "
+		    "or HH:MM[:SS])", s);
+	if (!t1 && !t2 && o->base_to <= o->base_from)
+		return lbt_err_set(err, "--baseline: '%s' ends before it starts", s);
+	o->base_tod = t1 | t2 << 1;
+	return 0;
+}
+
+/* Check the options.  @return 0 or -1 with err. */
+static int check_opts(lbt_offenders *o, const lbt_offenders_opts *op, lbt_err *err)
+{
+	if (!(op->min_rate >= 0))
+		return lbt_err_set(err, "--min-rate: must not be negative");
+	if (!(op->min_share >= 0 && op->min_share <= 100))
+		return lbt_err_set(err, "--min-share: must be a percentage in 0..100");
+	if (!(op->jump.factor > 1))
+		return lbt_err_set(err, "--jump-factor: must be greater than 1");
+	if (op->baseline != NULL)
+		return parse_baseline(o, op->baseline, err);
+	return 0;
+}
+
+/* An empty accumulator for checked options (--baseline parsed now).
+ * @return it, or NULL with err. */
+lbt_offenders *lbt_offenders_new(const lbt_offenders_opts *op, lbt_err *err)
+{
+	lbt_offenders *o = calloc(1, sizeof(*o));
+
+	if (o == NULL) {
+		lbt_err_set(err, "out of memory");
+		return NULL;
+	}
+	if (check_opts(o, op, err) < 0) {
+		free(o);
+		return NULL;
+	}
+	o->o = *op;
+	o->o.baseline = NULL;        /* parsed; not kept (borrowed memory) */
+	o->st.baseline = op->baseline ? 2 : 0;
+	o->srcs = lbt_hmap_new(sizeof(struct src));
+	o->keys = lbt_hmap_new(sizeof(uint32_t));
+	o->files = lbt_hmap_new(sizeof(uint32_t));
+	o->all = lbt_series_new(SEC);
+	if (o->srcs == NULL || o->keys == NULL || o->files == NULL || o->all == NULL) {
+		lbt_offenders_free(o);
+		lbt_err_set(err, "out of memory");
+		return NULL;
+	}
+	return o;
+}
+
+/* Mix the two halves of an address into a slot number.  The varying bits
+ * of addresses in one /64 sit in the top bytes of `lo` (memory order read
+ * as a little-endian word), so every bit must reach the low ones:
+ * splitmix64's finaliser does that. */
+static uint32_t set_hash(uint64_t hi, uint64_t lo)
+{
+	uint64_t z = hi * 0x9e3779b97f4a7c15ull ^ lo;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (uint32_t)(z ^ (z >> 31));
+}
+
+/* Slot of address (hi, lo) in the set's table, or the empty one to use. */
+static uint32_t set_probe(const struct addrset *s, uint64_t hi, uint64_t lo)
+{
+	uint32_t i = set_hash(hi, lo) & s->mask;
+
+	while ((s->slot[i][0] | s->slot[i][1]) != 0 &&
+	    (s->slot[i][0] != hi || s->slot[i][1] != lo))
+		i = (i + 1) & s->mask;
+	return i;
+}
+
+/* Store (hi, lo) (not zero, not present) in the table.  @return 0 or -1. */
+static int set_store(struct addrset *s, uint64_t hi, uint64_t lo)
+{
+	if (s->slot == NULL || (s->n + 1) * 4 > (s->mask + 1) * 3) {
+		uint32_t ocap = s->slot ? s->mask + 1 : 0, ncap = ocap ? ocap * 2 : 8;
+		uint64_t (*old)[2] = s->slot;
+
+		if ((s->slot = calloc(ncap, sizeof(*s->slot))) == NULL) {
+			s->slot = old;
+			return -1;
+		}
+		s->mask = ncap - 1;
+		for (uint32_t i = 0; i < ocap; i++)
+			if ((old[i][0] | old[i][1]) != 0)
+				memcpy(s->slot[set_probe(s, old[i][0], old[i][1])], old[i], 16);
+		free(old);
+	}
+	uint32_t i = set_probe(s, hi, lo);
+
+	s->slot[i][0] = hi;
+	s->slot[i][1] = lo;
+	return 0;
+}
+
+/* Add one client address to a source's set.  @return 0 or -1 (no memory). */
+static int set_add(struct addrset *s, const lbt_addr *a, size_t cap)
+{
+	uint64_t hi, lo;
+
+	memcpy(&hi, a->b, 8);
+	memcpy(&lo, a->b + 8, 8);
+	if (s->n == 0) {
+		s->first[0] = hi, s->first[1] = lo, s->n = 1;
+		return 0;
+	}
+	if (s->slot == NULL && hi == s->first[0] && lo == s->first[1])
+		return 0;
+	if (s->slot == NULL && set_store(s, s->first[0], s->first[1]) < 0)
+		return -1;
+	if ((hi | lo) == 0) {                 /* "::": flag, not a slot */
+		if (!s->has_zero)
+			s->has_zero = 1, s->n++;
+		return 0;
+	}
+	uint32_t i = set_probe(s, hi, lo);
+
+	if ((s->slot[i][0] | s->slot[i][1]) != 0)
+		return 0;
+	if (s->n >= cap) {
+		s->capped = 1;
+		return 0;
+	}
+	if (set_store(s, hi, lo) < 0)
+		return -1;
+	s->n++;
+	return 0;
+}
+
+/* Count key number id in a source's space-saving counters. */
+static void topk_add(struct topk *t, uint32_t id)
+{
+	uint32_t m = 0;
+
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->id[i] == id) {
+			if (t->cnt[i] < UINT32_MAX)
+				t->cnt[i]++;
+			return;
+		}
+	if (t->n < LBT_OFF_TOPK) {
+		t->id[t->n] = id, t->cnt[t->n] = 1, t->err[t->n] = 0;
+		t->n++;
+		return;
+	}
+	for (uint32_t i = 1; i < LBT_OFF_TOPK; i++)
+		if (t->cnt[i] < t->cnt[m])
+			m = i;
+	t->id[m] = id;
+	t->err[m] = t->cnt[m];
+	t->cnt[m]++;
+}
+
+/* Number of the record's key (or path), interned.  @return 1 with *id,
+ * 0 when the record has neither, -1 when out of memory. */
+static int key_id(lbt_offenders *o, const lbt_rec *rec, uint32_t *id)
+{
+	lbt_str k;
+	uint32_t *v;
+	int created;
+
+	if ((rec->have & LBT_BIT(LBT_F_KEY)) && rec->key.n > 0)
+		k = rec->key;
+	else if ((rec->have & LBT_BIT(LBT_F_PATH)) && rec->path.n > 0)
+		k = rec->path;
+	else
+		return 0;
+	if ((v = lbt_hmap_put(o->keys, k.p, k.n, &created)) == NULL)
+		return -1;
+	if (created)
+		*v = (uint32_t)(lbt_hmap_count(o->keys) - 1);
+	*id = *v;
+	return 1;
+}
+
+/* The accumulator's copy of a record's file name (NULL when none or out
+ * of memory: the evidence is then left out).  The last name is cached, as
+ * the input hands out the same pointer for a whole file. */
+static const char *file_copy(lbt_offenders *o, const char *file)
+{
+	lbt_hmap_entry e;
+	uint32_t *v;
+	int created;
+
+	if (file == NULL)
+		return NULL;
+	if (file == o->last_file)
+		return o->last_file_copy;
+	if ((v = lbt_hmap_put(o->files, file, strlen(file), &created)) == NULL)
+		return NULL;
+	if (created)
+		*v = (uint32_t)(lbt_hmap_count(o->files) - 1);
+	lbt_hmap_at(o->files, *v, &e);
+	o->last_file = file;
+	o->last_file_copy = e.key;
+	return e.key;
+}
+
+/* Status class of an HTTP status. */
+static int status_class(int32_t st)
+{
+	if (st == -1)
+		return LBT_OFF_SNONE;
+	if (st == 429)
+		return LBT_OFF_S429;
+	if (st >= 200 && st < 600)
+		return LBT_OFF_S2XX + (st / 100 - 2) + (st >= 500);
+	return LBT_OFF_SOTHER;
+}
+
+/* Per-second count, peak and evidence of one record of source s. */
+static int count_second(lbt_offenders *o, struct src *s, const lbt_rec *rec)
+{
+	int64_t b = lbt_bucket_of(rec->time_us, SEC), c;
+
+	if (lbt_series_add_bucket(s->sec, b, 1) < 0 || lbt_series_add_bucket(o->all, b, 1) < 0)
+		return -1;
+	c = lbt_series_get(s->sec, b);
+	if (c > s->peak_count || (c == s->peak_count && b < s->peak_bucket)) {
+		s->peak_count = c;
+		s->peak_bucket = b;
+		s->ev_file = file_copy(o, rec->file);
+		s->ev_line = rec->line;
+	}
+	return 0;
+}
+
+/* Everything but the series about one record of source s. */
+static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec)
+{
+	uint32_t id;
+	int k;
+
+	if (s->requests == 0 || rec->time_us < s->first_us)
+		s->first_us = rec->time_us;
+	if (s->requests == 0 || rec->time_us > s->last_us)
+		s->last_us = rec->time_us;
+	s->requests++;
+	if (rec->have & LBT_BIT(LBT_F_STATUS))
+		s->status[status_class(rec->status)]++;
+	if ((rec->have & LBT_BIT(LBT_F_TERM)) && rec->term.n >= 2 && rec->term.p[0] == 'P' &&
+	    rec->term.p[1] == 'T') {
+		s->tarpitted++;
+		if ((rec->have & LBT_BIT(LBT_F_TW)) && rec->tw > 0)
+			s->held_ms += rec->tw;
+	}
+	if (set_add(&s->addrs, &rec->client, o->o.addr_cap) < 0 || (k = key_id(o, rec, &id)) < 0)
+		return -1;
+	if (k == 1)
+		topk_add(&s->top, id);
+	return 0;
+}
+
+/* Count rec for its source.  @return 0, or -1 when out of memory (sticky). */
+int lbt_offenders_add(lbt_offenders *o, const lbt_rec *rec)
+{
+	lbt_addr net;
+	struct src *s;
+	int created;
+
+	o->st.records++;
+	if (o->failed)
+		return -1;
+	if (!(rec->have & LBT_BIT(LBT_F_TIME))) {
+		o->st.no_time++;
+		return 0;
+	}
+	if (!(rec->have & LBT_BIT(LBT_F_CLIENT)) ||
+	    lbt_netgroup_of(&o->o.net, &rec->client, &net, NULL) < 0) {
+		o->st.no_client++;
+		return 0;
+	}
+	if ((s = lbt_hmap_put(o->srcs, &net, sizeof(net), &created)) == NULL)
+		return o->failed = -1;
+	if (created && (s->sec = lbt_series_new(SEC)) == NULL)
+		return o->failed = -1;
+	if (count_second(o, s, rec) < 0 || count_rest(o, s, rec) < 0)
+		return o->failed = -1;
+	o->st.counted++;
+	return 0;
+}
+
+/* Set the windows in stats from buckets: baseline [bf, bt], comparison
+ * [bt + 1, glast]; nothing when either is empty. */
+static void set_windows(lbt_offenders *o, int64_t bf, int64_t bt, int64_t glast)
+{
+	if (bt < bf || bt + 1 > glast)
+		return;
+	o->st.base_from_us = bf * SEC;
+	o->st.base_to_us = (bt + 1) * SEC;
+	o->st.cur_from_us = (bt + 1) * SEC;
+	o->st.cur_to_us = (glast + 1) * SEC;
+}
+
+/* The --baseline window, times of day on the first record's UTC day. */
+static void explicit_window(lbt_offenders *o, int64_t gfirst, int64_t glast)
+{
+	int64_t day = lbt_bucket_of(gfirst, 86400) * 86400 * SEC;
+	int64_t from = o->base_tod & 1 ? day + o->base_from * SEC : o->base_from;
+	int64_t to = o->base_tod & 2 ? day + o->base_to * SEC : o->base_to;
+
+	if (o->base_tod && to <= from)
+		to += 86400 * SEC;                 /* 23:50..00:10 crosses midnight */
+	set_windows(o, lbt_bucket_of(from, SEC), lbt_bucket_of(to - 1, SEC), glast);
+}
+
+/* The automatic window: before the first jump of the total rate.
+ * @return 0 or -1 (out of memory). */
+static int auto_window(lbt_offenders *o, int64_t gfirst, int64_t glast)
+{
+	int64_t *v = lbt_series_dense(o->all, gfirst, glast);
+	lbt_jump j;
+
+	if (v == NULL || lbt_jump_find(v, (size_t)(glast - gfirst + 1), &o->o.jump, &j) < 0) {
+		free(v);
+		return -1;
+	}
+	free(v);
+	if (j.found) {
+		o->st.baseline = 1;
+		set_windows(o, gfirst, gfirst + (int64_t)j.start - 1, glast);
+	}
+	return 0;
+}
+
+/* Share, rates and ratio of every source. */
+static void measure_sources(lbt_offenders *o)
+{
+	const lbt_offenders_stats *st = &o->st;
+	int64_t bf = st->base_from_us / SEC, bt = st->base_to_us / SEC - 1;
+	int64_t cf = st->cur_from_us / SEC, ct = st->cur_to_us / SEC - 1;
+	int windows = st->cur_to_us > st->cur_from_us;
+	lbt_hmap_entry e;
+
+	for (size_t i = 0; i < lbt_hmap_count(o->srcs); i++) {
+		struct src *s;
+
+		lbt_hmap_at(o->srcs, i, &e);
+		s = e.val;
+		s->share = (double)s->requests * 100 / (double)st->counted;
+		if (!windows)
+			continue;
+		s->has_ratio = 1;
+		s->base_rate = (double)lbt_series_sum_range(s->sec, bf, bt) / (double)(bt - bf + 1);
+		s->cur_rate = (double)lbt_series_sum_range(s->sec, cf, ct) / (double)(ct - cf + 1);
+		s->is_new = s->base_rate == 0;
+		s->ratio = s->is_new ? 0 : s->cur_rate / s->base_rate;
+	}
+}
+
+/* Compare two numbers for a descending order. */
+static int desc(double x, double y)
+{
+	return (x < y) - (x > y);
+}
+
+/* Ranking order under --by; requests, then the network bytes, break ties. */
+static int rank_cmp(const lbt_hmap_entry *a, const lbt_hmap_entry *b, void *ctx)
+{
+	const lbt_offenders *o = ctx;
+	const struct src *x = a->val, *y = b->val;
+	int c = 0;
+
+	switch (o->o.by) {
+	case LBT_OFF_BY_RATE:
+		c = desc((double)x->peak_count, (double)y->peak_count);
+		break;
+	case LBT_OFF_BY_HELD:
+		if ((c = desc((double)x->held_ms, (double)y->held_ms)) == 0)
+			c = desc((double)x->tarpitted, (double)y->tarpitted);
+		break;
+	case LBT_OFF_BY_RATIO:
+		if ((c = desc(x->has_ratio + x->is_new, y->has_ratio + y->is_new)) == 0)
+			c = x->is_new ? desc(x->cur_rate, y->cur_rate) : desc(x->ratio, y->ratio);
+		break;
+	default:
+		break;
+	}
+	if (c == 0)
+		c = desc((double)x->requests, (double)y->requests);
+	return c ? c : memcmp(a->key, b->key, sizeof(lbt_addr));
+}
+
+/* Fill the reported keys of a row from a source's counters. */
+static void row_keys(const lbt_offenders *o, const struct topk *t, lbt_offender *r)
+{
+	int used[LBT_OFF_TOPK] = { 0 };
+	lbt_hmap_entry e;
+
+	for (r->nkeys = 0; r->nkeys < LBT_OFF_SHOWKEYS && (uint32_t)r->nkeys < t->n; r->nkeys++) {
+		int best = -1;
+
+		for (int i = 0; i < (int)t->n; i++)
+			if (!used[i] && (best < 0 || t->cnt[i] > t->cnt[best] ||
+			    (t->cnt[i] == t->cnt[best] && t->id[i] < t->id[best])))
+				best = i;
+		used[best] = 1;
+		lbt_hmap_at(o->keys, t->id[best], &e);
+		r->keys[r->nkeys] = (lbt_off_key){ e.key, t->cnt[best], t->err[best] > 0 };
+	}
+}
+
+/* Build the public row of a ranked source. */
+static void fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
+{
+	const struct src *s = e->val;
+	lbt_offender *r = &row->pub;
+
+	memset(row, 0, sizeof(*row));
+	memcpy(&r->net, e->key, sizeof(r->net));
+	r->source = lbt_netgroup_format(&o->o.net, &r->net, row->text, sizeof row->text);
+	r->requests = s->requests;
+	r->share = s->share;
+	r->peak_count = s->peak_count;
+	r->peak_second = s->peak_bucket;
+	r->addrs = s->addrs.n;
+	r->addrs_capped = s->addrs.capped;
+	row_keys(o, &s->top, r);
+	memcpy(r->status, s->status, sizeof(r->status));
+	r->tarpitted = s->tarpitted;
+	r->held_s = (double)s->held_ms / 1000;
+	r->first_us = s->first_us;
+	r->last_us = s->last_us;
+	r->has_ratio = s->has_ratio;
+	r->is_new = s->is_new;
+	r->ratio = s->ratio;
+	r->base_rate = s->base_rate;
+	r->cur_rate = s->cur_rate;
+	r->ev_file = s->ev_file;
+	r->ev_line = s->ev_line;
+	if (o->o.geoip != NULL)
+		lbt_geoip_lookup(o->o.geoip, &r->net, &r->geo);
+}
+
+/* True when a source passes --min-rate and --min-share. */
+static int kept(const lbt_offenders *o, const struct src *s)
+{
+	return (double)s->peak_count >= o->o.min_rate && s->share >= o->o.min_share;
+}
+
+/* Rank, filter and keep the top rows.  @return 0 or -1 (out of memory). */
+static int make_rows(lbt_offenders *o)
+{
+	size_t n, want;
+	lbt_hmap_entry *sorted = lbt_hmap_sorted(o->srcs, rank_cmp, o, &n);
+
+	if (sorted == NULL)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		o->st.kept += kept(o, sorted[i].val);
+	want = o->o.top == 0 || o->o.top > o->st.kept ? o->st.kept : o->o.top;
+	if (want > 0 && (o->rows = calloc(want, sizeof(*o->rows))) == NULL) {
+		free(sorted);
+		return -1;
+	}
+	for (size_t i = 0; i < n && o->nrows < want; i++)
+		if (kept(o, sorted[i].val))
+			fill_row(o, &sorted[i], &o->rows[o->nrows++]);
+	free(sorted);
+	return 0;
+}
+
+/* Windows, ratios, ranking, thresholds and GeoIP, once.  @return 0, or
+ * -1 with err. */
+int lbt_offenders_finish(lbt_offenders *o, lbt_err *err)
+{
+	int64_t gfirst, glast;
+
+	if (o->failed)
+		return lbt_err_set(err, "out of memory");
+	if (o->finished)
+		return 0;
+	o->finished = 1;
+	o->st.sources = lbt_hmap_count(o->srcs);
+	if (lbt_series_span(o->all, &gfirst, &glast) == 0) {
+		if (o->st.baseline == 2)
+			explicit_window(o, gfirst, glast);
+		else if (auto_window(o, gfirst, glast) < 0)
+			return lbt_err_set(err, "out of memory");
+		measure_sources(o);
+	}
+	if (make_rows(o) < 0)
+		return lbt_err_set(err, "out of memory");
+	return 0;
+}
+
+/* @return the number of rows after finish(). */
+size_t lbt_offenders_nrows(const lbt_offenders *o)
+{
+	return o->nrows;
+}
+
+/* @return row i, or NULL past the end. */
+const lbt_offender *lbt_offenders_row(const lbt_offenders *o, size_t i)
+{
+	return i < o->nrows ? &o->rows[i].pub : NULL;
+}
+
+/* @return the counters and windows (owned by o). */
+const lbt_offenders_stats *lbt_offenders_stats_get(const lbt_offenders *o)
+{
+	return &o->st;
+}
+
+/* The non-zero status classes as "name:count" words.  @return buf */
+const char *lbt_offender_status_str(const lbt_offender *r, char *buf, size_t size)
+{
+	static const char *const names[LBT_OFF_NSTATUS] = {
+		"2xx", "3xx", "4xx", "429", "5xx", "-1", "other"
+	};
+	size_t len = 0;
+
+	if (size == 0)
+		return buf;
+	buf[0] = '\0';
+	for (int i = 0; i < LBT_OFF_NSTATUS && len < size; i++)
+		if (r->status[i] > 0)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s:%llu", len ? " " : "",
+			    names[i], (unsigned long long)r->status[i]);
+	return buf;
+}
+
+/* The reported keys as "key:count" words, "~" for upper bounds.
+ * @return buf */
+const char *lbt_offender_keys_str(const lbt_offender *r, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (size == 0)
+		return buf;
+	buf[0] = '\0';
+	for (int i = 0; i < r->nkeys && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s:%s%llu", i ? " " : "",
+		    r->keys[i].key, r->keys[i].approx ? "~" : "",
+		    (unsigned long long)r->keys[i].count);
+	return buf;
+}
+
+/* Free every source's series and address table, the maps and rows;
+ * NULL accepted. */
+void lbt_offenders_free(lbt_offenders *o)
+{
+	lbt_hmap_entry e;
+
+	if (o == NULL)
+		return;
+	for (size_t i = 0; i < lbt_hmap_count(o->srcs); i++) {
+		struct src *s;
+
+		lbt_hmap_at(o->srcs, i, &e);
+		s = e.val;
+		lbt_series_free(s->sec);
+		free(s->addrs.slot);
+	}
+	lbt_hmap_free(o->srcs);
+	lbt_hmap_free(o->keys);
+	lbt_hmap_free(o->files);
+	lbt_series_free(o->all);
+	free(o->rows);
+	free(o);
+}

@@ -1,0 +1,490 @@
+/*
+ * rate.c - request rates per key over time (see rate.h).
+ *
+ * One hash map (hmap.h) from key bytes to a `struct keyval` holding the
+ * key's sparse series; one more series counts every key together, which
+ * gives the span of the input and the total rate.  Keys that are numbers or
+ * addresses (status, src, net) are hashed in binary and turned into text
+ * only for the rows printed.  Per record: one map lookup and one series
+ * bucket (cached when the second does not change), no allocation unless
+ * the key or the bucket is new.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbt/hmap.h"
+#include "lbt/rate.h"
+
+struct keyval {
+	lbt_series *s;
+	int64_t total;
+	int64_t peak_bucket, peak_count;
+	int64_t first, last;
+};
+
+/* A row and what it needs beyond the public part. */
+struct row {
+	lbt_rate_row pub;
+	const struct keyval *kv;
+	char text[LBT_ADDR_STRLEN];
+};
+
+struct lbt_rate {
+	lbt_rate_opts o;
+	lbt_hmap *keys;             /* key bytes -> struct keyval */
+	lbt_series *all;            /* every key together */
+	struct row *rows;
+	size_t nrows;
+	lbt_rate_stats st;
+	int failed;                 /* out of memory during add() */
+	int finished;
+};
+
+/* --by names, in enum order, with the record field each one reads. */
+static const struct {
+	const char *name;
+	lbt_field field;
+} by_tab[] = {
+	{ "key", LBT_F_KEY },           { "path", LBT_F_PATH },
+	{ "host", LBT_F_HOST },         { "src", LBT_F_CLIENT },
+	{ "net", LBT_F_CLIENT },        { "status", LBT_F_STATUS },
+	{ "term", LBT_F_TERM },         { "frontend", LBT_F_FRONTEND },
+	{ "backend", LBT_F_BACKEND },   { "server", LBT_F_SERVER },
+	{ "lb", LBT_F_LB },
+};
+
+#define NBY (sizeof by_tab / sizeof by_tab[0])
+
+/* --by text to the enum.  @return 0, or -1 with err listing the values. */
+int lbt_rate_by_parse(const char *s, lbt_rate_by *by, lbt_err *err)
+{
+	for (size_t i = 0; i < NBY; i++)
+		if (strcmp(s, by_tab[i].name) == 0) {
+			*by = (lbt_rate_by)i;
+			return 0;
+		}
+	return lbt_err_set(err, "--by: '%s' is not one of key, path, host, src, net, status, "
+	    "term, frontend, backend, server, lb", s);
+}
+
+/* @return the --by name of a value ("key" for an unknown one). */
+const char *lbt_rate_by_name(lbt_rate_by by)
+{
+	return (size_t)by < NBY ? by_tab[by].name : "key";
+}
+
+/* --rank text to the enum.  @return 0, or -1 with err. */
+int lbt_rate_rank_parse(const char *s, lbt_rate_rank *rank, lbt_err *err)
+{
+	if (strcmp(s, "peak") == 0)
+		*rank = LBT_RATE_RANK_PEAK;
+	else if (strcmp(s, "total") == 0)
+		*rank = LBT_RATE_RANK_TOTAL;
+	else
+		return lbt_err_set(err, "--rank: '%s' is not one of peak, total", s);
+	return 0;
+}
+
+/* Parse a whole decimal number (strtod) that must be > min (strictly when
+ * `strict`).  @return 0 or -1 with err naming the option. */
+static int parse_num(const char *s, double min, int strict, const char *what, double *out,
+    lbt_err *err)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end != '\0' || errno != 0 || !isfinite(v))
+		return lbt_err_set(err, "%s: '%s' is not a number", what, s);
+	if (strict ? !(v > min) : !(v >= min))
+		return lbt_err_set(err, "%s: '%s' must be %s %g", what, s,
+		    strict ? "greater than" : "at least", min);
+	*out = v;
+	return 0;
+}
+
+/* lbt_cli_fn for --by.  @return 0 or -1 with err. */
+int lbt_rate_opt_by(void *opts, const char *arg, lbt_err *err)
+{
+	return lbt_rate_by_parse(arg, &((lbt_rate_opts *)opts)->by, err);
+}
+
+/* lbt_cli_fn for --rank.  @return 0 or -1 with err. */
+int lbt_rate_opt_rank(void *opts, const char *arg, lbt_err *err)
+{
+	return lbt_rate_rank_parse(arg, &((lbt_rate_opts *)opts)->rank, err);
+}
+
+/* lbt_cli_fn for --jump-factor (> 1).  @return 0 or -1 with err. */
+int lbt_rate_opt_factor(void *opts, const char *arg, lbt_err *err)
+{
+	return parse_num(arg, 1, 1, "--jump-factor", &((lbt_rate_opts *)opts)->jump_factor, err);
+}
+
+/* lbt_cli_fn for --jump-floor (>= 0).  @return 0 or -1 with err. */
+int lbt_rate_opt_floor(void *opts, const char *arg, lbt_err *err)
+{
+	return parse_num(arg, 0, 0, "--jump-floor", &((lbt_rate_opts *)opts)->jump_floor, err);
+}
+
+/* @return the fields read: the time and the --by field. */
+uint64_t lbt_rate_fields(const lbt_rate_opts *o)
+{
+	return LBT_BIT(LBT_F_TIME) | LBT_BIT(by_tab[(size_t)o->by < NBY ? o->by : 0].field);
+}
+
+/* Check option values.  @return 0 or -1 with err. */
+static int check_opts(const lbt_rate_opts *o, lbt_err *err)
+{
+	if ((size_t)o->by >= NBY)
+		return lbt_err_set(err, "--by: unknown value %d", (int)o->by);
+	if (o->step_us <= 0)
+		return lbt_err_set(err, "--step: must be positive");
+	if (!(o->jump_factor > 1))
+		return lbt_err_set(err, "--jump-factor: must be greater than 1");
+	if (o->jump_min_us < 0)
+		return lbt_err_set(err, "--jump-min: must not be negative");
+	if (!(o->jump_floor >= 0))
+		return lbt_err_set(err, "--jump-floor: must not be negative");
+	return 0;
+}
+
+/* An empty accumulator for checked options.  @return it, or NULL with err. */
+lbt_rate *lbt_rate_new(const lbt_rate_opts *o, lbt_err *err)
+{
+	lbt_rate *r;
+
+	if (check_opts(o, err) < 0)
+		return NULL;
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		lbt_err_set(err, "out of memory");
+		return NULL;
+	}
+	r->o = *o;
+	r->keys = lbt_hmap_new(sizeof(struct keyval));
+	r->all = lbt_series_new(o->step_us);
+	if (r->keys == NULL || r->all == NULL) {
+		lbt_rate_free(r);
+		lbt_err_set(err, "out of memory");
+		return NULL;
+	}
+	return r;
+}
+
+/* Scratch for binary keys. */
+union keybuf {
+	lbt_addr a;
+	int32_t i;
+};
+
+/*
+ * The key bytes of rec under the --by of r, in *p and *n (pointing into rec or kb).
+ * @return 0, or -1 when the record lacks the field.
+ */
+static int key_of(const lbt_rate *r, const lbt_rec *rec, union keybuf *kb, const void **p,
+    size_t *n)
+{
+	lbt_field f = by_tab[r->o.by].field;
+	lbt_str s;
+
+	if (!(rec->have & LBT_BIT(f)))
+		return -1;
+	switch (r->o.by) {
+	case LBT_RATE_BY_SRC:
+	case LBT_RATE_BY_NET:
+		if (lbt_netgroup_of(&r->o.net, &rec->client, &kb->a, NULL) < 0)
+			return -1;
+		if (r->o.by == LBT_RATE_BY_SRC)
+			kb->a = rec->client;
+		*p = &kb->a;
+		*n = sizeof(kb->a);
+		return 0;
+	case LBT_RATE_BY_STATUS:
+		kb->i = rec->status;
+		*p = &kb->i;
+		*n = sizeof(kb->i);
+		return 0;
+	default:
+		s = *lbt_rec_str((lbt_rec *)rec, f);
+		*p = s.p ? s.p : "";
+		*n = s.n;
+		return 0;
+	}
+}
+
+/* Count rec in its key's bucket and in the total.  @return 0, or -1 when
+ * out of memory (sticky). */
+int lbt_rate_add(lbt_rate *r, const lbt_rec *rec)
+{
+	union keybuf kb;
+	const void *p;
+	size_t n;
+	struct keyval *kv;
+	int created;
+
+	r->st.records++;
+	if (r->failed)
+		return -1;
+	if (!(rec->have & LBT_BIT(LBT_F_TIME))) {
+		r->st.no_time++;
+		return 0;
+	}
+	if (key_of(r, rec, &kb, &p, &n) < 0) {
+		r->st.no_key++;
+		return 0;
+	}
+	if ((kv = lbt_hmap_put(r->keys, p, n, &created)) == NULL)
+		return r->failed = -1;
+	if (created && (kv->s = lbt_series_new(r->o.step_us)) == NULL)
+		return r->failed = -1;
+	if (lbt_series_add(kv->s, rec->time_us, 1) < 0 ||
+	    lbt_series_add(r->all, rec->time_us, 1) < 0)
+		return r->failed = -1;
+	kv->total++;
+	r->st.counted++;
+	return 0;
+}
+
+/* Ranking order of two keys under r->o.rank; key bytes break ties. */
+static int rank_cmp(const lbt_hmap_entry *a, const lbt_hmap_entry *b, void *ctx)
+{
+	const lbt_rate *r = ctx;
+	const struct keyval *x = a->val, *y = b->val;
+	int64_t k1 = r->o.rank == LBT_RATE_RANK_PEAK ? x->peak_count : x->total;
+	int64_t k2 = r->o.rank == LBT_RATE_RANK_PEAK ? y->peak_count : y->total;
+	int64_t l1 = r->o.rank == LBT_RATE_RANK_PEAK ? x->total : x->peak_count;
+	int64_t l2 = r->o.rank == LBT_RATE_RANK_PEAK ? y->total : y->peak_count;
+	size_t n = a->klen < b->klen ? a->klen : b->klen;
+	int c;
+
+	if (k1 != k2)
+		return k1 > k2 ? -1 : 1;
+	if (l1 != l2)
+		return l1 > l2 ? -1 : 1;
+	if ((c = memcmp(a->key, b->key, n)) != 0)
+		return c;
+	return (a->klen > b->klen) - (a->klen < b->klen);
+}
+
+/* Text form of a key into row->text, or a pointer to the map's copy. */
+static void key_text(const lbt_rate *r, const lbt_hmap_entry *e, struct row *row)
+{
+	const void *k = e->key;
+
+	switch (r->o.by) {
+	case LBT_RATE_BY_SRC:
+		lbt_addr_format(k, row->text, sizeof row->text);
+		break;
+	case LBT_RATE_BY_NET:
+		lbt_netgroup_format(&r->o.net, k, row->text, sizeof row->text);
+		break;
+	case LBT_RATE_BY_STATUS: {
+		int32_t st;
+
+		memcpy(&st, k, sizeof st);
+		snprintf(row->text, sizeof row->text, "%d", (int)st);
+		break;
+	}
+	default:
+		row->pub.key = e->key;
+		return;
+	}
+	row->pub.key = row->text;
+}
+
+/* Jump options in counts per bucket for r's step. */
+static lbt_jump_opts jump_opts(const lbt_rate *r)
+{
+	double step_s = (double)r->o.step_us / 1e6;
+	lbt_jump_opts jo;
+
+	jo.factor = r->o.jump_factor;
+	jo.min_buckets = (size_t)((r->o.jump_min_us + r->o.step_us - 1) / r->o.step_us);
+	if (jo.min_buckets == 0)
+		jo.min_buckets = 1;
+	jo.floor = r->o.jump_floor * step_s;
+	return jo;
+}
+
+/* Baseline and jump of one row, over [first, end of input].
+ * @return 0 or -1 (out of memory). */
+static int row_jump(const lbt_rate *r, struct row *row, int64_t glast)
+{
+	const struct keyval *kv = row->kv;
+	double step_s = (double)r->o.step_us / 1e6;
+	size_t n = (size_t)(glast - kv->first + 1);
+	int64_t *v = lbt_series_dense(kv->s, kv->first, glast);
+	lbt_jump_opts jo = jump_opts(r);
+	lbt_jump j;
+	double base;
+
+	if (v == NULL || lbt_jump_find(v, n, &jo, &j) < 0) {
+		free(v);
+		return -1;
+	}
+	base = j.found ? j.baseline : lbt_median_i64(v, n);
+	free(v);
+	if (base < 0)
+		return -1;
+	row->pub.baseline_rate = base / step_s;
+	if (!j.found)
+		return 0;
+	row->pub.jump = 1;
+	row->pub.ongoing = j.ongoing;
+	row->pub.jump_start = kv->first + (int64_t)j.start;
+	row->pub.jump_end = kv->first + (int64_t)j.end;
+	row->pub.threshold_rate = j.threshold / step_s;
+	row->pub.sustained_rate = j.sustained / step_s;
+	return 0;
+}
+
+/* Fill one row from a ranked entry.  @return 0 or -1 (out of memory). */
+static int fill_row(const lbt_rate *r, const lbt_hmap_entry *e, struct row *row,
+    int64_t glast)
+{
+	const struct keyval *kv = e->val;
+
+	memset(row, 0, sizeof(*row));
+	row->kv = kv;
+	key_text(r, e, row);
+	row->pub.total = kv->total;
+	row->pub.first = kv->first;
+	row->pub.last = kv->last;
+	row->pub.peak_bucket = kv->peak_bucket;
+	row->pub.peak_count = kv->peak_count;
+	row->pub.peak_rate = (double)kv->peak_count * 1e6 / (double)r->o.step_us;
+	return row_jump(r, row, glast);
+}
+
+/* Peak and span of every key (needed to rank them). */
+static void measure_keys(lbt_rate *r)
+{
+	size_t n = lbt_hmap_count(r->keys);
+	lbt_hmap_entry e;
+
+	r->st.keys = n;
+	for (size_t i = 0; i < n; i++) {
+		struct keyval *kv;
+
+		lbt_hmap_at(r->keys, i, &e);
+		kv = e.val;
+		lbt_series_peak(kv->s, &kv->peak_bucket, &kv->peak_count);
+		lbt_series_span(kv->s, &kv->first, &kv->last);
+		r->st.buckets += lbt_series_nbuckets(kv->s);
+	}
+}
+
+/* Measure, rank and fill the top rows once.  @return 0, or -1 with err. */
+int lbt_rate_finish(lbt_rate *r, lbt_err *err)
+{
+	lbt_hmap_entry *sorted;
+	size_t n, want;
+	int64_t gfirst, glast;
+
+	if (r->failed)
+		return lbt_err_set(err, "out of memory");
+	if (r->finished)
+		return 0;
+	r->finished = 1;
+	measure_keys(r);
+	if ((sorted = lbt_hmap_sorted(r->keys, rank_cmp, r, &n)) == NULL)
+		return lbt_err_set(err, "out of memory");
+	want = r->o.top == 0 || r->o.top > n ? n : r->o.top;
+	if (want > 0 && (r->rows = calloc(want, sizeof(*r->rows))) == NULL) {
+		free(sorted);
+		return lbt_err_set(err, "out of memory");
+	}
+	lbt_series_span(r->all, &gfirst, &glast);
+	for (size_t i = 0; i < want; i++) {
+		if (fill_row(r, &sorted[i], &r->rows[i], glast) < 0) {
+			free(sorted);
+			return lbt_err_set(err, "out of memory");
+		}
+		r->nrows = i + 1;
+	}
+	free(sorted);
+	return 0;
+}
+
+/* @return the number of rows after finish(). */
+size_t lbt_rate_nrows(const lbt_rate *r)
+{
+	return r->nrows;
+}
+
+/* @return row i, or NULL past the end. */
+const lbt_rate_row *lbt_rate_row_at(const lbt_rate *r, size_t i)
+{
+	return i < r->nrows ? &r->rows[i].pub : NULL;
+}
+
+/* First and last bucket of every key together.  @return 0, or -1 when empty. */
+int lbt_rate_span(const lbt_rate *r, int64_t *first, int64_t *last)
+{
+	return lbt_series_span(r->all, first, last);
+}
+
+/* @return row i's count in bucket b (0 for a bad row). */
+int64_t lbt_rate_count(const lbt_rate *r, size_t i, int64_t b)
+{
+	return i < r->nrows ? lbt_series_get(r->rows[i].kv->s, b) : 0;
+}
+
+/* @return every key's count in bucket b. */
+int64_t lbt_rate_total_count(const lbt_rate *r, int64_t b)
+{
+	return lbt_series_get(r->all, b);
+}
+
+/* Sparkline of row i over the input's span.  @return bytes written, 0
+ * when there is nothing or no memory. */
+size_t lbt_rate_sparkline(const lbt_rate *r, size_t i, size_t width, char *buf, size_t size)
+{
+	int64_t first, last, *v;
+	size_t len;
+
+	if (size > 0)
+		buf[0] = '\0';
+	if (i >= r->nrows || lbt_series_span(r->all, &first, &last) < 0)
+		return 0;
+	if ((v = lbt_series_dense(r->rows[i].kv->s, first, last)) == NULL)
+		return 0;
+	len = lbt_sparkline(v, (size_t)(last - first + 1), width, buf, size);
+	free(v);
+	return len;
+}
+
+/* @return the bucket width in µs. */
+int64_t lbt_rate_step(const lbt_rate *r)
+{
+	return r->o.step_us;
+}
+
+/* @return the counters (owned by r). */
+const lbt_rate_stats *lbt_rate_stats_get(const lbt_rate *r)
+{
+	return &r->st;
+}
+
+/* Free every key's series, the maps and the rows; NULL accepted. */
+void lbt_rate_free(lbt_rate *r)
+{
+	size_t n;
+	lbt_hmap_entry e;
+
+	if (r == NULL)
+		return;
+	n = lbt_hmap_count(r->keys);
+	for (size_t i = 0; i < n; i++) {
+		lbt_hmap_at(r->keys, i, &e);
+		lbt_series_free(((struct keyval *)e.val)->s);
+	}
+	lbt_hmap_free(r->keys);
+	lbt_series_free(r->all);
+	free(r->rows);
+	free(r);
+}
