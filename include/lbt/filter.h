@@ -50,4 +50,12 @@ int lbt_filter_match(lbt_filter *f, const lbt_rec *rec);
 /* The time bounds after resolution (INT64_MIN / INT64_MAX when open). */
 void lbt_filter_bounds(const lbt_filter *f, int64_t *since_us, int64_t *until_us);
 
+/*
+ * Parse one absolute time as --since accepts it (ISO with or without zone,
+ * "@EPOCH", "-15m" before now_us; not "HH:MM"), for options such as --now.
+ * `what` names the option in the message.  @return 0 with *us, or -1.
+ */
+int lbt_filter_time_parse(const char *what, const char *s, int64_t now_us, int64_t *us,
+    lbt_err *err);
+
 #endif

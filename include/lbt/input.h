@@ -85,6 +85,50 @@ const lbt_input_stats *lbt_input_stats_get(const lbt_input *in);
 /* Format in use for the current (or last) file, or NULL. */
 const lbt_format *lbt_input_format(const lbt_input *in);
 
+/*
+ * For lbt-index (lib/db_index.c; added by "index", implemented in input.c):
+ *
+ * lbt_input_add_at: queue `path` like lbt_input_add, with `name` (NULL = the
+ * path) as the provenance name given to lbt_source_open (rec->file,
+ * messages), and skip its first `skip_lines` lines: they are read from the
+ * source and dropped unparsed (not counted in stats, not used for format
+ * detection); records keep their true line numbers.
+ *
+ * lbt_input_line: the whole line (syslog wrapper included, as the source
+ * returned it) of the record last returned by lbt_input_next; valid until
+ * the next call.  NULL (and *len 0) when there is none.
+ *
+ * lbt_input_source: the source of the file being read, or NULL when none
+ * is open; lbt-index reads lbt_source_offset/_raw_offset from it for
+ * progress and resume offsets.
+ */
+void lbt_input_add_at(lbt_input *in, const char *path, const char *name, uint64_t skip_lines);
+const char *lbt_input_line(const lbt_input *in, size_t *len);
+const struct lbt_source *lbt_input_source(const lbt_input *in);
+
+/*
+ * Score every built-in format on the first lines of `path` ("-" = stdin)
+ * exactly as per-file detection does (up to 50 non-blank lines, syslog
+ * wrappers stripped; `log_tz` NULL = UTC), for lbt-formats --detect.
+ * scores[] as lbt_format_detect (best first); *tried = lines scored.
+ * Added by glue, implemented in input.c.
+ * @return the number of scores, or -1 with err (file named).
+ */
+int lbt_input_score_file(const char *path, const char *log_tz, lbt_format_score *scores,
+    int max, int *tried, lbt_err *err);
+
+/*
+ * Parse one line (syslog wrapper included) exactly as lbt_input_next does
+ * with format `f` (NULL: event lines only), without filters or counters:
+ * wrapper, format, event fallback, LB host, syslog time, key.  For
+ * lbt-formats --explain; added by glue.
+ * @return 1 with *rec (a request or an event, valid until the next call),
+ * 0 for a line the format skips (a header), -1 with err saying why the
+ * line does not parse.
+ */
+int lbt_input_parse_line(lbt_input *in, lbt_format *f, const char *line, size_t len,
+    lbt_rec **rec, lbt_err *err);
+
 void lbt_input_free(lbt_input *in);
 
 #endif

@@ -45,6 +45,10 @@ lbt_out_mode lbt_out_default_mode(FILE *fp);
 lbt_out *lbt_out_new(FILE *fp, lbt_out_mode mode, const lbt_out_col *cols, int ncols,
     int color);
 
+/* Header line on (default) or off (--no-header): TSV and TABLE; Markdown
+ * always has one. */
+void lbt_out_set_header(lbt_out *o, int on);
+
 /* Cells of the current row, left to right; a row ends after the last column. */
 void lbt_out_str(lbt_out *o, const char *s, size_t n);
 void lbt_out_cstr(lbt_out *o, const char *s);          /* NULL = absent */

@@ -1,0 +1,305 @@
+/*
+ * lbt-formats - list, show, explain and detect log formats; derive them
+ * from haproxy.cfg or nginx.conf; recommend an HAProxy log-format that
+ * carries everything lbt reads.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lbt/cli.h"
+#include "lbt/syslog.h"
+
+#define MAX_FORMATS 128
+
+/* The modes; exactly one is given. */
+struct mode {
+	int list, recommend;
+	const char *show, *explain, *detect, *hcfg, *ncfg;
+	const char *frontend, *log_name, *format, *log_tz;
+};
+
+/* --list: name and one-line description of every built-in format. */
+static void do_list(lbt_cli *cli)
+{
+	static const lbt_out_col cols[] = { { "name", LBT_COL_STR }, { "description", LBT_COL_STR } };
+	const char *const *names = lbt_format_builtin_names();
+	lbt_out *o = lbt_cli_out(cli, cols, 2);
+	lbt_err err;
+
+	for (int i = 0; names && names[i]; i++) {
+		lbt_format *f = lbt_format_open(names[i], &err);
+
+		lbt_out_cstr(o, names[i]);
+		lbt_out_cstr(o, f ? lbt_format_describe(f) : err.msg);
+		lbt_format_free(f);
+	}
+	lbt_cli_finish(cli, NULL, o);
+}
+
+/* --show NAME: the descriptor text of a built-in format. */
+static void do_show(lbt_cli *cli, const char *name)
+{
+	const char *text = lbt_format_builtin_text(name);
+
+	if (text == NULL) {
+		lbt_cli_errorf(cli, "--show: '%s' is not a built-in format (lbt-formats --list)",
+		    name);
+		return;
+	}
+	fputs(text, stdout);
+}
+
+/* Name of a syslog wrapper kind. */
+static const char *wrapper_name(lbt_syslog_kind k)
+{
+	static const char *const names[] = { "none", "rfc3164", "rfc5424", "priority", "iso",
+	    "unix" };
+
+	return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
+}
+
+/* Print "field<TAB>value" for every present field of rec but provenance. */
+static void explain_fields(lbt_out *o, lbt_rec *rec)
+{
+	char buf[4096];
+
+	for (int f = 0; f < LBT_F_COUNT; f++) {
+		const lbt_str *s = lbt_rec_str(rec, (lbt_field)f);
+
+		if (!(rec->have & LBT_BIT(f)) || f == LBT_F_FILE || f == LBT_F_LINE)
+			continue;
+		lbt_out_cstr(o, lbt_field_name((lbt_field)f));
+		if (s != NULL)
+			lbt_out_str(o, s->p, s->n);
+		else
+			lbt_out_str(o, buf, lbt_rec_format_field(rec, (lbt_field)f, buf, sizeof buf));
+	}
+}
+
+/*
+ * Score every built-in on the message of `line` (wrapper stripped): the
+ * names that parse it go to matches[], space-separated.  @return the best
+ * (most fields, then priority, as detection ranks them), or NULL.
+ */
+static const char *explain_matches(const char *line, char *matches, size_t size,
+    lbt_syslog *sy)
+{
+	lbt_format_score sc[MAX_FORMATS];
+	size_t len = strlen(line), n = 0;
+	const char *msg;
+	int k;
+
+	lbt_syslog_strip(line, len, NULL, (int64_t)time(NULL), sy);
+	msg = line + sy->msg_off;
+	len -= sy->msg_off;
+	k = lbt_format_detect(&msg, &len, 1, sc, MAX_FORMATS);
+	matches[0] = '\0';
+	for (int i = 0; i < k && sc[i].parsed == 1; i++)
+		n += (size_t)snprintf(matches + n, n < size ? size - n : 0, "%s%s", i ? " " : "",
+		    sc[i].name);
+	return k > 0 && sc[0].parsed == 1 ? sc[0].name : NULL;
+}
+
+/*
+ * --explain LINE: which built-ins (or only --format) parse the line, and
+ * the fields of the best, completed as lbt-cat completes them.
+ */
+static void do_explain(lbt_cli *cli, const struct mode *m)
+{
+	static const lbt_out_col cols[] = { { "field", LBT_COL_STR }, { "value", LBT_COL_STR } };
+	char matches[2048];
+	const char *best;
+	lbt_syslog sy;
+	lbt_input *in = lbt_cli_input(cli);
+	lbt_format *f = NULL;
+	lbt_out *o = lbt_cli_out(cli, cols, 2);
+	lbt_rec *rec;
+	lbt_err err;
+
+	lbt_out_set_header(o, 0);
+	best = explain_matches(m->explain, matches, sizeof matches, &sy);
+	if ((m->format || best) && (f = lbt_format_open(m->format ? m->format : best, &err)) == NULL)
+		lbt_cli_die(cli, &err);
+	if (lbt_input_parse_line(in, f, m->explain, strlen(m->explain), &rec, &err) < 1) {
+		if (m->format)
+			lbt_cli_errorf(cli, "%s: %s", m->format, err.msg);
+		else
+			lbt_cli_errorf(cli, "no built-in format matches this line "
+			    "(try lbt-formats --explain LINE --format NAME to see why)");
+	} else {
+		if (sy.kind != LBT_SYSLOG_NONE) {
+			lbt_out_cstr(o, "wrapper");
+			lbt_out_cstr(o, wrapper_name(sy.kind));
+		}
+		if (f != NULL && rec->kind == LBT_KIND_REQUEST && !m->format) {
+			lbt_out_cstr(o, "matches");
+			lbt_out_cstr(o, matches);
+		}
+		lbt_out_cstr(o, "format");
+		lbt_out_cstr(o, rec->kind == LBT_KIND_EVENT ? "event" : lbt_format_name(f));
+		explain_fields(o, rec);
+	}
+	lbt_format_free(f);
+	lbt_cli_finish(cli, in, o);
+}
+
+/* --detect FILE: every built-in's score on the file's first lines, best first. */
+static void do_detect(lbt_cli *cli, const char *path, const char *log_tz)
+{
+	static const lbt_out_col cols[] = {
+		{ "format", LBT_COL_STR }, { "parsed", LBT_COL_NUM }, { "tried", LBT_COL_NUM },
+		{ "fields", LBT_COL_NUM },
+	};
+	lbt_format_score sc[MAX_FORMATS];
+	lbt_err err;
+	lbt_out *o;
+	int tried, n = lbt_input_score_file(path, log_tz, sc, MAX_FORMATS, &tried, &err);
+
+	if (n < 0) {
+		lbt_cli_error(cli, &err);
+		return;
+	}
+	o = lbt_cli_out(cli, cols, 4);
+	for (int i = 0; i < n; i++) {
+		lbt_out_cstr(o, sc[i].name);
+		lbt_out_int(o, sc[i].parsed);
+		lbt_out_int(o, sc[i].tried);
+		lbt_out_int(o, sc[i].fields);
+	}
+	lbt_cli_finish(cli, NULL, o);
+}
+
+/*
+ * Print a derived format as a descriptor (lbt-formats(5): "key value"
+ * lines).  The NGINX escape= and HAProxy capture names are not readable
+ * from an lbt_format yet: pass them with --escape / --captures.
+ */
+static void print_descriptor(const lbt_format *f, const char *source)
+{
+	lbt_dialect d = lbt_format_dialect(f);
+
+	printf("# derived by lbt-formats from %s\n", source);
+	printf("name %s\n", lbt_format_name(f));
+	printf("describe %s\n", lbt_format_describe(f));
+	printf("dialect %s\n", d == LBT_DIALECT_NGINX ? "nginx" : d == LBT_DIALECT_TSV ? "tsv" :
+	    "haproxy");
+	printf("template %s\n", lbt_format_template(f));
+}
+
+/* --from-haproxy-cfg / --from-nginx-conf: the derived format as a descriptor. */
+static void do_from(lbt_cli *cli, const struct mode *m)
+{
+	lbt_err err;
+	lbt_format *f = m->hcfg ? lbt_format_from_haproxy_cfg(m->hcfg, m->frontend, &err) :
+	    lbt_format_from_nginx_conf(m->ncfg, m->log_name, &err);
+
+	if (f == NULL) {
+		lbt_cli_error(cli, &err);
+		return;
+	}
+	print_descriptor(f, m->hcfg ? m->hcfg : m->ncfg);
+	lbt_format_free(f);
+}
+
+/*
+ * The recommended HAProxy log-format.  Host and User-Agent go through
+ * `capture request header` and %hr, whose {a|b} block escapes '"', '|',
+ * '{' and '}' as #XX: a %[capture.req.hdr(N)] sample is not escaped at
+ * all, so a quote in a User-Agent would end a quoted field early.  %{+Q}r
+ * comes last as in httplog: it is the one field that may hold a space.
+ */
+#define RECOMMENDED_CAPTURES \
+	"    capture request header Host len 64\n" \
+	"    capture request header User-Agent len 128\n"
+#define RECOMMENDED_FORMAT \
+	"%Ts.%ms %ci:%cp %ft %b/%s %Th/%Ti/%TR/%Tw/%Tc/%Tr/%Ta/%Tt %ST %B %tsc " \
+	"%ac/%fc/%bc/%sc/%rc %sq/%bq %hr %{+Q}r"
+
+/* --recommend: an HAProxy log-format with everything lbt reads, and why. */
+static void do_recommend(void)
+{
+	fputs("# A compact HAProxy log-format carrying every field lbt reads.  The accept\n"
+	    "# time as epoch seconds.milliseconds needs no zone and no year; all timers\n"
+	    "# (Th Ti TR Tw Tc Tr Ta Tt) let lbt-tarpit measure held sockets and queue\n"
+	    "# time; the connection counters show maxconn pressure; Host and User-Agent\n"
+	    "# come from header captures, escaped by HAProxy inside the {...} block.\n"
+	    "#\n"
+	    "# In the frontend section of haproxy.cfg:\n"
+	    RECOMMENDED_CAPTURES
+	    "    log-format \"" RECOMMENDED_FORMAT "\"\n"
+	    "#\n"
+	    "# The matching descriptor: save the lines below as recommended.fmt and\n"
+	    "# read the logs with --format ./recommended.fmt (or --haproxy-cfg).\n", stdout);
+	fputs("name lbt-recommended\n"
+	    "describe HAProxy log-format of lbt-formats --recommend\n"
+	    "dialect haproxy\n"
+	    "captures host,ua\n"
+	    "template " RECOMMENDED_FORMAT "\n", stdout);
+}
+
+/* Run the one mode asked; two modes or none are a usage error. */
+static void dispatch(lbt_cli *cli, const struct mode *m)
+{
+	int n = m->list + m->recommend + !!m->show + !!m->explain + !!m->detect + !!m->hcfg +
+	    !!m->ncfg;
+
+	if (n != 1)
+		lbt_cli_errorf(cli, "choose one of --list, --show, --explain, --detect, "
+		    "--from-haproxy-cfg, --from-nginx-conf and --recommend");
+	else if ((m->frontend && !m->hcfg) || (m->log_name && !m->ncfg) ||
+	    (m->format && !m->explain))
+		lbt_cli_errorf(cli, "%s", m->frontend && !m->hcfg ? "--frontend needs "
+		    "--from-haproxy-cfg" : m->log_name && !m->ncfg ? "--log-name needs "
+		    "--from-nginx-conf" : "--format needs --explain");
+	if (cli->status != 0)
+		lbt_cli_usage(cli);
+	if (m->list)
+		do_list(cli);
+	else if (m->recommend)
+		do_recommend();
+	else if (m->show)
+		do_show(cli, m->show);
+	else if (m->detect)
+		do_detect(cli, m->detect, m->log_tz);
+	else if (m->explain)
+		do_explain(cli, m);
+	else
+		do_from(cli, m);
+}
+
+/* Options, then the one mode. */
+int main(int argc, char **argv)
+{
+	static const lbt_cli_prog prog = {
+		"lbt-formats",
+		"--list\n--show name\n--explain line [--format name] [--log-tz zone]\n"
+		"--detect file [--log-tz zone]\n--from-haproxy-cfg file [--frontend name]\n"
+		"--from-nginx-conf file [--log-name name]\n--recommend",
+		"List, show, explain and detect log formats; derive them from haproxy.cfg or\n"
+		"nginx.conf; recommend an HAProxy log-format.",
+		LBT_CLI_OUTPUT, 0, 0
+	};
+	struct mode m = { 0 };
+	lbt_cli_opt opts[] = {
+		LBT_OPT_FLAG("list", 'l', &m.list, "the built-in formats"),
+		LBT_OPT_STR("show", 0, &m.show, "NAME", "print a built-in descriptor"),
+		LBT_OPT_STR("explain", 0, &m.explain, "LINE", "which formats parse LINE, its fields"),
+		LBT_OPT_STR("format", 0, &m.format, "NAME", "--explain with this format only"),
+		LBT_OPT_STR("detect", 0, &m.detect, "FILE", "score every format on FILE"),
+		LBT_OPT_STR("from-haproxy-cfg", 0, &m.hcfg, "FILE", "the format a haproxy.cfg logs"),
+		LBT_OPT_STR("frontend", 0, &m.frontend, "NAME", "proxy section to read"),
+		LBT_OPT_STR("from-nginx-conf", 0, &m.ncfg, "FILE", "the format an nginx.conf logs"),
+		LBT_OPT_STR("log-name", 0, &m.log_name, "NAME", "log_format to read"),
+		LBT_OPT_STR("log-tz", 0, &m.log_tz, "ZONE", "zone of stamps without one (UTC)"),
+		LBT_OPT_FLAG("recommend", 0, &m.recommend, "an HAProxy log-format for lbt"),
+		LBT_OPT_END
+	};
+	lbt_cli cli;
+
+	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	cli.in.log_tz = m.log_tz;
+	dispatch(&cli, &m);
+	return lbt_cli_finish(&cli, NULL, NULL);
+}

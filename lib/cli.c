@@ -1,0 +1,551 @@
+/*
+ * cli.c - the command line every lbt-* program shares.  See include/lbt/cli.h.
+ *
+ * The one module of liblbt that prints and exits, on behalf of main().
+ * The shared option groups are tables like a program's own, pointing into
+ * the lbt_cli (or into a frame-local struct for options that are resolved
+ * after parsing); getopt_long and --help are both generated from the
+ * concatenated tables.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lbt/cli.h"
+#include "lbt/num.h"
+#include "lbt/version.h"
+
+#define HELP_COL 28
+
+/* Options resolved after parsing (modes, colour, --now, help). */
+struct late {
+	int tsv, json, table, md, no_header;
+	const char *color;
+	const char *now;
+	int help, version;
+};
+
+/* A group's title and table, for --help. */
+struct group {
+	const char *title;
+	const lbt_cli_opt *opts;
+};
+
+/* Store an optional argument ("always" when absent) for --color. */
+static int color_arg(void *ctx, const char *arg, lbt_err *err)
+{
+	(void)err;
+	*(const char **)ctx = arg ? arg : "always";
+	return 0;
+}
+
+/* Fill `t` with the INPUT group pointing into cli. */
+static void group_input(lbt_cli *cli, lbt_cli_opt *t)
+{
+	lbt_input_opts *i = &cli->in;
+	const lbt_cli_opt g[] = {
+		LBT_OPT_STR("format", 0, &i->format, "NAME|FILE",
+		    "read logs in this format (lbt-formats --list)"),
+		LBT_OPT_STR("log-format", 0, &i->log_format, "TEMPLATE",
+		    "HAProxy log-format or NGINX log_format string"),
+		LBT_OPT_STR("escape", 0, &i->escape, "MODE",
+		    "NGINX escape= of --log-format: default, json, none"),
+		LBT_OPT_STR("haproxy-cfg", 0, &i->haproxy_cfg, "FILE",
+		    "take the format from haproxy.cfg"),
+		LBT_OPT_STR("frontend", 0, &i->frontend, "NAME", "proxy section of --haproxy-cfg"),
+		LBT_OPT_STR("nginx-conf", 0, &i->nginx_conf, "FILE",
+		    "take the format from nginx.conf"),
+		LBT_OPT_STR("log-name", 0, &i->log_name, "NAME", "log_format name in --nginx-conf"),
+		LBT_OPT_STR("captures", 0, &i->captures, "LIST",
+		    "meaning of the %hr captures, e.g. host,ua"),
+		LBT_OPT_STR("key-regex", 0, &i->key_regex, "RE",
+		    "the key: group 1 of this PCRE2 pattern on the path"),
+		LBT_OPT_STR("log-tz", 0, &i->log_tz, "ZONE", "zone of stamps without one (UTC)"),
+		LBT_OPT_STR("lb-name", 0, &i->lb, "NAME", "LB name of lines without a syslog host"),
+		LBT_OPT_STR("db", 0, &i->db, "FILE", "read records from an lbt-index database"),
+		LBT_OPT_FLAG("strict", 0, &i->strict, "stop at the first malformed line"),
+		LBT_OPT_END
+	};
+
+	memcpy(t, g, sizeof g);
+}
+
+/* Fill `t` with the FILTER group pointing into cli and l. */
+static void group_filter(lbt_cli *cli, struct late *l, lbt_cli_opt *t)
+{
+	lbt_filter_opts *f = &cli->in.filter;
+	const lbt_cli_opt g[] = {
+		LBT_OPT_STR("since", 0, &f->since, "TIME", "records at or after TIME"),
+		LBT_OPT_STR("until", 0, &f->until, "TIME", "records before TIME"),
+		LBT_OPT_STR("key", 0, &f->key, "LIST", "records with one of these keys"),
+		LBT_OPT_STR("src", 0, &f->src, "LIST", "clients in these addresses or networks"),
+		LBT_OPT_STR("status", 0, &f->status, "LIST", "statuses: 429,5xx,-1"),
+		LBT_OPT_STR("term", 0, &f->term, "LIST",
+		    "termination states starting so: PT,sQ"),
+		LBT_OPT_STR("lb", 0, &f->lb, "LIST", "records from these load balancers"),
+		LBT_OPT_STR("now", 0, &l->now, "TIME", "the present for -15m style times"),
+		LBT_OPT_END
+	};
+
+	memcpy(t, g, sizeof g);
+}
+
+/* Fill `t` with the OUTPUT group pointing into l. */
+static void group_output(struct late *l, lbt_cli_opt *t)
+{
+	const lbt_cli_opt g[] = {
+		LBT_OPT_FLAG("tsv", 0, &l->tsv, "tab-separated values with a header"),
+		LBT_OPT_FLAG("json", 0, &l->json, "one JSON object per line"),
+		LBT_OPT_FLAG("table", 0, &l->table, "aligned columns (default on a terminal)"),
+		LBT_OPT_FLAG("md", 0, &l->md, "Markdown table"),
+		LBT_OPT_FLAG("no-header", 0, &l->no_header, "no header line (TSV, table)"),
+		{ "color", 0, LBT_CLI_FN_OPTARG, &l->color, 0, 0, color_arg, "[=WHEN]",
+		    "colour: auto, always, never" },
+		LBT_OPT_END
+	};
+
+	memcpy(t, g, sizeof g);
+}
+
+/* Fill `t` with -h/--help and --version. */
+static void group_std(struct late *l, lbt_cli_opt *t)
+{
+	const lbt_cli_opt g[] = {
+		LBT_OPT_FLAG("help", 'h', &l->help, "show this help and exit"),
+		LBT_OPT_FLAG("version", 0, &l->version, "show the version and exit"),
+		LBT_OPT_END
+	};
+
+	memcpy(t, g, sizeof g);
+}
+
+/* Number of options in an LBT_OPT_END-terminated table (NULL = 0). */
+static int opt_count(const lbt_cli_opt *t)
+{
+	int n = 0;
+
+	while (t && t[n].name)
+		n++;
+	return n;
+}
+
+/* Print every form of the synopsis to fp. */
+static void print_usage(const lbt_cli *cli, FILE *fp)
+{
+	const char *s = cli->prog->synopsis ? cli->prog->synopsis : "";
+	const char *lead = "usage:";
+
+	for (;;) {
+		const char *nl = strchr(s, '\n');
+		int n = nl ? (int)(nl - s) : (int)strlen(s);
+
+		fprintf(fp, "%s %s%s%.*s\n", lead, cli->prog->name, n ? " " : "", n, s);
+		if (nl == NULL)
+			break;
+		s = nl + 1;
+		lead = "      ";
+	}
+}
+
+/* Print "usage: ..." to stderr and exit 1. */
+_Noreturn void lbt_cli_usage(const lbt_cli *cli)
+{
+	print_usage(cli, stderr);
+	exit(1);
+}
+
+/* Print one option's help line. */
+static void help_line(const lbt_cli_opt *o)
+{
+	char left[128];
+	int n;
+
+	n = snprintf(left, sizeof left, "  %c%c%c --%s%s%s", o->short_name ? '-' : ' ',
+	    o->short_name ? o->short_name : ' ', o->short_name ? ',' : ' ', o->name,
+	    o->arg && o->arg[0] != '[' ? " " : "", o->arg ? o->arg : "");
+	if (n >= HELP_COL - 1)
+		printf("%s\n%*s%s\n", left, HELP_COL, "", o->help ? o->help : "");
+	else
+		printf("%-*s%s\n", HELP_COL, left, o->help ? o->help : "");
+}
+
+/* Print --help to stdout: usage, summary, then each group's options. */
+static void print_help(const lbt_cli *cli, const struct group *g, int ng)
+{
+	print_usage(cli, stdout);
+	if (cli->prog->summary)
+		printf("%s\n", cli->prog->summary);
+	for (int i = 0; i < ng; i++) {
+		if (g[i].opts == NULL || g[i].opts[0].name == NULL)
+			continue;
+		printf("\n%s:\n", g[i].title);
+		for (const lbt_cli_opt *o = g[i].opts; o->name; o++)
+			help_line(o);
+	}
+}
+
+/* Print a usage error "NAME: msg" and the usage, exit 1. */
+static _Noreturn void usage_error(const lbt_cli *cli, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static _Noreturn void usage_error(const lbt_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", cli->prog->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	lbt_cli_usage(cli);
+}
+
+/* The option list the parse works on: every group's table, flattened. */
+struct optset {
+	struct group g[5];
+	int ng;
+	const lbt_cli_opt **all;
+	int n;
+};
+
+/* Abort on an option name or letter defined twice: a program's bug. */
+static void optset_check(const struct optset *s, const lbt_cli_opt *o)
+{
+	for (int i = 0; i < s->n; i++) {
+		if (strcmp(s->all[i]->name, o->name) == 0 ||
+		    (o->short_name && s->all[i]->short_name == o->short_name)) {
+			fprintf(stderr, "internal error: option --%s defined twice\n", o->name);
+			abort();
+		}
+	}
+}
+
+/* Append table t to the set under `title`.  @return 0 or -1 when out of memory. */
+static int optset_add(struct optset *s, const char *title, const lbt_cli_opt *t)
+{
+	int k = opt_count(t);
+	const lbt_cli_opt **na = realloc(s->all, (size_t)(s->n + k + 1) * sizeof *na);
+
+	if (na == NULL)
+		return -1;
+	s->all = na;
+	for (int i = 0; i < k; i++) {
+		optset_check(s, &t[i]);
+		s->all[s->n++] = &t[i];
+	}
+	s->g[s->ng].title = title;
+	s->g[s->ng++].opts = t;
+	return 0;
+}
+
+/* Build getopt_long's tables from the set.  @return 0 or -1 when out of memory. */
+static int getopt_tables(const struct optset *s, struct option **lo, char **so)
+{
+	char *p;
+
+	*lo = calloc((size_t)s->n + 1, sizeof **lo);
+	*so = p = calloc((size_t)s->n * 2 + 2, 1);
+	if (*lo == NULL || *so == NULL)
+		return -1;
+	*p++ = ':';
+	for (int i = 0; i < s->n; i++) {
+		const lbt_cli_opt *o = s->all[i];
+		int has = o->type == LBT_CLI_FLAG ? no_argument :
+		    o->type == LBT_CLI_FN_OPTARG ? optional_argument : required_argument;
+
+		(*lo)[i] = (struct option){ o->name, has, NULL, 256 + i };
+		if (o->short_name) {
+			*p++ = (char)o->short_name;
+			if (has == required_argument)
+				*p++ = ':';
+		}
+	}
+	return 0;
+}
+
+/* Apply option o with argument arg (may be NULL); bad values exit 1. */
+static void opt_apply(lbt_cli *cli, const lbt_cli_opt *o, const char *arg)
+{
+	char what[80];
+	lbt_err err;
+	int rc = 0;
+
+	snprintf(what, sizeof what, "--%s", o->name);
+	lbt_err_clear(&err);
+	switch (o->type) {
+	case LBT_CLI_FLAG:
+		*(int *)o->dest = 1;
+		break;
+	case LBT_CLI_STR:
+		*(const char **)o->dest = arg;
+		break;
+	case LBT_CLI_INT:
+		rc = lbt_num_parse(arg, o->min, o->max, what, (int64_t *)o->dest, &err);
+		break;
+	case LBT_CLI_DURATION:
+		rc = lbt_duration_parse(arg, o->min, o->max, what, (int64_t *)o->dest, &err);
+		break;
+	case LBT_CLI_FN:
+	case LBT_CLI_FN_OPTARG:
+		rc = o->fn(o->dest, arg, &err);
+		break;
+	}
+	if (rc < 0)
+		lbt_cli_die(cli, &err);
+}
+
+/* The option of the set that getopt_long returned as `c`, or NULL. */
+static const lbt_cli_opt *opt_find(const struct optset *s, int c)
+{
+	if (c >= 256 && c - 256 < s->n)
+		return s->all[c - 256];
+	for (int i = 0; i < s->n; i++)
+		if (s->all[i]->short_name == c)
+			return s->all[i];
+	return NULL;
+}
+
+/* Explain a '?' or ':' from getopt_long (argument word `word`) and exit 1. */
+static _Noreturn void opt_error(const lbt_cli *cli, const struct optset *s, int c,
+    const char *word)
+{
+	const char *eq = word ? strchr(word, '=') : NULL;
+	int n = eq ? (int)(eq - word) : word ? (int)strlen(word) : 0;
+
+	if (c == ':' && optopt >= 256)
+		usage_error(cli, "option '--%s' needs an argument (%s)",
+		    s->all[optopt - 256]->name, s->all[optopt - 256]->arg);
+	if (c == ':')
+		usage_error(cli, "option '-%c' needs an argument", optopt);
+	if (word && strncmp(word, "--", 2) == 0 && eq) {
+		for (int i = 0; i < s->n; i++)
+			if ((int)strlen(s->all[i]->name) == n - 2 &&
+			    strncmp(s->all[i]->name, word + 2, (size_t)n - 2) == 0)
+				usage_error(cli, "option '--%s' takes no argument", s->all[i]->name);
+	}
+	if (optopt > 0 && optopt < 256)
+		usage_error(cli, "unknown option '-%c'", optopt);
+	usage_error(cli, "unknown option '%.*s'", n, word ? word : "");
+}
+
+/* Run getopt_long over argv and apply every option. */
+static void parse_loop(lbt_cli *cli, const struct optset *s, int argc, char **argv)
+{
+	struct option *lo;
+	char *so;
+	int c, idx;
+
+	if (getopt_tables(s, &lo, &so) < 0) {
+		fprintf(stderr, "%s: out of memory\n", cli->prog->name);
+		exit(1);
+	}
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, so, lo, &idx)) != -1) {
+		const lbt_cli_opt *o = opt_find(s, c);
+
+		if (c == '?' || c == ':' || o == NULL)
+			opt_error(cli, s, c, argv[optind - 1]);
+		opt_apply(cli, o, optarg);
+	}
+	free(lo);
+	free(so);
+}
+
+/* Resolve the output mode and colour from `l`; two modes are a usage error. */
+static void resolve_output(lbt_cli *cli, const struct late *l)
+{
+	int n = l->tsv + l->json + l->table + l->md;
+
+	if (n > 1)
+		usage_error(cli, "choose one of --tsv, --json, --table and --md");
+	cli->out_asked = n == 1;
+	cli->out_mode = l->tsv ? LBT_OUT_TSV : l->json ? LBT_OUT_JSON : l->table ?
+	    LBT_OUT_TABLE : l->md ? LBT_OUT_MD : lbt_out_default_mode(stdout);
+	cli->header = !l->no_header;
+	if (l->color == NULL || strcmp(l->color, "auto") == 0)
+		cli->color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+	else if (strcmp(l->color, "always") == 0 || strcmp(l->color, "never") == 0)
+		cli->color = l->color[0] == 'a';
+	else
+		usage_error(cli, "--color: '%s' is not auto, always or never", l->color);
+}
+
+/* Apply --now, --help, --version, the output options and the operand count. */
+static void resolve(lbt_cli *cli, const struct late *l, const struct optset *s, int argc,
+    char **argv)
+{
+	lbt_err err;
+
+	if (l->help) {
+		print_help(cli, s->g, s->ng);
+		exit(fflush(stdout) == 0 ? 0 : 1);
+	}
+	if (l->version) {
+		printf("%s (lbtriage) %s\n", cli->prog->name, LBT_VERSION);
+		exit(fflush(stdout) == 0 ? 0 : 1);
+	}
+	if (l->now && lbt_filter_time_parse("--now", l->now, (int64_t)time(NULL) * 1000000,
+	    &cli->in.now_us, &err) < 0)
+		lbt_cli_die(cli, &err);
+	resolve_output(cli, l);
+	cli->args = argv + optind;
+	cli->nargs = argc - optind;
+	if (cli->nargs < cli->prog->min_args)
+		usage_error(cli, "missing operand");
+	if (cli->prog->max_args >= 0 && cli->nargs > cli->prog->max_args)
+		usage_error(cli, "unexpected operand '%s'", cli->args[cli->prog->max_args]);
+}
+
+/* Parse argv; see cli.h.  Exits on --help, --version and usage errors. */
+void lbt_cli_parse(lbt_cli *cli, const lbt_cli_prog *prog, const lbt_cli_opt *opts,
+    int argc, char **argv)
+{
+	struct late l = { 0 };     /* resolved before returning; strings live in argv */
+	lbt_cli_opt gin[16], gfi[10], gout[8], gstd[3];
+	struct optset s = { 0 };
+
+	memset(cli, 0, sizeof *cli);
+	cli->prog = prog;
+	cli->opts = opts;
+	cli->in.diag = lbt_cli_diag;
+	cli->in.diag_ctx = cli;
+	group_input(cli, gin);
+	group_filter(cli, &l, gfi);
+	group_output(&l, gout);
+	group_std(&l, gstd);
+	if (optset_add(&s, "Options", opts) < 0 ||
+	    ((prog->groups & LBT_CLI_INPUT) && optset_add(&s, "Input", gin) < 0) ||
+	    ((prog->groups & LBT_CLI_FILTER) && optset_add(&s, "Filters", gfi) < 0) ||
+	    ((prog->groups & LBT_CLI_OUTPUT) && optset_add(&s, "Output", gout) < 0) ||
+	    optset_add(&s, "Help", gstd) < 0) {
+		fprintf(stderr, "%s: out of memory\n", prog->name);
+		exit(1);
+	}
+	parse_loop(cli, &s, argc, argv);
+	resolve(cli, &l, &s, argc, argv);
+	free(s.all);
+}
+
+/* Print "NAME: file:line: msg" to stderr; status 1. */
+void lbt_cli_error(lbt_cli *cli, const lbt_err *err)
+{
+	char buf[1024];
+
+	fprintf(stderr, "%s: %s\n", cli->prog->name, lbt_err_str(err, buf, sizeof buf));
+	cli->status = 1;
+}
+
+/* Print "NAME: " and a formatted message to stderr; status 1. */
+void lbt_cli_errorf(lbt_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", cli->prog->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	cli->status = 1;
+}
+
+/* Print the error and exit 1. */
+_Noreturn void lbt_cli_die(const lbt_cli *cli, const lbt_err *err)
+{
+	char buf[1024];
+
+	fprintf(stderr, "%s: %s\n", cli->prog->name, lbt_err_str(err, buf, sizeof buf));
+	exit(1);
+}
+
+/* The diag callback: "NAME: file:line: why" on stderr, status unchanged. */
+void lbt_cli_diag(void *ctx, const lbt_err *err)
+{
+	const lbt_cli *cli = ctx;
+	char buf[1024];
+
+	fprintf(stderr, "%s: %s\n", cli->prog->name, lbt_err_str(err, buf, sizeof buf));
+}
+
+/* Open the record stream over the operands (stdin when none); exits on bad options. */
+lbt_input *lbt_cli_input(lbt_cli *cli)
+{
+	lbt_err err;
+	lbt_input *in;
+
+	if (cli->in.db != NULL && cli->nargs > 0)
+		usage_error(cli, "--db reads the index: no log file operands expected");
+	in = lbt_input_new(&cli->in, &err);
+	if (in == NULL)
+		lbt_cli_die(cli, &err);
+	for (int i = 0; i < cli->nargs; i++)
+		lbt_input_add(in, cli->args[i]);
+	if (cli->nargs == 0 && cli->in.db == NULL)
+		lbt_input_add(in, "-");
+	return in;
+}
+
+/* Next record; input errors are printed and the stream goes on. @return 1 or 0 */
+int lbt_cli_next(lbt_cli *cli, lbt_input *in, lbt_rec **rec)
+{
+	lbt_err err;
+	int r;
+
+	while ((r = lbt_input_next(in, rec, &err)) < 0)
+		lbt_cli_error(cli, &err);
+	return r;
+}
+
+/* A writer on stdout configured by cli; exits when out of memory. */
+lbt_out *lbt_cli_out(lbt_cli *cli, const lbt_out_col *cols, int ncols)
+{
+	lbt_out *o = lbt_out_new(stdout, cli->out_mode, cols, ncols, cli->color);
+
+	if (o == NULL) {
+		fprintf(stderr, "%s: out of memory\n", cli->prog->name);
+		exit(1);
+	}
+	lbt_out_set_header(o, cli->header);
+	return o;
+}
+
+/* The summary lines, only when lines were malformed or files failed. */
+void lbt_cli_summary(lbt_cli *cli, const lbt_input_stats *st)
+{
+	int shown = cli->in.max_reported == 0 ? 5 : cli->in.max_reported;
+
+	if (st->malformed > 0 && !cli->in.strict) {
+		fprintf(stderr, "%s: %llu malformed line%s of %llu", cli->prog->name,
+		    (unsigned long long)st->malformed, st->malformed == 1 ? "" : "s",
+		    (unsigned long long)st->lines);
+		if (shown >= 0 && st->malformed > (uint64_t)shown)
+			fprintf(stderr, " (first %d shown above)", shown);
+		fputc('\n', stderr);
+	}
+	if (st->failed_files > 0)
+		fprintf(stderr, "%s: %llu of %llu file%s failed (see above)\n", cli->prog->name,
+		    (unsigned long long)st->failed_files, (unsigned long long)st->files,
+		    st->files == 1 ? "" : "s");
+}
+
+/* End of run: flush output, summary, free.  @return the exit status. */
+int lbt_cli_finish(lbt_cli *cli, lbt_input *in, lbt_out *out)
+{
+	int werr = lbt_out_free(out) < 0;
+
+	if (fflush(stdout) != 0 || ferror(stdout) || werr) {
+		fprintf(stderr, "%s: error writing the output: %s\n", cli->prog->name,
+		    strerror(errno ? errno : EIO));
+		cli->status = 1;
+	}
+	if (in != NULL) {
+		lbt_cli_summary(cli, lbt_input_stats_get(in));
+		lbt_input_free(in);
+	}
+	return cli->status;
+}

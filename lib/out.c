@@ -1,0 +1,601 @@
+/*
+ * out.c - tables for people and programs.  See include/lbt/out.h.
+ *
+ * TSV, NDJSON and Markdown rows go straight to the FILE as their cells
+ * arrive (stdio buffers them); TABLE rows are kept in a block of up to
+ * BLOCK_ROWS rows (or BLOCK_BYTES of text) so the column widths can be
+ * measured, then printed.  Widths only grow from one block to the next, so a
+ * long listing keeps its columns where they were.
+ *
+ * Escaping, by mode:
+ *   TSV    \t \n \r \\ as two-character escapes; every other byte as it is.
+ *   JSON   RFC 8259 strings: \" \\ \b \f \n \r \t, other bytes below 0x20
+ *          as \u00XX; valid UTF-8 passes through; a byte that is not part
+ *          of valid UTF-8 is written as \u00XX with the byte's value (read
+ *          as Latin-1), so the output is always valid JSON and no byte of
+ *          evidence is lost (U+FFFD would lose it).  A consumer that needs
+ *          the exact bytes can tell the two apart only by context.
+ *   TABLE  what a terminal must not interpret: control bytes (ESC included)
+ *          and C1 controls as \t \n \r \xHH, invalid UTF-8 bytes as \xHH.
+ *          Widths count code points (no East Asian width table).
+ *   MD     as TABLE, plus '|' as \|.
+ * A write error (EPIPE, ENOSPC) is remembered by the FILE and reported by
+ * lbt_out_flush() / lbt_out_free().
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lbt/out.h"
+
+/*
+ * One writer owns its FILE: the unlocked stdio calls save a lock per cell
+ * (measured: fwrite's locking was the largest single cost of lbt-cat TSV).
+ */
+#define fwrite fwrite_unlocked
+#define fputs  fputs_unlocked
+#undef putc
+#define putc   putc_unlocked
+
+#define BLOCK_ROWS  1000
+#define BLOCK_BYTES (8u << 20)
+
+#define ANSI_BOLD  "\033[1m"
+#define ANSI_DIM   "\033[2m"
+#define ANSI_RESET "\033[0m"
+
+/* One buffered TABLE cell: text in o->buf, or absent. */
+struct cell {
+	size_t off;
+	size_t len;
+	int absent;
+};
+
+static int json_keys(lbt_out *o);
+static void json_keys_free(lbt_out *o);
+
+struct lbt_out {
+	FILE *fp;
+	lbt_out_mode mode;
+	lbt_out_col *cols;       /* copy of the caller's array (names not copied) */
+	int ncols;
+	int color;
+	int header;              /* print a header line (TSV, TABLE) */
+	int header_done;
+	int col;                 /* next column of the current row */
+	char *buf;               /* TABLE: text of the buffered cells; MD: scratch */
+	size_t len, cap;
+	struct cell *cells;      /* TABLE: nrows * ncols */
+	size_t nrows, rows_cap;
+	size_t *width;           /* TABLE: column widths so far */
+	char **jkey;             /* JSON: each column's "name": made once */
+	size_t *jkey_len;
+};
+
+/* Mode to use when none was asked: TABLE on a terminal, TSV otherwise. */
+lbt_out_mode lbt_out_default_mode(FILE *fp)
+{
+	return isatty(fileno(fp)) ? LBT_OUT_TABLE : LBT_OUT_TSV;
+}
+
+/*
+ * Make a writer for cols[0..ncols) on fp.  The column names must outlive
+ * the writer.  @return the writer, or NULL when out of memory or ncols < 1.
+ */
+lbt_out *lbt_out_new(FILE *fp, lbt_out_mode mode, const lbt_out_col *cols, int ncols,
+    int color)
+{
+	lbt_out *o;
+
+	if (ncols < 1 || (o = calloc(1, sizeof *o)) == NULL)
+		return NULL;
+	o->fp = fp;
+	o->mode = mode;
+	o->ncols = ncols;
+	o->color = color && mode == LBT_OUT_TABLE;
+	o->header = 1;
+	o->cols = malloc((size_t)ncols * sizeof *cols);
+	o->width = calloc((size_t)ncols, sizeof *o->width);
+	if (o->cols == NULL || o->width == NULL) {
+		free(o->cols);
+		free(o->width);
+		free(o);
+		return NULL;
+	}
+	memcpy(o->cols, cols, (size_t)ncols * sizeof *cols);
+	if (mode == LBT_OUT_JSON && json_keys(o) < 0) {
+		lbt_out_free(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Turn the header line off (TSV, TABLE) or on; Markdown always has one. */
+void lbt_out_set_header(lbt_out *o, int on)
+{
+	o->header = on;
+}
+
+/*
+ * Length of the valid UTF-8 sequence (2 to 4 bytes) starting at p[0..n),
+ * or 0 when p[0] does not start one (overlong forms, surrogates and code
+ * points above U+10FFFF are invalid).
+ */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0];
+	size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+	unsigned lo = 0x80, hi = 0xBF;
+
+	if (c < 0xC2 || c > 0xF4 || n < len)
+		return 0;
+	if (c == 0xE0)
+		lo = 0xA0;
+	else if (c == 0xED)
+		hi = 0x9F;
+	else if (c == 0xF0)
+		lo = 0x90;
+	else if (c == 0xF4)
+		hi = 0x8F;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (p[i] < 0x80 || p[i] > 0xBF)
+			return 0;
+	return len;
+}
+
+/* Write s[0..n) escaped for TSV. */
+static void put_tsv(FILE *fp, const char *s, size_t n)
+{
+	size_t run = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *esc = s[i] == '\t' ? "\\t" : s[i] == '\n' ? "\\n" :
+		    s[i] == '\r' ? "\\r" : s[i] == '\\' ? "\\\\" : NULL;
+
+		if (esc == NULL)
+			continue;
+		fwrite(s + run, 1, i - run, fp);
+		fputs(esc, fp);
+		run = i + 1;
+	}
+	fwrite(s + run, 1, n - run, fp);
+}
+
+/* Write byte c as a JSON escape (\" \\ short forms, else \u00XX). */
+static void put_json_escape(FILE *fp, unsigned char c)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" :
+	    c == '\f' ? "\\f" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
+
+	if (esc != NULL) {
+		fputs(esc, fp);
+		return;
+	}
+	fputs("\\u00", fp);
+	putc(hex[c >> 4], fp);
+	putc(hex[c & 15], fp);
+}
+
+/* Write s[0..n) as a JSON string with its quotes (see the file comment). */
+static void put_json_str(FILE *fp, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t run = 0, i = 0;
+
+	putc('"', fp);
+	while (i < n) {
+		size_t k = 1;
+
+		if (u[i] >= 0x20 && u[i] < 0x80 && u[i] != '"' && u[i] != '\\') {
+			i++;
+			continue;
+		}
+		if (u[i] >= 0x80 && (k = utf8_len(u + i, n - i)) > 0) {
+			i += k;
+			continue;
+		}
+		fwrite(s + run, 1, i - run, fp);
+		put_json_escape(fp, u[i]);
+		run = ++i;
+	}
+	fwrite(s + run, 1, n - run, fp);
+	putc('"', fp);
+}
+
+/*
+ * Make the JSON keys ("name":, escaped) of every column once.
+ * @return 0, or -1 when out of memory.
+ */
+static int json_keys(lbt_out *o)
+{
+	o->jkey = calloc((size_t)o->ncols, sizeof *o->jkey);
+	o->jkey_len = calloc((size_t)o->ncols, sizeof *o->jkey_len);
+	if (o->jkey == NULL || o->jkey_len == NULL)
+		return -1;
+	for (int c = 0; c < o->ncols; c++) {
+		FILE *m = open_memstream(&o->jkey[c], &o->jkey_len[c]);
+
+		if (m == NULL)
+			return -1;
+		put_json_str(m, o->cols[c].name, strlen(o->cols[c].name));
+		putc(':', m);
+		if (fclose(m) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Free the JSON keys. */
+static void json_keys_free(lbt_out *o)
+{
+	for (int c = 0; o->jkey && c < o->ncols; c++)
+		free(o->jkey[c]);
+	free(o->jkey);
+	free(o->jkey_len);
+}
+
+/* True when s[0..n) is a JSON number (-?int[.frac][e[+-]exp]). */
+static int is_json_number(const char *s, size_t n)
+{
+	size_t i = 0, d;
+
+	if (i < n && s[i] == '-')
+		i++;
+	for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		;
+	if (i == d || (s[d] == '0' && i - d > 1))
+		return 0;
+	if (i < n && s[i] == '.') {
+		for (d = ++i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		if (++i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	return i == n;
+}
+
+/*
+ * Append s[0..n) to the growing buffer b (len, cap), escaped for a
+ * terminal (see the file comment); `md` also escapes '|'.
+ * @return 0, or -1 when out of memory.
+ */
+static int buf_put_safe(char **b, size_t *len, size_t *cap, const char *s, size_t n, int md)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+
+	if (*len + 4 * n + 1 > *cap) {
+		size_t ncap = (*cap ? *cap * 2 : 4096) + 4 * n + 1;
+		char *nb = realloc(*b, ncap);
+
+		if (nb == NULL)
+			return -1;
+		*b = nb;
+		*cap = ncap;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t k = u[i] >= 0x80 ? utf8_len(u + i, n - i) : 0;
+		char *o = *b + *len;
+
+		if (k > 0 && !(u[i] == 0xC2 && u[i + 1] < 0xA0)) {      /* not C1 */
+			memcpy(o, s + i, k);
+			*len += k;
+			i += k - 1;
+		} else if ((u[i] >= 0x20 && u[i] < 0x7F && !(md && u[i] == '|'))) {
+			o[0] = s[i];
+			*len += 1;
+		} else if (u[i] == '|' || u[i] == '\t' || u[i] == '\n' || u[i] == '\r') {
+			o[0] = '\\';
+			o[1] = u[i] == '|' ? '|' : u[i] == '\t' ? 't' : u[i] == '\n' ? 'n' : 'r';
+			*len += 2;
+		} else {
+			memcpy(o, "\\x", 2);
+			o[2] = hex[u[i] >> 4];
+			o[3] = hex[u[i] & 15];
+			*len += 4;
+		}
+	}
+	return 0;
+}
+
+/* Code points in the (already escaped, valid UTF-8) s[0..n). */
+static size_t text_width(const char *s, size_t n)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < n; i++)
+		w += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return w;
+}
+
+/* Write `n` spaces. */
+static void put_spaces(FILE *fp, size_t n)
+{
+	static const char sp[] = "                                ";
+
+	while (n > 0) {
+		size_t k = n < sizeof sp - 1 ? n : sizeof sp - 1;
+
+		fwrite(sp, 1, k, fp);
+		n -= k;
+	}
+}
+
+/* Write the TSV header line (column names, escaped). */
+static void tsv_header(lbt_out *o)
+{
+	for (int c = 0; c < o->ncols; c++) {
+		if (c > 0)
+			putc('\t', o->fp);
+		put_tsv(o->fp, o->cols[c].name, strlen(o->cols[c].name));
+	}
+	putc('\n', o->fp);
+}
+
+/* Write the Markdown header and alignment lines. */
+static void md_header(lbt_out *o)
+{
+	for (int c = 0; c < o->ncols; c++) {
+		o->len = 0;
+		if (buf_put_safe(&o->buf, &o->len, &o->cap, o->cols[c].name,
+		    strlen(o->cols[c].name), 1) == 0)
+			fprintf(o->fp, "| %.*s ", (int)o->len, o->buf);
+	}
+	fputs("|\n", o->fp);
+	for (int c = 0; c < o->ncols; c++)
+		fputs(o->cols[c].type == LBT_COL_NUM ? "| ---: " : "| --- ", o->fp);
+	fputs("|\n", o->fp);
+}
+
+/* Print the header of a streamed mode once, before the first row. */
+static void stream_header(lbt_out *o)
+{
+	if (o->header_done)
+		return;
+	o->header_done = 1;
+	if (o->mode == LBT_OUT_TSV && o->header)
+		tsv_header(o);
+	else if (o->mode == LBT_OUT_MD)
+		md_header(o);
+}
+
+/*
+ * Write one cell in a streamed mode (TSV, JSON, MD).  s NULL = absent;
+ * `bare` = a number: unquoted in JSON.
+ */
+static void stream_cell(lbt_out *o, const char *s, size_t n, int bare)
+{
+	FILE *fp = o->fp;
+
+	if (o->col == 0)
+		stream_header(o);
+	if (o->mode == LBT_OUT_TSV) {
+		if (o->col > 0)
+			putc('\t', fp);
+		if (s != NULL)
+			put_tsv(fp, s, n);
+	} else if (o->mode == LBT_OUT_JSON) {
+		putc(o->col == 0 ? '{' : ',', fp);
+		fwrite(o->jkey[o->col], 1, o->jkey_len[o->col], fp);
+		if (s == NULL)
+			fputs("null", fp);
+		else if (bare || (o->cols[o->col].type == LBT_COL_NUM && is_json_number(s, n)))
+			fwrite(s, 1, n, fp);
+		else
+			put_json_str(fp, s, n);
+	} else {
+		o->len = 0;
+		if (s != NULL && buf_put_safe(&o->buf, &o->len, &o->cap, s, n, 1) == 0)
+			fprintf(fp, "| %.*s ", (int)o->len, o->buf);
+		else
+			fputs("| - ", fp);
+	}
+	if (++o->col == o->ncols) {
+		fputs(o->mode == LBT_OUT_JSON ? "}\n" : o->mode == LBT_OUT_MD ? "|\n" : "\n", fp);
+		o->col = 0;
+	}
+}
+
+/* Make room for one more TABLE row.  @return 0 or -1 when out of memory. */
+static int table_grow(lbt_out *o)
+{
+	struct cell *nc;
+	size_t ncap;
+
+	if (o->nrows < o->rows_cap)
+		return 0;
+	ncap = o->rows_cap ? o->rows_cap * 2 : 64;
+	nc = realloc(o->cells, ncap * (size_t)o->ncols * sizeof *nc);
+	if (nc == NULL)
+		return -1;
+	o->cells = nc;
+	o->rows_cap = ncap;
+	return 0;
+}
+
+/* Write one TABLE cell padded to width w, aligned by its column type. */
+static void table_put(lbt_out *o, int c, const char *s, size_t n, int absent, int head)
+{
+	size_t pad = o->width[c] - text_width(s, n);
+	int right = o->cols[c].type == LBT_COL_NUM, last = c == o->ncols - 1;
+	const char *on = head ? ANSI_BOLD : absent ? ANSI_DIM : NULL;
+
+	if (c > 0)
+		fputs("  ", o->fp);
+	if (right)
+		put_spaces(o->fp, pad);
+	if (o->color && on)
+		fputs(on, o->fp);
+	fwrite(s, 1, n, o->fp);
+	if (o->color && on)
+		fputs(ANSI_RESET, o->fp);
+	if (!right && !last)
+		put_spaces(o->fp, pad);
+}
+
+/* Grow the column widths to fit the header and the buffered block. */
+static void table_measure(lbt_out *o)
+{
+	for (int c = 0; c < o->ncols; c++) {
+		size_t w = o->header ? text_width(o->cols[c].name, strlen(o->cols[c].name)) : 0;
+
+		if (w > o->width[c])
+			o->width[c] = w;
+		for (size_t r = 0; r < o->nrows; r++) {
+			const struct cell *ce = &o->cells[r * (size_t)o->ncols + c];
+
+			w = ce->absent ? 1 : text_width(o->buf + ce->off, ce->len);
+			if (w > o->width[c])
+				o->width[c] = w;
+		}
+	}
+}
+
+/* Print the buffered TABLE block (header first, once) and empty it. */
+static void table_flush(lbt_out *o)
+{
+	table_measure(o);
+	if (!o->header_done && o->header) {
+		for (int c = 0; c < o->ncols; c++)
+			table_put(o, c, o->cols[c].name, strlen(o->cols[c].name), 0, 1);
+		putc('\n', o->fp);
+	}
+	o->header_done = 1;
+	for (size_t r = 0; r < o->nrows; r++) {
+		for (int c = 0; c < o->ncols; c++) {
+			const struct cell *ce = &o->cells[r * (size_t)o->ncols + c];
+
+			if (ce->absent)
+				table_put(o, c, "-", 1, 1, 0);
+			else
+				table_put(o, c, o->buf + ce->off, ce->len, 0, 0);
+		}
+		putc('\n', o->fp);
+	}
+	o->nrows = 0;
+	o->len = 0;
+}
+
+/* Buffer one TABLE cell (s NULL = absent); print the block when it is full. */
+static void table_cell(lbt_out *o, const char *s, size_t n)
+{
+	struct cell *ce;
+
+	if (o->col == 0 && table_grow(o) < 0)
+		table_flush(o);          /* out of memory: print what we have */
+	if (o->rows_cap == 0)
+		return;
+	ce = &o->cells[o->nrows * (size_t)o->ncols + (size_t)o->col];
+	ce->off = o->len;
+	ce->len = 0;
+	ce->absent = s == NULL;
+	if (s != NULL && buf_put_safe(&o->buf, &o->len, &o->cap, s, n, 0) == 0)
+		ce->len = o->len - ce->off;
+	if (++o->col < o->ncols)
+		return;
+	o->col = 0;
+	if (++o->nrows >= BLOCK_ROWS || o->len >= BLOCK_BYTES)
+		table_flush(o);
+}
+
+/* Route one cell to the mode's writer. */
+static void out_cell(lbt_out *o, const char *s, size_t n, int bare)
+{
+	if (o->mode == LBT_OUT_TABLE)
+		table_cell(o, s, n);
+	else
+		stream_cell(o, s, n, bare);
+}
+
+/* A string cell s[0..n). */
+void lbt_out_str(lbt_out *o, const char *s, size_t n)
+{
+	out_cell(o, s ? s : "", s ? n : 0, 0);
+}
+
+/* A NUL-terminated string cell; NULL is an absent cell. */
+void lbt_out_cstr(lbt_out *o, const char *s)
+{
+	out_cell(o, s, s ? strlen(s) : 0, 0);
+}
+
+/* An integer cell (bare in JSON), converted without printf. */
+void lbt_out_int(lbt_out *o, int64_t v)
+{
+	char b[24], *p = b + sizeof b;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	out_cell(o, p, (size_t)(b + sizeof b - p), 1);
+}
+
+/* A number with `decimals` digits after the point; NaN and infinities are absent. */
+void lbt_out_double(lbt_out *o, double v, int decimals)
+{
+	char b[64];
+	int n;
+
+	if (!isfinite(v) || fabs(v) > 1e30) {
+		out_cell(o, NULL, 0, 0);
+		return;
+	}
+	n = snprintf(b, sizeof b, "%.*f", decimals < 0 ? 0 : decimals > 17 ? 17 : decimals, v);
+	out_cell(o, b, (size_t)n, 1);
+}
+
+/* An absent cell: empty in TSV, null in JSON, "-" in TABLE and MD. */
+void lbt_out_absent(lbt_out *o)
+{
+	out_cell(o, NULL, 0, 0);
+}
+
+/*
+ * Complete a half-written row with absent cells, print buffered rows (and
+ * the header when no row came), flush the FILE.
+ * @return 0, or -1 when a write failed (EPIPE, ENOSPC ...).
+ */
+int lbt_out_flush(lbt_out *o)
+{
+	while (o->col != 0)
+		lbt_out_absent(o);
+	if (o->mode == LBT_OUT_TABLE)
+		table_flush(o);
+	else
+		stream_header(o);
+	if (fflush(o->fp) != 0 || ferror(o->fp))
+		return -1;
+	return 0;
+}
+
+/* Flush and free; NULL accepted.  @return as lbt_out_flush(). */
+int lbt_out_free(lbt_out *o)
+{
+	int rc;
+
+	if (o == NULL)
+		return 0;
+	rc = lbt_out_flush(o);
+	json_keys_free(o);
+	free(o->cols);
+	free(o->width);
+	free(o->buf);
+	free(o->cells);
+	free(o);
+	return rc;
+}

@@ -1,0 +1,303 @@
+/*
+ * check_out.c - lib/out.c: TSV, NDJSON, aligned tables, Markdown, escaping
+ * and write errors.  Expected texts are written out by hand.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbt/out.h"
+
+static const lbt_out_col cols2[] = { { "name", LBT_COL_STR }, { "n", LBT_COL_NUM } };
+
+/* Memory stream the writer prints into. */
+struct cap {
+	FILE *fp;
+	char *text;
+	size_t len;
+};
+
+/* Open a capture. */
+static void cap_open(struct cap *c)
+{
+	c->text = NULL;
+	c->len = 0;
+	c->fp = open_memstream(&c->text, &c->len);
+	ck_assert_ptr_nonnull(c->fp);
+}
+
+/* Close the capture; the caller frees c->text. */
+static void cap_close(struct cap *c)
+{
+	fclose(c->fp);
+}
+
+/* Free the writer (must succeed) and compare the text with `want`. */
+static void finish(struct cap *c, lbt_out *o, const char *want)
+{
+	ck_assert_int_eq(lbt_out_free(o), 0);
+	cap_close(c);
+	ck_assert_str_eq(c->text, want);
+	free(c->text);
+}
+
+START_TEST(tsv_rows_and_escapes)
+{
+	struct cap c;
+	lbt_out *o;
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_TSV, cols2, 2, 0);
+	lbt_out_cstr(o, "a\tb");
+	lbt_out_int(o, 1);
+	lbt_out_str(o, "x\\y\nz\rq", 7);
+	lbt_out_absent(o);
+	lbt_out_cstr(o, NULL);
+	lbt_out_double(o, 2.5, 2);
+	lbt_out_str(o, "caf\xc3\xa9 \"q\"", 9);
+	lbt_out_int(o, -1);
+	finish(&c, o, "name\tn\n"
+	    "a\\tb\t1\n"
+	    "x\\\\y\\nz\\rq\t\n"
+	    "\t2.50\n"
+	    "caf\xc3\xa9 \"q\"\t-1\n");
+}
+END_TEST
+
+START_TEST(tsv_header_only_and_no_header)
+{
+	struct cap c;
+	lbt_out *o;
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_TSV, cols2, 2, 0);
+	finish(&c, o, "name\tn\n");          /* no rows: the header still */
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_TSV, cols2, 2, 0);
+	lbt_out_set_header(o, 0);
+	lbt_out_cstr(o, "a");
+	lbt_out_int(o, 7);
+	finish(&c, o, "a\t7\n");
+
+	cap_open(&c);                        /* a half row is completed */
+	o = lbt_out_new(c.fp, LBT_OUT_TSV, cols2, 2, 0);
+	lbt_out_cstr(o, "a");
+	finish(&c, o, "name\tn\na\t\n");
+}
+END_TEST
+
+START_TEST(json_escapes)
+{
+	static const lbt_out_col cols[] = { { "s", LBT_COL_STR } };
+	struct cap c;
+	lbt_out *o;
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_JSON, cols, 1, 0);
+	lbt_out_cstr(o, "q\"b\\s/");
+	lbt_out_cstr(o, "\b\f\n\r\t\x01\x1f\x7f");
+	lbt_out_cstr(o, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");   /* é € 😀: valid */
+	lbt_out_cstr(o, "caf\xe9!");                             /* Latin-1 é */
+	lbt_out_cstr(o, "x\xc3");                                /* cut sequence */
+	lbt_out_cstr(o, "\xc0\x80");                             /* overlong NUL */
+	lbt_out_cstr(o, "\xed\xa0\x80");                         /* surrogate */
+	lbt_out_cstr(o, "\xf4\x90\x80\x80");                     /* > U+10FFFF */
+	lbt_out_cstr(o, "\x80\xbf");                             /* lone continuations */
+	lbt_out_str(o, "a\0b", 3);                               /* NUL inside */
+	lbt_out_cstr(o, NULL);
+	finish(&c, o,
+	    "{\"s\":\"q\\\"b\\\\s/\"}\n"
+	    "{\"s\":\"\\b\\f\\n\\r\\t\\u0001\\u001f\x7f\"}\n"
+	    "{\"s\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"}\n"
+	    "{\"s\":\"caf\\u00e9!\"}\n"
+	    "{\"s\":\"x\\u00c3\"}\n"
+	    "{\"s\":\"\\u00c0\\u0080\"}\n"
+	    "{\"s\":\"\\u00ed\\u00a0\\u0080\"}\n"
+	    "{\"s\":\"\\u00f4\\u0090\\u0080\\u0080\"}\n"
+	    "{\"s\":\"\\u0080\\u00bf\"}\n"
+	    "{\"s\":\"a\\u0000b\"}\n"
+	    "{\"s\":null}\n");
+}
+END_TEST
+
+START_TEST(json_numbers)
+{
+	static const lbt_out_col cols[] = {
+		{ "n", LBT_COL_NUM }, { "m", LBT_COL_NUM }, { "t\"x", LBT_COL_STR },
+	};
+	struct cap c;
+	lbt_out *o;
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_JSON, cols, 3, 0);
+	lbt_out_int(o, -12);
+	lbt_out_double(o, 0.125, 3);
+	lbt_out_int(o, 5);                   /* a number in a string column: bare */
+	lbt_out_cstr(o, "12");               /* text that is a number: bare */
+	lbt_out_cstr(o, "012");              /* not JSON: quoted */
+	lbt_out_cstr(o, "1e5");
+	lbt_out_cstr(o, "-1.5E-3");
+	lbt_out_cstr(o, "1.");
+	lbt_out_double(o, 1.0 / 0.0, 1);     /* infinity: absent */
+	finish(&c, o,
+	    "{\"n\":-12,\"m\":0.125,\"t\\\"x\":5}\n"
+	    "{\"n\":12,\"m\":\"012\",\"t\\\"x\":\"1e5\"}\n"
+	    "{\"n\":-1.5E-3,\"m\":\"1.\",\"t\\\"x\":null}\n");
+}
+END_TEST
+
+static const lbt_out_col cols3[] = {
+	{ "source", LBT_COL_STR }, { "count", LBT_COL_NUM }, { "note", LBT_COL_STR },
+};
+
+START_TEST(table_aligned)
+{
+	struct cap c;
+	lbt_out *o;
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_TABLE, cols3, 3, 0);
+	lbt_out_cstr(o, "203.0.113.7");
+	lbt_out_int(o, 1234);
+	lbt_out_cstr(o, "tarpit");
+	lbt_out_cstr(o, "2001:db8::/64");
+	lbt_out_int(o, 5);
+	lbt_out_absent(o);
+	lbt_out_cstr(o, "caf\xc3\xa9");      /* 4 code points, 5 bytes */
+	lbt_out_absent(o);
+	lbt_out_cstr(o, "a\tb\x1b[31m");     /* tab and ESC escaped */
+	/*
+	 * Widths: source 13 (2001:db8::/64), count 5 (header), note 11
+	 * (a\tb\x1b[31m escaped); the last column is not padded.
+	 */
+	finish(&c, o,
+	    "source         count  note\n"
+	    "203.0.113.7     1234  tarpit\n"
+	    "2001:db8::/64      5  -\n"
+	    "caf\xc3\xa9               -  a\\tb\\x1b[31m\n");
+}
+END_TEST
+
+START_TEST(table_color_and_no_header)
+{
+	static const lbt_out_col cols[] = { { "k", LBT_COL_STR }, { "n", LBT_COL_NUM } };
+	struct cap c;
+	lbt_out *o;
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_TABLE, cols, 2, 1);
+	lbt_out_cstr(o, "ab");
+	lbt_out_absent(o);
+	finish(&c, o,
+	    "\033[1mk\033[0m   \033[1mn\033[0m\n"
+	    "ab  \033[2m-\033[0m\n");
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_TABLE, cols, 2, 0);
+	lbt_out_set_header(o, 0);
+	lbt_out_cstr(o, "a");
+	lbt_out_int(o, 10);
+	lbt_out_cstr(o, "abc");
+	lbt_out_int(o, 2);
+	finish(&c, o, "a    10\nabc   2\n");
+}
+END_TEST
+
+/* The second block is sized on its own rows, but never narrower than the first. */
+START_TEST(table_blocks)
+{
+	static const lbt_out_col cols[] = { { "k", LBT_COL_STR }, { "n", LBT_COL_NUM } };
+	struct cap c;
+	lbt_out *o;
+	char *second;
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_TABLE, cols, 2, 0);
+	for (int i = 0; i < 1000; i++) {
+		lbt_out_cstr(o, "abc");
+		lbt_out_int(o, 1);
+	}
+	lbt_out_cstr(o, "abcdef");
+	lbt_out_int(o, 22);
+	lbt_out_cstr(o, "a");
+	lbt_out_int(o, 3);
+	ck_assert_int_eq(lbt_out_free(o), 0);
+	cap_close(&c);
+	/* First block: k width 3, n width 1.  Then k 6, n 2. */
+	ck_assert(strncmp(c.text, "k    n\nabc  1\n", 14) == 0);
+	second = c.text + strlen("k    n\n") + 1000 * strlen("abc  1\n");
+	ck_assert_str_eq(second, "abcdef  22\na        3\n");
+	free(c.text);
+}
+END_TEST
+
+START_TEST(markdown)
+{
+	struct cap c;
+	lbt_out *o;
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_MD, cols3, 3, 0);
+	lbt_out_cstr(o, "a|b");
+	lbt_out_int(o, 3);
+	lbt_out_absent(o);
+	lbt_out_cstr(o, "x\ny");
+	lbt_out_double(o, 1.5, 1);
+	lbt_out_cstr(o, "");
+	finish(&c, o,
+	    "| source | count | note |\n"
+	    "| --- | ---: | --- |\n"
+	    "| a\\|b | 3 | - |\n"
+	    "| x\\ny | 1.5 |  |\n");
+}
+END_TEST
+
+START_TEST(write_error)
+{
+	FILE *fp = fopen("/dev/full", "w");
+	lbt_out *o;
+
+	ck_assert_ptr_nonnull(fp);
+	o = lbt_out_new(fp, LBT_OUT_TSV, cols2, 2, 0);
+	lbt_out_cstr(o, "a");
+	lbt_out_int(o, 1);
+	ck_assert_int_eq(lbt_out_flush(o), -1);
+	ck_assert_int_eq(lbt_out_free(o), -1);
+	fclose(fp);
+	ck_assert_int_eq(lbt_out_free(NULL), 0);
+	ck_assert_ptr_null(lbt_out_new(stdout, LBT_OUT_TSV, cols2, 0, 0));
+}
+END_TEST
+
+/* Build the suite. */
+static Suite *out_suite(void)
+{
+	Suite *s = suite_create("out");
+	TCase *tc = tcase_create("out");
+
+	tcase_add_test(tc, tsv_rows_and_escapes);
+	tcase_add_test(tc, tsv_header_only_and_no_header);
+	tcase_add_test(tc, json_escapes);
+	tcase_add_test(tc, json_numbers);
+	tcase_add_test(tc, table_aligned);
+	tcase_add_test(tc, table_color_and_no_header);
+	tcase_add_test(tc, table_blocks);
+	tcase_add_test(tc, markdown);
+	tcase_add_test(tc, write_error);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+/* Run the suite; exit status 0 when every test passed. */
+int main(void)
+{
+	SRunner *sr = srunner_create(out_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
