@@ -1,0 +1,125 @@
+/*
+ * lbt-index - load logs into a SQLite index, idempotent and resumable.
+ *
+ * Options, then lib/db_index.c per file; progress on stderr when it is a
+ * terminal, a summary at the end.  Every analysis reads the index back with
+ * --db FILE.  See lbt-index(1).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lbt/cli.h"
+#include "lbt/db.h"
+
+/* Monotonic seconds. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* What the progress line needs between calls. */
+struct progress {
+	double t0;
+	int shown;
+};
+
+/* Progress callback: one rewritten line on stderr (a terminal). */
+static void show_progress(void *ctx, const char *file, uint64_t done, uint64_t total,
+    uint64_t lines)
+{
+	struct progress *p = ctx;
+	double el = now_s() - p->t0, rate = el > 0 ? (double)lines / el : 0;
+
+	fprintf(stderr, "\r%s: %.1f/%.1f MB, %llu lines, %.0f lines/s", file, done / 1e6,
+	    total / 1e6, (unsigned long long)lines, rate);
+	if (total > done && done > 0)
+		fprintf(stderr, ", ETA %.0f s   ", el * (double)(total - done) / (double)done);
+	p->shown = 1;
+}
+
+/* The end-of-run summary on stderr. */
+static void summary(const char *prog, const lbt_db_stats *st, double secs)
+{
+	fprintf(stderr, "%s: %llu files (%llu already indexed), %llu lines, %llu records, "
+	    "%llu events, %llu malformed, %.2f s\n", prog, (unsigned long long)st->files,
+	    (unsigned long long)st->skipped, (unsigned long long)st->lines,
+	    (unsigned long long)st->records, (unsigned long long)st->events,
+	    (unsigned long long)st->malformed, secs);
+}
+
+/* Index every operand into db, reporting failures; fills st. */
+static void index_all(lbt_cli *cli, lbt_db *db, char **args, const char *name, int quiet,
+    lbt_db_stats *st)
+{
+	struct progress pr = { now_s(), 0 };
+	lbt_err err;
+
+	for (; *args != NULL; args++) {
+		int rc;
+
+		pr.t0 = now_s();
+		rc = lbt_db_index_file(db, *args, strcmp(*args, "-") == 0 ? name : NULL,
+		    &cli->in, !quiet && isatty(2) ? show_progress : NULL, &pr, st, &err);
+
+		if (pr.shown)
+			fputs("\r\033[K", stderr);
+		pr.shown = 0;
+		if (rc < 0)
+			lbt_cli_error(cli, &err);
+		if (rc < 0 && cli->in.strict)
+			break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *dbpath = NULL, *name = NULL, *lb = NULL;
+	int keep_raw = 0, quiet = 0;
+	int64_t batch = 0;
+	const lbt_cli_opt opts[] = {
+		LBT_OPT_STR("database", 'd', &dbpath, "FILE",
+		    "index to create or update (default lbt.db; same as --db)"),
+		LBT_OPT_STR("name", 0, &name, "NAME", "file name recorded for standard input"),
+		LBT_OPT_STR("lb", 0, &lb, "NAME", "load balancer of files without a syslog host"),
+		LBT_OPT_FLAG("keep-raw", 0, &keep_raw, "also keep every line, zstd-compressed"),
+		LBT_OPT_INT("batch", 0, &batch, 1, 100000000, "N",
+		    "rows per transaction (default 200000)"),
+		LBT_OPT_FLAG("quiet", 'q', &quiet, "no progress line and no summary"),
+		LBT_OPT_END
+	};
+	static const lbt_cli_prog prog = { "lbt-index", "[-d FILE] [options] [log ...]",
+		"load logs into a SQLite index (idempotent, resumable)", LBT_CLI_INPUT, 0, -1 };
+	static char *stdin_only[] = { "-", NULL };
+	lbt_db_opts dbo = LBT_DB_OPTS_INIT;
+	lbt_db_stats st = { 0 };
+	double t0 = now_s();
+	lbt_cli cli;
+	lbt_err err;
+	lbt_db *db;
+	char **args;
+
+	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	dbpath = dbpath ? dbpath : cli.in.db ? cli.in.db : "lbt.db";
+	cli.in.db = NULL;
+	cli.in.lb = lb ? lb : cli.in.lb;
+	args = cli.nargs > 0 ? cli.args : stdin_only;
+	if (name != NULL && (cli.nargs > 1 || strcmp(args[0], "-") != 0)) {
+		lbt_cli_errorf(&cli, "--name applies to standard input only");
+		lbt_cli_usage(&cli);
+	}
+	dbo.keep_raw = keep_raw;
+	dbo.batch = (uint64_t)batch;
+	if ((db = lbt_db_open(dbpath, &dbo, &err)) == NULL)
+		lbt_cli_die(&cli, &err);
+	index_all(&cli, db, args, name, quiet, &st);
+	if (lbt_db_close(db, &err) < 0)
+		lbt_cli_error(&cli, &err);
+	if (!quiet)
+		summary(prog.name, &st, now_s() - t0);
+	return cli.status;
+}

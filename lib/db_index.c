@@ -1,0 +1,408 @@
+/*
+ * db_index.c - lbt-index's per-file driver: recognise a file already seen,
+ * resume after the lines already indexed, read records through lbt_input,
+ * and commit rows together with the new resume point.
+ *
+ * A file is recognised by content, not name: files.head keeps the first
+ * bytes (up to LBT_DBI_HEAD) of its decompressed text.  A file whose text
+ * starts with a stored head is that file, grown, renamed or compressed
+ * (rotation); it resumes after the stored line count.  Rows of each batch
+ * and the file's new line count are committed in one transaction, so a run
+ * killed at any point and run again ends with exactly the rows of one clean
+ * run.  Standard input cannot be read twice, so it is recognised by its
+ * --name (or "-") alone.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "db_int.h"
+#include "lbt/source.h"
+
+/* What the files table says about one file. */
+struct file_row {
+	int64_t id;             /* 0: none */
+	int same_path;
+	uint64_t lines;
+	char format[64];        /* format it was read with, "" when unknown */
+};
+
+/* One file being indexed. */
+struct job {
+	const char *path;       /* to open */
+	const char *name;       /* provenance (path when no --name) */
+	int is_stdin;
+	int named;              /* --name given */
+	struct stat st;
+	unsigned char head[LBT_DBI_HEAD];
+	size_t head_n;
+	int64_t file_id;
+	uint64_t skip;
+	uint64_t last_line;     /* line of the last record added */
+	uint64_t pending;       /* rows in the open transaction */
+	char format[64];        /* format of the part already indexed, "" unknown */
+	double last_tick;
+};
+
+/* Monotonic seconds. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Read the first LBT_DBI_HEAD decompressed bytes of j->path into j->head
+ * (lines joined by '\n'; a last line without newline has none).
+ * @return 0 or -1 with err (unreadable file).
+ */
+static int read_head(struct job *j, lbt_err *err)
+{
+	lbt_source *src = lbt_source_open(j->path, j->name, err);
+	const char *line;
+	size_t len;
+	int rc;
+
+	if (src == NULL)
+		return -1;
+	j->head_n = 0;
+	while (j->head_n < LBT_DBI_HEAD && (rc = lbt_source_next(src, &line, &len, err)) == 1) {
+		uint64_t end = lbt_source_offset(src);
+		size_t room = LBT_DBI_HEAD - j->head_n, n = len < room ? len : room;
+
+		memcpy(j->head + j->head_n, line, n);
+		j->head_n += n;
+		if (j->head_n < LBT_DBI_HEAD && end > j->head_n)
+			j->head[j->head_n++] = '\n';
+	}
+	lbt_source_close(src);
+	return 0;
+}
+
+/*
+ * Does the stored head h[0..hn) belong to this job's file?  The file's text
+ * must start with it; an empty stored head (an empty file, or stdin) and
+ * standard input match by name only, and standard input without --name
+ * never matches (two pipes into "-" are different inputs).
+ */
+static int head_matches(const struct job *j, const void *h, size_t hn, const char *path)
+{
+	if (j->is_stdin)
+		return j->named && strcmp(path, j->name) == 0;
+	if (hn == 0)
+		return strcmp(path, j->name) == 0;
+	return hn <= j->head_n && memcmp(h, j->head, hn) == 0;
+}
+
+/*
+ * Find the files row this job continues: same name first, then the one
+ * indexed furthest.  @return 0 (m->id 0 when none) or -1 with err.
+ */
+static int find_file(lbt_db *db, const struct job *j, struct file_row *m, lbt_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	memset(m, 0, sizeof *m);
+	if (sqlite3_prepare_v2(db->h, "SELECT id, path, head, lines, format FROM files"
+	    " ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return lbt_dbi_fail(db->h, db->path, "files", err);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *path = (const char *)sqlite3_column_text(st, 1);
+		uint64_t lines = (uint64_t)sqlite3_column_int64(st, 3);
+		int same = strcmp(path, j->name) == 0;
+
+		if (!head_matches(j, sqlite3_column_blob(st, 2),
+		    (size_t)sqlite3_column_bytes(st, 2), path))
+			continue;
+		if (m->id == 0 || (same && !m->same_path) ||
+		    (same == m->same_path && lines > m->lines)) {
+			const unsigned char *fmt = sqlite3_column_text(st, 4);
+
+			m->id = sqlite3_column_int64(st, 0);
+			m->same_path = same;
+			m->lines = lines;
+			snprintf(m->format, sizeof m->format, "%s", fmt ? (const char *)fmt : "");
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : lbt_dbi_fail(db->h, db->path, "files", err);
+}
+
+/* Insert the files row of a file seen for the first time (copy_of m). @return 0/-1 */
+static int insert_file(lbt_db *db, struct job *j, const struct file_row *m,
+    const char *lb, lbt_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db->h, "INSERT INTO files (path, dev, ino, size, mtime, head,"
+	    " copy_of, lines, lb, indexed, format) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	    -1, &st, NULL) != SQLITE_OK)
+		return lbt_dbi_fail(db->h, db->path, "files", err);
+	sqlite3_bind_text(st, 1, j->name, -1, SQLITE_STATIC);
+	if (!j->is_stdin) {
+		sqlite3_bind_int64(st, 2, (int64_t)j->st.st_dev);
+		sqlite3_bind_int64(st, 3, (int64_t)j->st.st_ino);
+		sqlite3_bind_int64(st, 4, (int64_t)j->st.st_size);
+		sqlite3_bind_int64(st, 5, (int64_t)j->st.st_mtime);
+	}
+	sqlite3_bind_blob(st, 6, j->head, (int)j->head_n, SQLITE_STATIC);
+	if (m->id > 0)
+		sqlite3_bind_int64(st, 7, m->id);
+	sqlite3_bind_int64(st, 8, (int64_t)m->lines);
+	if (lb != NULL)
+		sqlite3_bind_text(st, 9, lb, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 10, (int64_t)time(NULL));
+	if (m->format[0] != '\0')
+		sqlite3_bind_text(st, 11, m->format, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return lbt_dbi_fail(db->h, db->path, "files", err);
+	j->file_id = sqlite3_last_insert_rowid(db->h);
+	return 0;
+}
+
+/*
+ * Record that the file is indexed to `lines` (and, at the end of a pass,
+ * `offset` decompressed bytes), then commit and, unless `last`, begin the
+ * next batch.  @return 0 or -1 with err.
+ */
+static int checkpoint(lbt_db *db, struct job *j, uint64_t lines, int64_t offset, int last,
+    lbt_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db->h, "UPDATE files SET lines = max(lines, ?), head = ?,"
+	    " size = coalesce(?, size), mtime = coalesce(?, mtime), indexed = ?,"
+	    " offset = CASE WHEN ? >= 0 THEN ? ELSE offset END,"
+	    " format = coalesce(?, format) WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return lbt_dbi_fail(db->h, db->path, "files", err);
+	sqlite3_bind_int64(st, 1, (int64_t)lines);
+	sqlite3_bind_blob(st, 2, j->head, (int)j->head_n, SQLITE_STATIC);
+	if (!j->is_stdin) {
+		sqlite3_bind_int64(st, 3, (int64_t)j->st.st_size);
+		sqlite3_bind_int64(st, 4, (int64_t)j->st.st_mtime);
+	}
+	sqlite3_bind_int64(st, 5, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 6, offset);
+	sqlite3_bind_int64(st, 7, offset);
+	if (j->format[0] != '\0')
+		sqlite3_bind_text(st, 8, j->format, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 9, j->file_id);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return lbt_dbi_fail(db->h, db->path, "files", err);
+	if (lbt_dbi_commit(db, err) < 0)
+		return -1;
+	j->pending = 0;
+	return last ? 0 : lbt_dbi_begin(db, err);
+}
+
+/* Progress context, used on the reading thread only. */
+struct ticker {
+	struct job *j;
+	lbt_input *in;
+	lbt_db_progress_fn fn;
+	void *ctx;
+};
+
+/* Report progress at most 4 times a second (called on the reading thread). */
+static void tick(void *arg)
+{
+	struct ticker *t = arg;
+	const lbt_source *src;
+	double now = now_s();
+
+	if (now - t->j->last_tick < 0.25)
+		return;
+	t->j->last_tick = now;
+	src = lbt_input_source(t->in);
+	t->fn(t->ctx, t->j->name, src ? lbt_source_raw_offset(src) : 0,
+	    t->j->is_stdin ? 0 : (uint64_t)t->j->st.st_size, lbt_input_stats_get(t->in)->lines);
+}
+
+/* Add one record (and its raw line); commit when the batch is full. @return 0/-1 */
+static int add_one(lbt_db *db, struct job *j, const lbt_rec *rec, const char *line,
+    size_t len, lbt_db_stats *st, lbt_err *err)
+{
+	if (lbt_dbi_add(db, j->file_id, rec, line, len, err) < 0)
+		return -1;
+	if (rec->kind == LBT_KIND_EVENT)
+		st->events++;
+	else
+		st->records++;
+	j->last_line = rec->line;
+	if (++j->pending >= db->opts.batch)
+		return checkpoint(db, j, j->last_line, -1, 0, err);
+	return 0;
+}
+
+/*
+ * Read every record of the job's file after j->skip (parsed on a second
+ * thread, db_pipe.c) and add it.  @return 0, or -1 with err (rows so far
+ * are committed by the caller); *input_failed tells an input error (the
+ * file) from a database one.
+ */
+static int load(lbt_db *db, struct job *j, lbt_input *in, lbt_db_progress_fn fn,
+    void *ctx, lbt_db_stats *st, int *input_failed, lbt_err *err)
+{
+	struct ticker t = { j, in, fn, ctx };
+	lbt_dbi_batch b = { 0 };
+	lbt_dbi_pipe *p = lbt_dbi_pipe_start(in, db->opts.keep_raw, fn ? tick : NULL, &t, err);
+	int rc = 0;
+
+	if (p == NULL)
+		return -1;
+	while (rc == 0 && lbt_dbi_pipe_next(p, &b, err) == 1) {
+		for (size_t i = 0; rc == 0 && i < b.n; i++) {
+			const char *line;
+			size_t len;
+			const lbt_rec *rec = lbt_dbi_pipe_rec(p, i, &line, &len);
+
+			rc = add_one(db, j, rec, line, len, st, err);
+		}
+		if (rc == 0 && b.failed) {
+			*input_failed = 1;
+			rc = -1;
+		}
+	}
+	lbt_dbi_pipe_stop(p);
+	return rc;
+}
+
+/* Input options for indexing: everything, events too, no filter, no db. */
+static lbt_input_opts index_opts(const lbt_input_opts *in)
+{
+	lbt_input_opts o = *in;
+
+	o.db = NULL;
+	o.filter = (lbt_filter_opts)LBT_FILTER_OPTS_INIT;
+	o.wanted = 0;
+	o.events = 1;
+	return o;
+}
+
+/* Recognise the file, create its row if new.  @return 0 or -1 with err. */
+static int prepare_job(lbt_db *db, struct job *j, const char *lb, lbt_err *err)
+{
+	struct file_row m;
+
+	if (!j->is_stdin && stat(j->path, &j->st) < 0)
+		return lbt_err_at(err, j->name, 0, "%s", strerror(errno));
+	if (!j->is_stdin && read_head(j, err) < 0)
+		return -1;
+	if (find_file(db, j, &m, err) < 0 || lbt_dbi_begin(db, err) < 0)
+		return -1;
+	j->skip = m.lines;
+	j->last_line = m.lines;
+	memcpy(j->format, m.format, sizeof j->format);
+	if (m.id > 0 && m.same_path) {
+		j->file_id = m.id;
+		return 0;
+	}
+	return insert_file(db, j, &m, lb, err);
+}
+
+/*
+ * A resumed file keeps the built-in format it was first read with, unless
+ * the user names one: detection on the few new lines of a grown file could
+ * otherwise fail (one malformed line) or choose differently.
+ */
+static lbt_input *job_input(struct job *j, const lbt_input_opts *opts, lbt_err *err)
+{
+	lbt_input_opts o = *opts;
+	lbt_input *in;
+
+	if (j->skip > 0 && j->format[0] != '\0' && !o.format && !o.log_format &&
+	    !o.haproxy_cfg && !o.nginx_conf)
+		o.format = j->format;
+	if ((in = lbt_input_new(&o, err)) != NULL)
+		lbt_input_add_at(in, j->path, j->is_stdin ? j->name : NULL, j->skip);
+	return in;
+}
+
+/* Remember the built-in format the input used (after the reading thread ended). */
+static void job_format(struct job *j, const lbt_input *in)
+{
+	const lbt_format *f = lbt_input_format(in);
+	const char *name = f ? lbt_format_name(f) : NULL;
+
+	if (name != NULL && lbt_format_builtin_text(name) != NULL)
+		snprintf(j->format, sizeof j->format, "%s", name);
+}
+
+/* Run the job's input to its end and commit.  @return 0 or -1 with err. */
+static int run_job(lbt_db *db, struct job *j, const lbt_input_opts *o,
+    lbt_db_progress_fn fn, void *ctx, lbt_db_stats *st, lbt_err *err)
+{
+	lbt_input *in = job_input(j, o, err);
+	const lbt_input_stats *is;
+	int failed = 0, rc;
+
+	if (in == NULL) {
+		/* Bad input options: only the files row is undone, caches are intact. */
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+		db->in_txn = 0;
+		return -1;
+	}
+	rc = load(db, j, in, fn, ctx, st, &failed, err);
+	job_format(j, in);
+	is = lbt_input_stats_get(in);
+	st->lines += is->lines;
+	st->malformed += is->malformed;
+	if (is->lines == 0 && j->skip > 0)
+		st->skipped++;
+	if (rc == 0) {
+		/* Read to the end: every line so far is done, malformed ones too. */
+		const lbt_source *src = lbt_input_source(in);
+
+		rc = checkpoint(db, j, j->skip + is->lines,
+		    src ? (int64_t)lbt_source_offset(src) : -1, 1, err);
+	} else if (failed && !db->broken) {
+		lbt_err keep = *err;
+
+		if (checkpoint(db, j, j->last_line, -1, 1, err) == 0)
+			*err = keep;
+	}
+	lbt_input_free(in);
+	return rc;
+}
+
+/* Index one file; see db.h.  @return 0 or -1 with err (committed rows stay). */
+int lbt_db_index_file(lbt_db *db, const char *path, const char *name,
+    const lbt_input_opts *in, lbt_db_progress_fn progress, void *progress_ctx,
+    lbt_db_stats *st, lbt_err *err)
+{
+	struct job *j = calloc(1, sizeof *j);
+	lbt_input_opts o = index_opts(in);
+	int rc;
+
+	if (j == NULL)
+		return lbt_err_set(err, "out of memory");
+	lbt_err_clear(err);
+	j->path = path;
+	j->is_stdin = strcmp(path, "-") == 0;
+	j->named = name != NULL;
+	j->name = name ? name : j->is_stdin ? "(stdin)" : path;
+	st->files++;
+	rc = prepare_job(db, j, in->lb, err);
+	if (rc == 0)
+		rc = run_job(db, j, &o, progress, progress_ctx, st, err);
+	if (rc < 0 && db->in_txn) {
+		/* A database error: drop the batch; the caches may hold its ids. */
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+		db->in_txn = 0;
+		db->broken = 1;
+	}
+	free(j);
+	return rc;
+}

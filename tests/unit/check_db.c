@@ -1,0 +1,623 @@
+/*
+ * check_db.c - lib/db*.c: schema and versions, loading, resuming, rotated
+ * copies, the reader (order, filters pushed into SQL, identical records to
+ * the raw-log path), raw lines, and the error paths.
+ *
+ * The oracle for "identical records" is the raw-log path itself (lbt_input
+ * on the same file, same filter), a second and independent way to the same
+ * records; counts are worked out by hand from the fixture below.
+ */
+#include <check.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lbt/db.h"
+#include "lbt/input.h"
+
+#define UUID_A "0b5a3c1e-1234-4abc-9def-0123456789ab"
+#define UUID_B "11111111-2222-4333-8444-555555555555"
+#define SYS "Nov  1 23:24:01 lb1 haproxy[1234]: "
+/* option httplog, given explicitly so the test does not depend on detection */
+#define HTTPLOG "%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc " \
+	"%ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r"
+
+/*
+ * Seven lines: 5 requests (one out of time order, line 6), 1 event (line
+ * 4), 1 malformed (line 3).  Keys: A on lines 1 and 6, B on 2, 5 and 7.
+ * Sources: 192.0.2.1, 2001:db8:bad:1::5, 2001:db8:bad:1::9, 198.51.100.7,
+ * 2001:db8:bad:2::1.
+ */
+static const char fixture[] =
+	SYS "192.0.2.1:51234 [01/Nov/2025:23:24:01.123] fe_http be_app/app1 0/0/1/12/13 200 1534 - - ---- 12/8/3/2/0 0/0 \"GET /ping/" UUID_A " HTTP/1.1\"\n"
+	SYS "2001:db8:bad:1::5:40000 [01/Nov/2025:23:24:02.000] fe_http fe_http/<NOSRV> -1/1000/-1/-1/1000 500 0 - - PT-- 9/9/0/0/0 0/0 \"GET /ping/" UUID_B " HTTP/1.1\"\n"
+	SYS "this is not a log line\n"
+	SYS "Server be_app/app1 is DOWN, reason: Layer4 connection problem, info: \"Connection refused\", check duration: 0ms. 0 active and 0 backup servers left. 0 sessions active, 0 requeued, 0 remaining in queue.\n"
+	SYS "2001:db8:bad:1::9:40001 [01/Nov/2025:23:24:03.000] fe_http be_app/app2 0/0/1/12/13 503 212 - - sQ-- 9/9/0/0/0 0/1 \"GET /ping/" UUID_B " HTTP/1.1\"\n"
+	SYS "198.51.100.7:1234 [01/Nov/2025:23:24:01.500] fe_http be_app/app1 0/0/1/12/13 404 0 - - ---- 1/1/0/0/0 0/0 \"POST /ping/" UUID_A "?x=1 HTTP/1.1\"\n"
+	SYS "2001:db8:bad:2::1:5 [01/Nov/2025:23:24:04.000] fe_http be_app/app1 0/0/1/12/13 200 10 - - ---- 1/1/0/0/0 0/0 \"GET /ping/" UUID_B " HTTP/1.1\"\n";
+
+static char dir[64];
+
+/* Make a fresh temporary directory for each test. */
+static void setup(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/check_db.XXXXXX");
+	ck_assert(mkdtemp(dir) != NULL);
+}
+
+/* Remove it. */
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert(system(cmd) == 0);
+}
+
+/* dir/name into buf. */
+static const char *at(char *buf, size_t n, const char *name)
+{
+	snprintf(buf, n, "%s/%s", dir, name);
+	return buf;
+}
+
+/* Write (mode "w") or append ("a") text to dir/name. */
+static void put(const char *name, const char *mode, const char *text)
+{
+	char p[128];
+	FILE *fp = fopen(at(p, sizeof p, name), mode);
+
+	ck_assert(fp != NULL);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* Index dir/log into dir/db; fails the test on error.  @return the stats. */
+static lbt_db_stats index_file(const char *log, int keep_raw, uint64_t batch)
+{
+	char p[128], d[128];
+	lbt_db_opts o = LBT_DB_OPTS_INIT;
+	lbt_input_opts in = { 0 };
+	lbt_db_stats st = { 0 };
+	lbt_err err;
+	lbt_db *db;
+
+	o.keep_raw = keep_raw;
+	o.batch = batch;
+	in.max_reported = 5;
+	in.log_format = HTTPLOG;
+	db = lbt_db_open(at(d, sizeof d, "t.db"), &o, &err);
+	ck_assert_msg(db != NULL, "%s", err.msg);
+	ck_assert_msg(lbt_db_index_file(db, at(p, sizeof p, log), NULL, &in, NULL, NULL, &st,
+	    &err) == 0, "%s", err.msg);
+	ck_assert_msg(lbt_db_close(db, &err) == 0, "%s", err.msg);
+	return st;
+}
+
+/* One integer from SQL on dir/t.db. */
+static int64_t sql_int(const char *sql)
+{
+	char d[128];
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	ck_assert(sqlite3_open(at(d, sizeof d, "t.db"), &h) == SQLITE_OK);
+	ck_assert_msg(sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK, "%s",
+	    sqlite3_errmsg(h));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+/* Append every field of rec (tab-separated) and a newline to out. */
+static void dump_rec(const lbt_rec *rec, char *out, size_t n)
+{
+	char buf[1024];
+
+	for (int f = 0; f < LBT_F_COUNT; f++) {
+		if (f == LBT_F_FILE)
+			continue;      /* the DB keeps the name; compared separately */
+		lbt_rec_format_field(rec, (lbt_field)f, buf, sizeof buf);
+		strncat(out, buf, n - strlen(out) - 1);
+		strncat(out, f + 1 < LBT_F_COUNT ? "\t" : "", n - strlen(out) - 1);
+	}
+	strncat(out, rec->kind == LBT_KIND_EVENT ? "\tevent\n" : "\n", n - strlen(out) - 1);
+}
+
+/*
+ * Read records through lbt_input: from dir/t.db when db, else the raw log
+ * dir/fixture.log, with filter f.  Records are dumped into out, one line
+ * each.  @return the number of records.
+ */
+static int read_all(int db, const lbt_filter_opts *f, int events, char *out, size_t n)
+{
+	char p[128], d[128];
+	lbt_input_opts o = { 0 };
+	lbt_input *in;
+	lbt_rec *rec;
+	lbt_err err;
+	int count = 0, r;
+
+	o.filter = *f;
+	o.events = events;
+	o.log_format = HTTPLOG;
+	o.now_us = INT64_C(1762041841) * 1000000;
+	if (db)
+		o.db = at(d, sizeof d, "t.db");
+	in = lbt_input_new(&o, &err);
+	ck_assert_msg(in != NULL, "%s", err.msg);
+	if (!db)
+		lbt_input_add(in, at(p, sizeof p, "fixture.log"));
+	out[0] = '\0';
+	while ((r = lbt_input_next(in, &rec, &err)) != 0) {
+		ck_assert_msg(r == 1, "%s", err.msg);
+		dump_rec(rec, out, n);
+		count++;
+	}
+	lbt_input_free(in);
+	return count;
+}
+
+/* Order of dumped lines by their time (the first 24 characters, ISO with ms). */
+static int line_cmp(const void *a, const void *b)
+{
+	return strncmp(*(const char *const *)a, *(const char *const *)b, 24);
+}
+
+/* Sort the lines of s by time: the raw path's records in the index's order
+ * (every time in the fixture differs, so no tie needs the line number). */
+static void sort_lines(char *s)
+{
+	char *lines[64], *copy = strdup(s), *save = NULL;
+	int n = 0;
+
+	for (char *t = strtok_r(copy, "\n", &save); t && n < 64; t = strtok_r(NULL, "\n", &save))
+		lines[n++] = t;
+	qsort(lines, (size_t)n, sizeof lines[0], line_cmp);
+	s[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		strcat(s, lines[i]);
+		strcat(s, "\n");
+	}
+	free(copy);
+}
+
+
+/* Write the fixture and index it. */
+static lbt_db_stats load_fixture(int keep_raw, uint64_t batch)
+{
+	put("fixture.log", "w", fixture);
+	return index_file("fixture.log", keep_raw, batch);
+}
+
+START_TEST(schema_created)
+{
+	load_fixture(0, 0);
+	ck_assert_int_eq(sql_int("PRAGMA user_version"), LBT_DB_VERSION);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM sqlite_master WHERE name IN "
+	    "('requests', 'events', 'files', 'paths', 'keys', 'addrs', 'nets', 'raw', "
+	    "'requests_v', 'events_v', 'requests_time', 'requests_key', 'requests_net')"), 13);
+	/* one load balancer: no LB index (see db_schema.c) */
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM sqlite_master WHERE name = "
+	    "'requests_lb'"), 0);
+}
+END_TEST
+
+START_TEST(load_counts)
+{
+	lbt_db_stats st = load_fixture(0, 0);
+
+	ck_assert_int_eq(st.files, 1);
+	ck_assert_int_eq(st.lines, 7);
+	ck_assert_int_eq(st.records, 5);
+	ck_assert_int_eq(st.events, 1);
+	ck_assert_int_eq(st.malformed, 1);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests"), 5);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM events"), 1);
+	ck_assert_int_eq(sql_int("SELECT lines FROM files"), 7);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM keys"), 2);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM addrs"), 5);
+	/* 192.0.2.1, 198.51.100.7, 2001:db8:bad:1::/64, 2001:db8:bad:2::/64 */
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM nets"), 4);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests_v WHERE client = "
+	    "'2001:db8:bad:1::9' AND net = '2001:db8:bad:1::/64' AND status = 503 AND "
+	    "term = 'sQ--' AND lb = 'lb1' AND key = '" UUID_B "' AND time = "
+	    "'2025-11-01T23:24:03.000Z' AND line = 5 AND bq = 1"), 1);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests_v WHERE query = 'x=1' AND "
+	    "method = 'POST' AND path = '/ping/" UUID_A "'"), 1);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM events_v WHERE server = 'app1' AND "
+	    "backend = 'be_app' AND line = 4"), 1);
+}
+END_TEST
+
+START_TEST(idempotent)
+{
+	lbt_db_stats st;
+
+	load_fixture(0, 0);
+	st = index_file("fixture.log", 0, 0);
+	ck_assert_int_eq(st.lines, 0);
+	ck_assert_int_eq(st.records, 0);
+	ck_assert_int_eq(st.skipped, 1);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests"), 5);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM events"), 1);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM files"), 1);
+}
+END_TEST
+
+START_TEST(grown_file)
+{
+	lbt_db_stats st;
+
+	load_fixture(0, 0);
+	put("fixture.log", "a", SYS "192.0.2.1:1 [01/Nov/2025:23:25:00.000] fe_http "
+	    "be_app/app1 0/0/1/12/13 200 1 - - ---- 1/1/0/0/0 0/0 \"GET /x HTTP/1.1\"\n");
+	st = index_file("fixture.log", 0, 0);
+	ck_assert_int_eq(st.lines, 1);
+	ck_assert_int_eq(st.records, 1);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests"), 6);
+	ck_assert_int_eq(sql_int("SELECT max(line) FROM requests"), 8);
+	ck_assert_int_eq(sql_int("SELECT lines FROM files"), 8);
+}
+END_TEST
+
+START_TEST(rotated_copies)
+{
+	char cmd[512];
+	lbt_db_stats st;
+
+	load_fixture(0, 0);
+	/* renamed and compressed with gzip, then zstd, one line longer */
+	snprintf(cmd, sizeof cmd, "cd '%s' && cp fixture.log r.log && gzip -c r.log > r.log.gz"
+	    " && printf '%%s\\n' '%s' >> r.log && zstd -q r.log -o r.log.zst", dir,
+	    SYS "192.0.2.9:1 [01/Nov/2025:23:26:00.000] fe_http be_app/app1 0/0/1/12/13 "
+	    "200 1 - - ---- 1/1/0/0/0 0/0 \"GET /y HTTP/1.1\"");
+	ck_assert(system(cmd) == 0);
+	st = index_file("r.log.gz", 0, 0);
+	ck_assert_int_eq(st.records, 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests"), 5);
+	ck_assert_int_eq(sql_int("SELECT copy_of FROM files WHERE path LIKE '%r.log.gz'"), 1);
+	st = index_file("r.log.zst", 0, 0);
+	ck_assert_int_eq(st.records, 1);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests"), 6);
+	ck_assert_int_eq(sql_int("SELECT line FROM requests_v WHERE file LIKE '%r.log.zst'"), 8);
+	st = index_file("r.log", 0, 0);       /* the plain copy: nothing new either */
+	ck_assert_int_eq(st.records, 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests"), 6);
+}
+END_TEST
+
+START_TEST(reader_same_as_raw)
+{
+	static char a[16384], b[16384];
+	lbt_filter_opts f = LBT_FILTER_OPTS_INIT;
+
+	load_fixture(0, 0);
+	ck_assert_int_eq(read_all(1, &f, 1, a, sizeof a), 6);
+	ck_assert_int_eq(read_all(0, &f, 1, b, sizeof b), 6);
+	sort_lines(b);
+	ck_assert_str_eq(a, b);
+	/* time order: line 6 (23:24:01.500) comes second */
+	ck_assert(strstr(a, "2025-11-01T23:24:01.123Z") < strstr(a, "2025-11-01T23:24:01.500Z"));
+	ck_assert(strstr(a, "2025-11-01T23:24:01.500Z") < strstr(a, "2025-11-01T23:24:02.000Z"));
+}
+END_TEST
+
+/* Both paths with filter f give `want` records, the same ones. */
+static void same_filtered(const lbt_filter_opts *f, int events, int want)
+{
+	static char a[16384], b[16384];
+
+	ck_assert_int_eq(read_all(1, f, events, a, sizeof a), want);
+	ck_assert_int_eq(read_all(0, f, events, b, sizeof b), want);
+	sort_lines(b);
+	ck_assert_str_eq(a, b);
+}
+
+START_TEST(reader_filters)
+{
+	lbt_filter_opts f;
+
+	load_fixture(0, 0);
+#define CASE(field, value, events, want) \
+	do { f = (lbt_filter_opts)LBT_FILTER_OPTS_INIT; f.field = value; \
+	     same_filtered(&f, events, want); } while (0)
+	CASE(key, UUID_A, 0, 2);
+	CASE(key, "11111111-2222-4333-8444-555555555555", 1, 3);
+	CASE(key, "11111111-2222-4333-8444-555555555555,nope", 0, 3);
+	CASE(key, "0B5A3C1E-1234-4ABC-9DEF-0123456789AB", 0, 2);   /* UUIDs without case */
+	CASE(src, "2001:db8:bad:1::/64", 0, 2);
+	CASE(src, "2001:db8:bad::/48", 0, 3);
+	CASE(src, "2001:db8:bad:1::9", 0, 1);
+	CASE(src, "192.0.2.0/24,198.51.100.7", 0, 2);
+	CASE(src, "::/0", 0, 3);                                     /* IPv6 only */
+	CASE(status, "5xx", 0, 2);
+	CASE(status, "404,200", 0, 3);
+	CASE(term, "PT", 0, 1);
+	CASE(term, "s,PT--", 0, 2);
+	CASE(lb, "lb1", 1, 6);
+	CASE(lb, "lb2", 1, 0);
+	CASE(since, "2025-11-01T23:24:02Z", 0, 3);
+	CASE(until, "2025-11-01T23:24:02Z", 0, 2);
+	CASE(since, "23:24:02", 0, 3);                               /* day of the first record */
+#undef CASE
+	f = (lbt_filter_opts)LBT_FILTER_OPTS_INIT;
+	f.key = UUID_B;
+	f.src = "2001:db8:bad:1::/64";
+	f.since = "2025-11-01T23:24:02.5Z";
+	same_filtered(&f, 1, 1);
+}
+END_TEST
+
+START_TEST(small_batches)
+{
+	static char a[16384], b[16384];
+	char d[128];
+	lbt_filter_opts f = LBT_FILTER_OPTS_INIT;
+
+	load_fixture(0, 0);
+	read_all(1, &f, 1, a, sizeof a);
+	unlink(at(d, sizeof d, "t.db"));
+	index_file("fixture.log", 0, 1);
+	ck_assert_int_eq(read_all(1, &f, 1, b, sizeof b), 6);
+	ck_assert_str_eq(a, b);
+}
+END_TEST
+
+START_TEST(keep_raw_lines)
+{
+	char d[128];
+	lbt_input_opts o = { 0 };
+	lbt_input *in;
+	lbt_rec *rec;
+	lbt_err err;
+	const char *line;
+	size_t len;
+	int n = 0;
+
+	load_fixture(1, 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM raw"), 6);
+	o.db = at(d, sizeof d, "t.db");
+	o.events = 1;
+	in = lbt_input_new(&o, &err);
+	ck_assert_msg(in != NULL, "%s", err.msg);
+	while (lbt_input_next(in, &rec, &err) == 1) {
+		char want[1024];
+
+		line = lbt_input_line(in, &len);
+		ck_assert(line != NULL);
+		/* line rec->line of the fixture, by hand */
+		const char *p = fixture;
+		for (uint64_t i = 1; i < rec->line; i++)
+			p = strchr(p, '\n') + 1;
+		snprintf(want, sizeof want, "%.*s", (int)(strchr(p, '\n') - p), p);
+		ck_assert_int_eq(len, strlen(want));
+		ck_assert(memcmp(line, want, len) == 0);
+		n++;
+	}
+	ck_assert_int_eq(n, 6);
+	lbt_input_free(in);
+}
+END_TEST
+
+START_TEST(no_raw_without_keep_raw)
+{
+	char d[128];
+	lbt_input_opts o = { 0 };
+	lbt_db_reader *r;
+	lbt_rec *rec;
+	lbt_err err;
+	const char *line;
+	size_t len;
+
+	load_fixture(0, 0);
+	r = lbt_db_reader_open(at(d, sizeof d, "t.db"), &o, &err);
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	ck_assert_int_eq(lbt_db_reader_next(r, &rec, &err), 1);
+	ck_assert_int_eq(lbt_db_reader_raw(r, &line, &len, &err), 0);
+	lbt_db_reader_close(r);
+}
+END_TEST
+
+START_TEST(files_interleave)
+{
+	static char a[16384];
+	lbt_filter_opts f = LBT_FILTER_OPTS_INIT;
+	const char *p1, *p2;
+
+	load_fixture(0, 0);
+	put("second.log", "w", "Nov  1 23:24:01 lb2 haproxy[1]: 192.0.2.77:1 "
+	    "[01/Nov/2025:23:24:02.500] fe_http be_app/app1 0/0/1/12/13 200 1 - - ---- "
+	    "1/1/0/0/0 0/0 \"GET /z HTTP/1.1\"\n");
+	index_file("second.log", 0, 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM sqlite_master WHERE name = "
+	    "'requests_lb'"), 1);
+	ck_assert_int_eq(read_all(1, &f, 0, a, sizeof a), 6);
+	p1 = strstr(a, "2025-11-01T23:24:02.000Z");
+	p2 = strstr(a, "2025-11-01T23:24:02.500Z\tlb2");
+	ck_assert(p1 != NULL && p2 != NULL && p1 < p2);
+	ck_assert(p2 < strstr(a, "2025-11-01T23:24:03.000Z"));
+	f.lb = "lb2";
+	ck_assert_int_eq(read_all(1, &f, 0, a, sizeof a), 1);
+}
+END_TEST
+
+/* lbt_db_reader_open on dir/name fails with a message containing `what`. */
+static void open_fails(const char *name, const char *what)
+{
+	char d[128];
+	lbt_input_opts o = { 0 };
+	lbt_err err;
+
+	ck_assert(lbt_db_reader_open(at(d, sizeof d, name), &o, &err) == NULL);
+	ck_assert_msg(strstr(err.msg, what) != NULL, "%s", err.msg);
+	ck_assert_str_eq(err.file, d);
+}
+
+/* Run sql on a new database dir/name. */
+static void make_db(const char *name, const char *sql)
+{
+	char d[128];
+	sqlite3 *h;
+
+	ck_assert(sqlite3_open(at(d, sizeof d, name), &h) == SQLITE_OK);
+	ck_assert(sqlite3_exec(h, sql, NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(h);
+}
+
+START_TEST(open_errors)
+{
+	char d[128];
+	lbt_input_opts o = { 0 };
+	lbt_db_opts dbo = LBT_DB_OPTS_INIT;
+	lbt_err err;
+
+	open_fails("missing.db", "cannot open");
+	make_db("other.db", "CREATE TABLE t (x)");
+	open_fails("other.db", "not an lbt index");
+	ck_assert(lbt_db_open(at(d, sizeof d, "other.db"), &dbo, &err) == NULL);
+	ck_assert(strstr(err.msg, "not an lbt index") != NULL);
+	make_db("new.db", "PRAGMA user_version = 99");
+	open_fails("new.db", "newer");
+	make_db("empty.db", "");
+	open_fails("empty.db", "not an lbt index");
+	put("text.db", "w", "this is not sqlite, just text that is long enough to be a header\n");
+	open_fails("text.db", "not an lbt index");
+	load_fixture(0, 0);
+	o.filter.src = "300.1.1.1";
+	ck_assert(lbt_db_reader_open(at(d, sizeof d, "t.db"), &o, &err) == NULL);
+	ck_assert(strstr(err.msg, "--src") != NULL);
+}
+END_TEST
+
+START_TEST(index_errors)
+{
+	char d[128], p[128], cmd[512];
+	lbt_db_opts o = LBT_DB_OPTS_INIT;
+	lbt_input_opts in = { .log_format = HTTPLOG };
+	lbt_db_stats st = { 0 };
+	lbt_err err;
+	lbt_db *db = lbt_db_open(at(d, sizeof d, "t.db"), &o, &err);
+
+	ck_assert(db != NULL);
+	ck_assert_int_eq(lbt_db_index_file(db, at(p, sizeof p, "nope.log"), NULL, &in, NULL,
+	    NULL, &st, &err), -1);
+	ck_assert_str_eq(err.file, p);
+	/* a truncated zstd file: the lines before the damage are kept */
+	put("fixture.log", "w", fixture);
+	snprintf(cmd, sizeof cmd, "cd '%s' && zstd -q fixture.log -o f.zst && "
+	    "head -c 60 f.zst > cut.zst", dir);
+	ck_assert(system(cmd) == 0);
+	ck_assert_int_eq(lbt_db_index_file(db, at(p, sizeof p, "cut.zst"), NULL, &in, NULL,
+	    NULL, &st, &err), -1);
+	ck_assert(err.msg[0] != '\0');
+	/* the database stays usable for the next file */
+	ck_assert_msg(lbt_db_index_file(db, at(p, sizeof p, "fixture.log"), NULL, &in, NULL,
+	    NULL, &st, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(lbt_db_close(db, &err), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests"), 5);
+	ck_assert(lbt_db_open("/nonexistent/dir/x.db", &o, &err) == NULL);
+	ck_assert(strstr(err.file, "/nonexistent/dir/x.db") != NULL);
+}
+END_TEST
+
+START_TEST(strict_stops_and_resumes)
+{
+	char d[128], p[128];
+	lbt_db_opts o = LBT_DB_OPTS_INIT;
+	lbt_input_opts in = { .log_format = HTTPLOG, .strict = 1 };
+	lbt_db_stats st = { 0 };
+	lbt_err err;
+	lbt_db *db;
+
+	put("fixture.log", "w", fixture);
+	db = lbt_db_open(at(d, sizeof d, "t.db"), &o, &err);
+	ck_assert(db != NULL);
+	/* line 3 is malformed: lines 1 and 2 are kept, the error names line 3 */
+	ck_assert_int_eq(lbt_db_index_file(db, at(p, sizeof p, "fixture.log"), NULL, &in, NULL,
+	    NULL, &st, &err), -1);
+	ck_assert_str_eq(err.file, p);
+	ck_assert_int_eq(err.line, 3);
+	ck_assert_int_eq(lbt_db_close(db, &err), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests"), 2);
+	ck_assert_int_eq(sql_int("SELECT lines FROM files"), 2);
+	/* without --strict the rest follows, nothing twice */
+	index_file("fixture.log", 0, 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests"), 5);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM events"), 1);
+}
+END_TEST
+
+START_TEST(corrupt_raw_line)
+{
+	char d[128];
+	lbt_input_opts o = { .log_format = HTTPLOG };
+	lbt_db_reader *r;
+	lbt_rec *rec;
+	lbt_err err;
+	const char *line;
+	size_t len;
+	sqlite3 *h;
+
+	load_fixture(1, 0);
+	/* six lines are too few to train a dictionary: frames without one */
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM raw WHERE dict_id IS NULL"), 6);
+	ck_assert(sqlite3_open(at(d, sizeof d, "t.db"), &h) == SQLITE_OK);
+	ck_assert(sqlite3_exec(h, "UPDATE raw SET z = x'28b52ffd0000' WHERE line = 1", NULL,
+	    NULL, NULL) == SQLITE_OK);
+	sqlite3_close(h);
+	r = lbt_db_reader_open(d, &o, &err);
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	ck_assert_int_eq(lbt_db_reader_next(r, &rec, &err), 1);
+	ck_assert_int_eq(rec->line, 1);
+	ck_assert_int_eq(lbt_db_reader_raw(r, &line, &len, &err), -1);
+	ck_assert(strstr(err.msg, "corrupt raw line") != NULL);
+	ck_assert_int_eq(lbt_db_reader_next(r, &rec, &err), 1);
+	ck_assert_int_eq(lbt_db_reader_raw(r, &line, &len, &err), 1);
+	lbt_db_reader_close(r);
+}
+END_TEST
+
+/* The suite. */
+static Suite *db_suite(void)
+{
+	Suite *s = suite_create("db");
+	TCase *tc = tcase_create("db");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, schema_created);
+	tcase_add_test(tc, load_counts);
+	tcase_add_test(tc, idempotent);
+	tcase_add_test(tc, grown_file);
+	tcase_add_test(tc, rotated_copies);
+	tcase_add_test(tc, reader_same_as_raw);
+	tcase_add_test(tc, reader_filters);
+	tcase_add_test(tc, small_batches);
+	tcase_add_test(tc, keep_raw_lines);
+	tcase_add_test(tc, no_raw_without_keep_raw);
+	tcase_add_test(tc, files_interleave);
+	tcase_add_test(tc, open_errors);
+	tcase_add_test(tc, index_errors);
+	tcase_add_test(tc, strict_stops_and_resumes);
+	tcase_add_test(tc, corrupt_raw_line);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(db_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
