@@ -110,3 +110,14 @@ clean:
 	rm -rf build
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# Coverage-guided fuzzing of the line parsers (clang's libFuzzer), 60 s.
+FUZZ_SECONDS ?= 60
+fuzz:
+	$(MAKE) --no-print-directory B=build/fuzz CC=clang \
+		CFLAGS='-O1 -g -fsanitize=fuzzer-no-link,address,undefined' build/fuzz/liblbt.a
+	clang -std=c11 -D_GNU_SOURCE -Iinclude -g -O1 -fsanitize=fuzzer,address,undefined \
+		-o build/fuzz/fuzz_line tests/fuzz/fuzz_line.c build/fuzz/liblbt.a $(LIBS)
+	mkdir -p build/fuzz/corpus
+	for f in tests/data/real/*.log; do split -l 1 -a 4 "$$f" build/fuzz/corpus/$$(basename $$f .log)-; done
+	build/fuzz/fuzz_line -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build/fuzz/corpus

@@ -18,7 +18,11 @@
  * The parser is a sequence of steps (literal, field); fields are found by
  * scanning for the next literal with memchr, never with a regex, and only
  * the fields in the wanted mask are converted.  Strings needing unescaping
- * are decoded into scratch memory owned by the format (reset every line).
+ * are decoded into scratch memory owned by the format (reset every line);
+ * text lines cost no allocation, JSON and CBOR lines one document each
+ * (jansson, libcbor), kept until the next line.  The mapping of aliases and
+ * variables to fields, the descriptor syntax and the limits are in
+ * lbt-formats(5).  Implementation map: lib/format_int.h.
  * Includes: err.h, rec.h, timeparse.h.
  */
 #ifndef LBT_FORMAT_H
@@ -105,15 +109,22 @@ const char *lbt_format_builtin_text(const char *name);
 
 /* One candidate's score in detection. */
 typedef struct lbt_format_score {
-	const char *name;     /* built-in name */
-	int parsed;           /* lines parsed as records or events */
-	int tried;            /* lines tried */
-	int fields;           /* fields the format fills: the tie-breaker */
+	const char *name;     /* built-in name (static storage) */
+	int parsed;           /* non-blank lines parsed as records (or skipped as a header) */
+	int tried;            /* non-blank lines tried */
+	int literal;          /* fixed text the template requires (bytes, JSON keys):
+	                         first tie-breaker, the more specific format wins */
+	int fields;           /* distinct fields filled on those lines: second tie-breaker */
+	int priority;         /* the descriptor's priority: third tie-breaker */
 } lbt_format_score;
 
 /*
  * Score every built-in descriptor on `n` sample messages (wrappers already
- * removed).  scores[] gets one entry per built-in, best first.
+ * removed).  scores[] gets one entry per built-in, best first: most parsed,
+ * then most literal text, most fields, highest priority.  Two entries with
+ * the same `parsed` (haproxy-httplog and haproxy-legacy read the same
+ * lines) are a tie the caller should report.  Event lines are parsed by no
+ * format.
  * @return the number of entries written.
  */
 int lbt_format_detect(const char *const *msgs, const size_t *lens, int n,

@@ -1,5 +1,5 @@
 /*
- * format_builtin.h - the descriptors of formats/*.fmt, compiled in.
+ * format_builtin.h - the descriptors of formats/NAME.fmt, compiled in.
  * Generated table (mk/embed-formats.sh); read through format.h.
  */
 #ifndef LBT_FORMAT_BUILTIN_H
@@ -12,5 +12,8 @@ struct lbt_format_builtin {
 
 /* Terminated by { NULL, NULL }. */
 extern const struct lbt_format_builtin lbt_format_builtins[];
+
+/* The same names, in the same order, NULL-terminated. */
+extern const char *const lbt_format_builtin_name_list[];
 
 #endif

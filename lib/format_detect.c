@@ -1,0 +1,102 @@
+/*
+ * format_detect.c - which built-in format reads a log: try them all on a
+ * few sample messages and rank them.
+ *
+ * Ranking: most lines parsed, then the most specific template (more fixed
+ * text: haproxy-tcpclf lines also parse as haproxy-clf, but only one has
+ * "TCP " and 000 literally), then most distinct fields filled on them,
+ * then the descriptor's priority (haproxy-httplog over haproxy-legacy:
+ * their lines look the same, log-formats.md §1.7), then name.  Every score
+ * is returned so that the caller can see a tie on parsed lines and say so.
+ * Cost: one compile per built-in and one parse per line and built-in; it
+ * runs on ~50 lines.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "format_int.h"
+#include "lbt/format_builtin.h"
+
+/* Order of scores: best first. */
+static int score_cmp(const void *a, const void *b)
+{
+	const lbt_format_score *x = a, *y = b;
+
+	if (x->parsed != y->parsed)
+		return y->parsed - x->parsed;
+	if (x->parsed == 0)
+		return strcmp(x->name, y->name);
+	if (x->literal != y->literal)
+		return y->literal - x->literal;
+	if (x->fields != y->fields)
+		return y->fields - x->fields;
+	if (x->priority != y->priority)
+		return y->priority - x->priority;
+	return strcmp(x->name, y->name);
+}
+
+/* True when msg[0..len) is blank (only spaces, tabs, CR, LF). */
+static int blank(const char *msg, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (msg[i] != ' ' && msg[i] != '\t' && msg[i] != '\r' && msg[i] != '\n')
+			return 0;
+	return 1;
+}
+
+/* Fixed text format f requires: literal bytes, separators, JSON/CBOR keys. */
+static int literal_bytes(const lbt_format *f)
+{
+	int n = (int)f->nkeys;
+
+	for (size_t i = 0; i < f->prog.n; i++)
+		n += f->prog.v[i].op == OP_LIT ? (int)f->prog.v[i].litlen :
+		    f->prog.v[i].op == OP_SEP;
+	return n;
+}
+
+/* Score format f on the messages into *s. */
+static void score_one(lbt_format *f, const char *const *msgs, const size_t *lens, int n,
+    lbt_format_score *s)
+{
+	uint64_t have = 0;
+	lbt_rec rec;
+	lbt_err err;
+
+	s->parsed = s->tried = 0;
+	for (int i = 0; i < n; i++) {
+		int r;
+
+		if (blank(msgs[i], lens[i]))
+			continue;
+		s->tried++;
+		r = lbt_format_parse(f, msgs[i], lens[i], &rec, &err);
+		if (r == LBT_PARSE_OK)
+			have |= rec.have;
+		if (r != LBT_PARSE_BAD)
+			s->parsed++;
+	}
+	s->fields = __builtin_popcountll(have);
+	s->literal = literal_bytes(f);
+	s->priority = f->priority;
+}
+
+/* Score every built-in on the messages, best first.  @return entries written */
+int lbt_format_detect(const char *const *msgs, const size_t *lens, int n,
+    lbt_format_score *scores, int max)
+{
+	int k = 0;
+
+	for (size_t i = 0; lbt_format_builtins[i].name != NULL && k < max; i++) {
+		lbt_format *f = lbt_format_open(lbt_format_builtins[i].name, NULL);
+
+		if (f == NULL)
+			continue;
+		scores[k].name = lbt_format_builtins[i].name;
+		score_one(f, msgs, lens, n, &scores[k]);
+		lbt_format_free(f);
+		k++;
+	}
+	qsort(scores, (size_t)k, sizeof scores[0], score_cmp);
+	return k;
+}

@@ -1,0 +1,496 @@
+/*
+ * format_match.c - apply a text program (steps) to one line.
+ *
+ * Steps run left to right with one cursor.  A literal must be at the
+ * cursor; an item's value ends where the next step can start: the next
+ * literal (memchr on its first byte, then memcmp), the next space for a
+ * HAProxy separator, the closing quote of a quoted value, the end of the
+ * line.  A few value shapes carry their own rule (an address before ':'
+ * splits on the last colon, a zoned date has one inner space, an unquoted
+ * request two).  No backtracking, no regex, no allocation.
+ *
+ * HAProxy separators follow log.c: a run of template spaces prints one
+ * space, and none when nothing was printed since the previous separator
+ * (an absent "{...}" capture block, a line built without a stream).
+ */
+#include <string.h>
+
+#include "format_int.h"
+
+#define NPOS ((size_t)-1)
+#define CUT 2              /* match_item: the line ends inside this value */
+#define CUT_MIN 900        /* shorter lines are never taken as cut by the logger */
+
+/*
+ * First `ch` in s[p..len), or NULL.  Most values are a few bytes long: a
+ * byte loop over the first 16 is cheaper than the memchr call (measured on
+ * haproxy-httplog, 1.4 -> 0.9 us per line together with same()), memchr
+ * takes the long ones.
+ */
+static inline const char *find_byte(const char *s, size_t p, size_t len, char ch)
+{
+	size_t e = len - p > 16 ? p + 16 : len;
+
+	for (; p < e; p++)
+		if (s[p] == ch)
+			return s + p;
+	return p < len ? memchr(s + p, ch, len - p) : NULL;
+}
+
+/* True when s[0..n) equals lit[0..n); inline for short template literals. */
+static inline int same(const char *s, const char *lit, size_t n)
+{
+	if (n > 8)
+		return memcmp(s, lit, n) == 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != lit[i])
+			return 0;
+	return 1;
+}
+
+/* Name of the last item before step i, for messages ("start of line" if none). */
+static const char *prev_what(const struct fmt_prog *pg, size_t i)
+{
+	while (i-- > 0)
+		if (pg->v[i].op == OP_ITEM)
+			return pg->v[i].it.what;
+	return "start of line";
+}
+
+/* "expected 'X' after WHAT at column N".  @return -1 */
+static int expected(struct fmt_ctx *c, const struct fmt_prog *pg, size_t i, const char *lit,
+    size_t ln, size_t col)
+{
+	return lbt_err_set(c->err, "expected '%.*s' after %s at column %zu",
+	    (int)(ln > 30 ? 30 : ln), lit, prev_what(pg, i), col);
+}
+
+/* True when s[o] is preceded by an odd number of backslashes after `start`. */
+static int escaped(const char *s, size_t start, size_t o)
+{
+	size_t k = 0;
+
+	while (o > start && s[o - 1] == '\\') {
+		o--;
+		k++;
+	}
+	return k & 1;
+}
+
+/*
+ * First occurrence of lit[0..ln) in s[p..len), not backslash-escaped when
+ * bslash (`vs` is where the value began).  @return offset or NPOS
+ */
+static size_t find_lit(int bslash, const char *s, size_t len, size_t p, size_t vs,
+    const char *lit, size_t ln)
+{
+	while (p + ln <= len) {
+		const char *h = find_byte(s, p, len - ln + 1, lit[0]);
+		size_t o;
+
+		if (h == NULL)
+			return NPOS;
+		o = (size_t)(h - s);
+		if (same(h, lit, ln) && !(bslash && escaped(s, vs, o)))
+			return o;
+		p = o + 1;
+	}
+	return NPOS;
+}
+
+/* len without trailing spaces, not below p. */
+static size_t trim_end(const char *s, size_t len, size_t p)
+{
+	while (len > p && s[len - 1] == ' ')
+		len--;
+	return len;
+}
+
+/* True when position o can be followed by step i+1 (for raw-quoted samples). */
+static int follows(const struct fmt_prog *pg, size_t i, const char *s, size_t len, size_t o)
+{
+	const struct fmt_step *nx = i + 1 < pg->n ? &pg->v[i + 1] : NULL;
+
+	if (nx == NULL)
+		return trim_end(s, len, o) == o;
+	if (nx->op == OP_SEP)
+		return o == len || s[o] == ' ';
+	if (nx->op == OP_LIT)
+		return len - o >= nx->litlen && same(s + o, nx->lit, nx->litlen);
+	return 1;
+}
+
+/* True when every step after i is a separator or a capture list. */
+static int rest_is_lists(const struct fmt_prog *pg, size_t i)
+{
+	for (size_t j = i + 1; j < pg->n; j++)
+		if (pg->v[j].op == OP_LIT ||
+		    (pg->v[j].op == OP_ITEM && pg->v[j].it.scan != SC_LIST))
+			return 0;
+	return 1;
+}
+
+/* End of a value by the generic rule, searching from q. @return offset or NPOS */
+static size_t end_generic(const struct fmt_prog *pg, size_t i, const char *s, size_t len,
+    size_t p, size_t q)
+{
+	const struct fmt_step *nx = i + 1 < pg->n ? &pg->v[i + 1] : NULL;
+	const char *sp;
+
+	if (nx == NULL)
+		return trim_end(s, len, p);
+	if (nx->op == OP_SEP) {
+		sp = find_byte(s, q, len, ' ');
+		return sp ? (size_t)(sp - s) : len;
+	}
+	if (nx->op == OP_LIT) {
+		if (pg->anchor && i + 2 == pg->n) {
+			size_t end = len;
+
+			if (end - p < nx->litlen || memcmp(s + end - nx->litlen, nx->lit, nx->litlen))
+				return NPOS;
+			return end - nx->litlen;
+		}
+		return find_lit(pg->bslash || (pg->v[i].it.flags & FL_BSLASH), s, len, q, p,
+		    nx->lit, nx->litlen);
+	}
+	return len;
+}
+
+/*
+ * Where to search the end of an unquoted request line at p: after
+ * "METHOD URI " when the third word starts with "HTTP/", else p (a
+ * "<BADREQ>", garbage without spaces, or an HTTP/0.9 "GET /x").
+ */
+static size_t skip_method_uri(const char *s, size_t len, size_t p)
+{
+	const char *a = memchr(s + p, ' ', len - p), *b;
+
+	if (a == NULL)
+		return p;
+	b = memchr(a + 1, ' ', (size_t)(s + len - a - 1));
+	if (b == NULL || (size_t)(s + len - b) < 6 || memcmp(b + 1, "HTTP/", 5) != 0)
+		return p;
+	return (size_t)(b - s) + 1;
+}
+
+/* End of an address followed by ':' (ip:port): the last colon of the word. */
+static size_t end_address(const char *s, size_t len, size_t p)
+{
+	const char *sp = find_byte(s, p, len, ' ');
+	const char *col = memrchr(s + p, ':', (size_t)((sp ? sp : s + len) - (s + p)));
+
+	return col ? (size_t)(col - s) : NPOS;
+}
+
+/*
+ * End of a number followed directly by another item: its digits (hex
+ * ones under +X), less the width of a fixed-width item after it ("%Ts%ms":
+ * the last 3 digits are %ms).
+ */
+static size_t end_number(const struct fmt_item *it, const struct fmt_item *next,
+    const char *s, size_t len, size_t p)
+{
+	size_t q = p;
+
+	if (q < len && (s[q] == '+' || s[q] == '-'))
+		q++;
+	while (q < len && ((s[q] >= '0' && s[q] <= '9') ||
+	    ((it->flags & FL_HEX) && ((s[q] | 0x20) >= 'a' && (s[q] | 0x20) <= 'f'))))
+		q++;
+	if (next->scan == SC_FIXED && q - p > next->width)
+		q -= next->width;
+	return q;
+}
+
+/* End of an unquoted value starting at p, by its scan rule. @return offset or NPOS */
+static size_t find_end(const struct fmt_prog *pg, size_t i, const char *s, size_t len,
+    size_t p)
+{
+	const struct fmt_item *it = &pg->v[i].it;
+	const struct fmt_step *nx = i + 1 < pg->n ? &pg->v[i + 1] : NULL;
+	const char *sp;
+	size_t q = p;
+
+	switch (it->scan) {
+	case SC_FIXED:
+		return len - p >= it->width ? p + it->width : NPOS;
+	case SC_ZDATE:
+		sp = find_byte(s, p, len, ' ');
+		return sp == NULL || (size_t)(sp - s) + 6 > len ? NPOS : (size_t)(sp - s) + 6;
+	case SC_REQ:
+		if (nx == NULL)
+			return trim_end(s, len, p);
+		if (nx->op == OP_SEP || (nx->op == OP_LIT && nx->lit[0] == ' '))
+			q = skip_method_uri(s, len, p);
+		break;
+	case SC_IP:
+		if (nx != NULL && nx->op == OP_LIT && nx->lit[0] == ':')
+			return end_address(s, len, p);
+		break;
+	case SC_PLAIN:
+		if (nx != NULL && nx->op == OP_ITEM && it->kind == K_PATH) {
+			while (q < len && s[q] != '?' && s[q] != ' ')
+				q++;
+			return q;      /* "%HP%HQ" */
+		}
+		break;
+	case SC_NUM:
+		if (nx != NULL && nx->op == OP_ITEM)
+			return end_number(it, &nx->it, s, len, p);
+		break;
+	}
+	return end_generic(pg, i, s, len, p, q);
+}
+
+/* Closing quote of a value opened before p. @return offset or NPOS */
+static size_t find_close_quote(const struct fmt_prog *pg, size_t i, const char *s,
+    size_t len, size_t p)
+{
+	const struct fmt_item *it = &pg->v[i].it;
+	size_t q = p;
+
+	for (;;) {
+		const char *h = find_byte(s, q, len, '"');
+		size_t o;
+
+		if (h == NULL)
+			return NPOS;
+		o = (size_t)(h - s);
+		if ((it->flags & FL_BSLASH) && escaped(s, p, o)) {
+			q = o + 1;
+			continue;
+		}
+		if (!(it->flags & FL_RAWQ) || follows(pg, i, s, len, o + 1))
+			return o;
+		q = o + 1;
+	}
+}
+
+/*
+ * HAProxy "{a|b}" capture block at p, optionally quoted.  Absent (no
+ * captures configured, line built without a stream) when no '{' is there.
+ * @return 1 printed, 0 absent, CUT the line ends inside it, -1 error
+ */
+static int match_block(struct fmt_ctx *c, const struct fmt_item *it, const char *s,
+    size_t len, size_t *pos)
+{
+	int known = (it->flags & FL_RESP) ? c->f->resp_caps : c->f->req_caps;
+	size_t p = *pos, q = (it->flags & FL_QUOTE) && p < len && s[p] == '"', o = p + q, e;
+	const char *cl;
+
+	if (known == 0 || o >= len || s[o] != '{')
+		return 0;
+	cl = memchr(s + o + 1, '}', len - o - 1);
+	if (cl == NULL && len < CUT_MIN)
+		return lbt_err_set(c->err, "line ends inside %s opened at column %zu", it->what,
+		    o + 1);
+	if (cl == NULL) {
+		if (it->fills & c->f->wanted)
+			fmt_conv_block(c, it, s + o + 1, len - o - 1);
+		*pos = len;
+		return CUT;
+	}
+	e = (size_t)(cl - s) + 1;
+	if (q) {
+		if (e >= len || s[e] != '"')
+			return lbt_err_set(c->err, "expected '\"' after %s at column %zu",
+			    it->what, e + 1);
+		e++;
+	}
+	if (it->fills & c->f->wanted)
+		fmt_conv_block(c, it, s + o + 1, (size_t)(cl - s) - o - 1);
+	*pos = e;
+	return 1;
+}
+
+/* One token of a capture list at t: [*vs, *ve) and the position after it. @return 0 or -1 */
+static int list_token(struct fmt_ctx *c, const struct fmt_item *it, const char *s,
+    size_t len, size_t t, size_t *vs, size_t *ve, size_t *next)
+{
+	const char *cl, *sp;
+
+	if (it->flags & FL_QUOTE) {
+		cl = memchr(s + t + 1, '"', len - t - 1);
+		if (cl == NULL)
+			return lbt_err_set(c->err, "line ends inside quoted %s at column %zu",
+			    it->what, t + 1);
+		*vs = t + 1;
+		*ve = (size_t)(cl - s);
+		*next = *ve + 1;
+		return 0;
+	}
+	sp = memchr(s + t, ' ', len - t);
+	*vs = t;
+	*ve = sp ? (size_t)(sp - s) : len;
+	*next = *ve;
+	return 0;
+}
+
+/* True when a list token can start at t. */
+static int token_starts(const struct fmt_item *it, const char *s, size_t len, size_t t)
+{
+	return t < len && (!(it->flags & FL_QUOTE) || s[t] == '"');
+}
+
+/*
+ * HAProxy %hrl/%hsl: one token per capture, quoted under +Q.  The count
+ * comes from the configuration when known; otherwise quoted tokens are
+ * taken while they follow, unquoted ones only when nothing but lists and
+ * separators remain.  @return 1 printed, 0 absent, -1 error
+ */
+static int match_list(struct fmt_ctx *c, const struct fmt_prog *pg, size_t i,
+    const char *s, size_t len, size_t *pos)
+{
+	const struct fmt_item *it = &pg->v[i].it;
+	int known = (it->flags & FL_RESP) ? c->f->resp_caps : c->f->req_caps, k = 0;
+	size_t q = *pos, t, vs = 0, ve = 0;
+
+	while (known != 0) {
+		t = k == 0 ? q : q + 1;
+		if ((k > 0 && (q >= len || s[q] != ' ')) || !token_starts(it, s, len, t))
+			break;
+		if (list_token(c, it, s, len, t, &vs, &ve, &q) < 0)
+			return -1;
+		if (!(it->flags & FL_RESP) && !(ve - vs == 1 && s[vs] == '-' &&
+		    !(it->flags & FL_QUOTE)) && (it->fills & c->f->wanted))
+			fmt_conv_slot(c, it, k, s + vs, ve - vs);
+		k++;
+		if (k == known || (known < 0 && !(it->flags & FL_QUOTE) && !rest_is_lists(pg, i)))
+			break;
+	}
+	if (known > 0 && k < known)
+		return lbt_err_set(c->err, "expected %d %s, found %d at column %zu", known,
+		    it->what, k, *pos + 1);
+	*pos = q;
+	return k > 0;
+}
+
+/* Report a value whose end was not found. @return -1 */
+static int no_end(struct fmt_ctx *c, const struct fmt_prog *pg, size_t i, const char *s,
+    size_t len, size_t p)
+{
+	const struct fmt_step *nx = i + 1 < pg->n ? &pg->v[i + 1] : NULL;
+	const struct fmt_item *it = &pg->v[i].it;
+
+	if (it->scan == SC_ZDATE || nx == NULL || nx->op != OP_LIT) {
+		size_t e = trim_end(s, len, p), n = e - p > 30 ? 30 : e - p;
+
+		return lbt_err_set(c->err, "bad %s '%.*s' at column %zu", it->what, (int)n,
+		    s + p, p + 1);
+	}
+	return lbt_err_set(c->err, "no '%.*s' after %s (at column %zu)",
+	    (int)(nx->litlen > 30 ? 30 : nx->litlen), nx->lit, it->what, p + 1);
+}
+
+/*
+ * A quoted value (opened at p - 1) without its closing quote: the line was
+ * cut by the logger (HAProxy `len`, 1024 by default, and the URI is the
+ * long part).  When the line is long enough to have been cut (CUT_MIN) and
+ * no '"' at all follows, the value runs to the end of the line and the
+ * steps after it are absent.  @return CUT, or -1 (not a cut)
+ */
+static int cut_value(struct fmt_ctx *c, const struct fmt_item *it, const char *s,
+    size_t len, size_t p, size_t *pos)
+{
+	if (len < CUT_MIN || p > len || memchr(s + p, '"', len - p) != NULL ||
+	    it->scan == SC_ZDATE || it->scan == SC_FIXED || it->scan == SC_NUM)
+		return -1;
+	if (fmt_conv_text(c, it, s + p, len - p, p + 1) < 0)
+		return -1;
+	*pos = len;
+	return CUT;
+}
+
+/* True when step i + 1 is a literal opening with a quote (the value is quoted). */
+static int quoted_next(const struct fmt_prog *pg, size_t i)
+{
+	return i + 1 < pg->n && pg->v[i + 1].op == OP_LIT && pg->v[i + 1].lit[0] == '"';
+}
+
+/*
+ * Step i (an item) at *pos: find the value, convert it, advance.
+ * @return 1 something printed, 0 nothing printed, CUT the line ends inside
+ * this value, -1 error
+ */
+static int match_item(struct fmt_ctx *c, const struct fmt_prog *pg, size_t i,
+    const char *s, size_t len, size_t *pos)
+{
+	const struct fmt_item *it = &pg->v[i].it;
+	size_t p = *pos, vs, ve;
+
+	if (p == len && len >= CUT_MIN)
+		return CUT;     /* a long line ending before this item: cut by the logger */
+	if (it->scan == SC_BLOCK)
+		return match_block(c, it, s, len, pos);
+	if (it->scan == SC_LIST)
+		return match_list(c, pg, i, s, len, pos);
+	if ((it->flags & FL_QUOTE) && p < len && s[p] == '"') {
+		ve = find_close_quote(pg, i, s, len, p + 1);
+		if (ve == NPOS && cut_value(c, it, s, len, p + 1, pos) == CUT)
+			return CUT;
+		if (ve == NPOS)
+			return lbt_err_set(c->err, "line ends inside quoted %s (opened at column %zu)",
+			    it->what, p + 1);
+		vs = p + 1;
+		*pos = ve + 1;
+	} else {
+		ve = find_end(pg, i, s, len, p);
+		if (ve == NPOS && quoted_next(pg, i) && cut_value(c, it, s, len, p, pos) == CUT)
+			return CUT;
+		if (ve == NPOS)
+			return no_end(c, pg, i, s, len, p);
+		vs = p;
+		*pos = ve;
+		if (ve == vs)
+			return 0;
+	}
+	if (fmt_conv_text(c, it, s + vs, ve - vs, vs + 1) < 0)
+		return -1;
+	return 1;
+}
+
+/*
+ * Match line s[0..len) against program pg, filling c->rec.
+ * @return 0, or -1 with c->err saying what was expected where.
+ */
+int fmt_match(struct fmt_ctx *c, const struct fmt_prog *pg, const char *s, size_t len)
+{
+	size_t pos = 0;
+	int quiet = 1, r;   /* nothing printed since the last separator */
+
+	for (size_t i = 0; i < pg->n; i++) {
+		const struct fmt_step *st = &pg->v[i];
+
+		switch (st->op) {
+		case OP_LIT:
+			if (trim_end(s, len, pos) == pos && len >= CUT_MIN)
+				return 0;   /* cut by the logger before this text */
+			if (len - pos < st->litlen || !same(s + pos, st->lit, st->litlen))
+				return expected(c, pg, i, st->lit, st->litlen, pos + 1);
+			pos += st->litlen;
+			quiet = 0;
+			break;
+		case OP_SEP:
+			if (quiet || pos == len)
+				break;
+			if (s[pos] != ' ')
+				return expected(c, pg, i, " ", 1, pos + 1);
+			pos++;
+			quiet = 1;
+			break;
+		default:
+			r = match_item(c, pg, i, s, len, &pos);
+			if (r < 0)
+				return -1;
+			if (r == CUT)
+				return 0;
+			if (r > 0)
+				quiet = 0;
+		}
+	}
+	if (trim_end(s, len, pos) != pos)
+		return lbt_err_set(c->err, "unexpected text '%.*s' after %s at column %zu",
+		    (int)(len - pos > 20 ? 20 : len - pos), s + pos, prev_what(pg, pg->n), pos + 1);
+	return 0;
+}
