@@ -279,12 +279,16 @@ static int load(lbt_db *db, struct job *j, lbt_input *in, lbt_db_progress_fn fn,
 	return rc;
 }
 
-/* Input options for indexing: everything, events too, no filter, no db. */
+/*
+ * Input options for indexing: everything, events too, no filter, no db,
+ * and the input's own line numbers (they are the resume offsets).
+ */
 static lbt_input_opts index_opts(const lbt_input_opts *in)
 {
 	lbt_input_opts o = *in;
 
 	o.db = NULL;
+	o.own_provenance = 1;
 	o.filter = (lbt_filter_opts)LBT_FILTER_OPTS_INIT;
 	o.wanted = 0;
 	o.events = 1;

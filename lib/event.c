@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "lbt/event.h"
+#include "lbt/num.h"
 
 enum names {
 	NAMES_NONE,       /* no proxy or server named */
@@ -200,17 +201,74 @@ static void put_name(lbt_rec *rec, lbt_field fld, lbt_str s)
 	rec->have |= LBT_BIT(fld);
 }
 
+/* The parts of a connection error line. */
+struct conn_error {
+	lbt_addr client;
+	int32_t port;
+	int64_t time_us;
+	lbt_str frontend, text;
+};
+
+/*
+ * Split "ADDR:PORT [DATE] FRONTEND/BIND: TEXT" (log-formats.md §1.8); the
+ * address is split on the last colon (IPv6 is printed without brackets).
+ * @return 0 and fill *c, or -1 when msg is not of that shape.
+ */
+static int conn_error_split(const char *msg, size_t len, lbt_tz *tz, struct conn_error *c)
+{
+	const char *end = msg + len, *sp, *colon, *close, *slash, *sep;
+
+	if ((sp = memchr(msg, ' ', len)) == NULL ||
+	    (colon = memrchr(msg, ':', (size_t)(sp - msg))) == NULL ||
+	    lbt_addr_parse(msg, (size_t)(colon - msg), &c->client) < 0 ||
+	    lbt_num_i32(colon + 1, (size_t)(sp - colon - 1), &c->port) < 0 ||
+	    end - sp < 3 || sp[1] != '[' ||
+	    (close = memchr(sp + 2, ']', (size_t)(end - sp - 2))) == NULL ||
+	    lbt_time_parse_clf_local(sp + 2, (size_t)(close - sp - 2), tz, &c->time_us) < 0 ||
+	    end - close < 2 || close[1] != ' ')
+		return -1;
+	slash = memchr(close + 2, '/', (size_t)(end - close - 2));
+	sep = memmem(close + 2, (size_t)(end - close - 2), ": ", 2);
+	if (slash == NULL || sep == NULL || slash > sep || slash == close + 2 ||
+	    memchr(close + 2, ' ', (size_t)(sep - close - 2)) != NULL)
+		return -1;
+	c->frontend = lbt_str_make(close + 2, (size_t)(slash - close - 2));
+	c->text = lbt_str_make(sep + 2, (size_t)(end - sep - 2));
+	return 0;
+}
+
+/* Fill rec from a connection error line.  @return 0, or -1 if it is not one. */
+static int conn_error_parse(const char *msg, size_t len, lbt_tz *tz, lbt_rec *rec)
+{
+	struct conn_error c;
+
+	if (conn_error_split(msg, len, tz, &c) < 0)
+		return -1;
+	rec->kind = LBT_KIND_EVENT;
+	rec->clock = LBT_CLOCK_ACCEPT;
+	rec->time_us = c.time_us;
+	rec->client = c.client;
+	rec->port = c.port;
+	rec->msg = c.text;
+	rec->have |= LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_CLIENT) | LBT_BIT(LBT_F_PORT) |
+	    LBT_BIT(LBT_F_MSG);
+	put_name(rec, LBT_F_FRONTEND, c.frontend);
+	return 0;
+}
+
 /*
  * Recognise an HAProxy event message (wrapper removed).  On success set
- * kind EVENT, msg (the whole message) and the proxy/server names present.
- * @return 0 for an event line, -1 otherwise (rec untouched)
+ * kind EVENT, msg (the whole message, or a connection error's text) and the
+ * names present.  @return 0 for an event line, -1 otherwise (rec untouched)
  */
-int lbt_event_parse(const char *msg, size_t len, lbt_rec *rec)
+int lbt_event_parse(const char *msg, size_t len, lbt_tz *tz, lbt_rec *rec)
 {
 	struct found f = { LBT_STR_NULL, LBT_STR_NULL, LBT_STR_NULL };
 
-	if (len == 0 || take_names(msg, len, 0, &f) < 0)
+	if (len == 0)
 		return -1;
+	if (take_names(msg, len, 0, &f) < 0)
+		return conn_error_parse(msg, len, tz, rec);
 	rec->kind = LBT_KIND_EVENT;
 	rec->msg = lbt_str_make(msg, len);
 	rec->have |= LBT_BIT(LBT_F_MSG);

@@ -17,22 +17,32 @@
 #include "format_int.h"
 #include "lbt/format_builtin.h"
 
-/* Order of scores: best first. */
-static int score_cmp(const void *a, const void *b)
+/* Rank of x against y on the detection criteria only: < 0 when x is better, 0 when equal. */
+static int score_rank(const lbt_format_score *x, const lbt_format_score *y)
 {
-	const lbt_format_score *x = a, *y = b;
-
 	if (x->parsed != y->parsed)
 		return y->parsed - x->parsed;
 	if (x->parsed == 0)
-		return strcmp(x->name, y->name);
+		return 0;
 	if (x->literal != y->literal)
 		return y->literal - x->literal;
 	if (x->fields != y->fields)
 		return y->fields - x->fields;
-	if (x->priority != y->priority)
-		return y->priority - x->priority;
-	return strcmp(x->name, y->name);
+	return y->priority - x->priority;
+}
+
+/* Order of scores: best first, then by name so that the order is total. */
+static int score_cmp(const void *a, const void *b)
+{
+	const lbt_format_score *x = a, *y = b;
+	int r = score_rank(x, y);
+
+	return r != 0 ? r : strcmp(x->name, y->name);
+}
+
+int lbt_format_scores_tied(const lbt_format_score *a, const lbt_format_score *b)
+{
+	return a->parsed > 0 && score_rank(a, b) == 0;
 }
 
 /* True when msg[0..len) is blank (only spaces, tabs, CR, LF). */

@@ -6,8 +6,11 @@
  * configures the columns (a later header, from a second file concatenated
  * to the first, reconfigures them).  Values use the TSV escapes \t \n \r \\;
  * an empty value is an absent field.  Times are ISO 8601; the TSV does not
- * say which clock, REQUEST is assumed.  "file" and "line" columns are
- * ignored: provenance is the input's.  A non-empty "msg" makes an event.
+ * say which clock, REQUEST is assumed.  "file" and "line" columns keep
+ * the provenance of the original log, so that evidence printed after
+ * `lbt-cat | lbt-offenders` points at the log, not at the pipe (lbt_input
+ * falls back to its own when they are absent, and lbt-index always uses its
+ * own).  A non-empty "msg" makes an event.
  */
 #include <string.h>
 
@@ -75,6 +78,34 @@ static int bad(struct fmt_ctx *c, int fld, const char *s, size_t n, size_t col)
 	    (int)(n > 40 ? 40 : n), s, col);
 }
 
+/*
+ * Keep a "file" or "line" value, when either is wanted: the file name as a
+ * NUL-terminated copy in scratch (rec->file is a C string).  @return 0 or -1
+ */
+static int provenance(struct fmt_ctx *c, int fld, const char *s, size_t n, size_t col)
+{
+	const uint64_t both = LBT_BIT(LBT_F_FILE) | LBT_BIT(LBT_F_LINE);
+	lbt_rec *r = c->rec;
+	int64_t line;
+	char *copy;
+
+	if (!(c->f->wanted & both))
+		return 0;
+	if (fld == LBT_F_LINE) {
+		if (lbt_num_i64(s, n, &line) < 0 || line < 1)
+			return bad(c, fld, s, n, col);
+		r->line = (uint64_t)line;
+	} else {
+		if (unescape(c, &s, &n) < 0 || (copy = fmt_scratch(c->f, n + 1)) == NULL)
+			return lbt_err_set(c->err, "out of scratch memory");
+		memcpy(copy, s, n);
+		copy[n] = '\0';
+		r->file = copy;
+	}
+	r->have |= LBT_BIT(fld);
+	return 0;
+}
+
 /* Convert one non-empty value of field fld. @return 0 or -1 */
 static int conv(struct fmt_ctx *c, int fld, const char *s, size_t n, size_t col)
 {
@@ -83,7 +114,9 @@ static int conv(struct fmt_ctx *c, int fld, const char *s, size_t n, size_t col)
 	lbt_str *str = lbt_rec_str(r, (lbt_field)fld);
 	int ok = 0;
 
-	if (fld == LBT_F_FILE || fld == LBT_F_LINE || !(c->f->wanted & LBT_BIT(fld)))
+	if (fld == LBT_F_FILE || fld == LBT_F_LINE)
+		return provenance(c, fld, s, n, col);
+	if (!(c->f->wanted & LBT_BIT(fld)))
 		return 0;
 	if (fld == LBT_F_TIME) {
 		ok = lbt_time_parse_iso(s, n, NULL, &r->time_us) == 0;

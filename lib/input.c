@@ -316,6 +316,8 @@ static int malformed(lbt_input *in, uint64_t lineno, const char *why, lbt_err *e
 /* Complete a parsed record: LB host, syslog time, provenance, key. */
 static void rec_complete(lbt_input *in, lbt_rec *r, const lbt_syslog *sy, uint64_t lineno)
 {
+	const uint64_t prov = LBT_BIT(LBT_F_FILE) | LBT_BIT(LBT_F_LINE);
+
 	if (!(r->have & LBT_BIT(LBT_F_LB)) && (sy->host.n > 0 || in->o.lb != NULL)) {
 		r->lb = sy->host.n > 0 ? sy->host : lbt_str_make(in->o.lb, strlen(in->o.lb));
 		r->have |= LBT_BIT(LBT_F_LB);
@@ -325,7 +327,7 @@ static void rec_complete(lbt_input *in, lbt_rec *r, const lbt_syslog *sy, uint64
 		r->clock = LBT_CLOCK_SYSLOG;
 		r->have |= LBT_BIT(LBT_F_TIME);
 	}
-	if (!(r->have & LBT_BIT(LBT_F_FILE))) {
+	if (in->o.own_provenance || (r->have & prov) != prov) {
 		r->file = in->name;
 		r->line = lineno;
 		r->have |= LBT_BIT(LBT_F_FILE) | LBT_BIT(LBT_F_LINE);
@@ -360,7 +362,7 @@ static int msg_parse(lbt_input *in, lbt_format *f, const char *line, size_t len,
 		return 0;
 	if (r == LBT_PARSE_BAD) {
 		lbt_rec_clear(&in->rec);
-		if (lbt_event_parse(msg, mlen, &in->rec) < 0) {
+		if (lbt_event_parse(msg, mlen, in->tz, &in->rec) < 0) {
 			if (why->msg[0] == '\0')
 				lbt_err_set(why, "no format");
 			return -1;

@@ -49,7 +49,7 @@ static int is_event(lbt_input *in, const char *line, size_t len)
 	lbt_rec scratch;
 
 	lbt_syslog_strip(line, len, in->tz, in->ref_s, &sy);
-	return lbt_event_parse(line + sy.msg_off, len - sy.msg_off, &scratch) == 0;
+	return lbt_event_parse(line + sy.msg_off, len - sy.msg_off, NULL, &scratch) == 0;
 }
 
 /*
@@ -135,13 +135,24 @@ static int sample_score(lbt_input *in, lbt_format_score **out, int *tried)
 }
 
 /*
+ * True when the first two scores cannot be ranked at all.  Descriptors that
+ * read the same lines differently (haproxy-httplog and haproxy-legacy,
+ * log-formats.md §1.7) are ranked by their priority on purpose, which the
+ * descriptors and lbt-formats(5) document; that is a choice, not a tie.
+ */
+static int detect_tie(const lbt_format_score *sc, int nsc)
+{
+	return nsc > 1 && lbt_format_scores_tied(&sc[0], &sc[1]);
+}
+
+/*
  * Report a doubtful detection through the diag callback (file, no line):
- * a tie on parsed lines, or a best format that reads under 80 % of them.
+ * a true tie, or a best format that reads under 80 % of the sample lines.
  */
 static void detect_note(lbt_input *in, const lbt_format_score *sc, int nsc)
 {
 	const lbt_format_score *b = &sc[0];
-	int tie = nsc > 1 && sc[1].parsed == b->parsed;
+	int tie = detect_tie(sc, nsc);
 	int poor = (int64_t)b->parsed * 5 < (int64_t)b->tried * 4;
 	char what[160], also[160] = "";
 	lbt_err note;

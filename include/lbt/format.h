@@ -121,13 +121,19 @@ typedef struct lbt_format_score {
 /*
  * Score every built-in descriptor on `n` sample messages (wrappers already
  * removed).  scores[] gets one entry per built-in, best first: most parsed,
- * then most literal text, most fields, highest priority.  Two entries with
- * the same `parsed` (haproxy-httplog and haproxy-legacy read the same
- * lines) are a tie the caller should report.  Event lines are parsed by no
- * format.
+ * then most literal text, most fields, highest priority.  Descriptors that
+ * read the same lines differently (haproxy-httplog and haproxy-legacy) are
+ * ranked by their priority on purpose.  Event lines are parsed by no format.
  * @return the number of entries written.
  */
 int lbt_format_detect(const char *const *msgs, const size_t *lens, int n,
     lbt_format_score *scores, int max);
+
+/*
+ * True when two scores that parsed something cannot be ranked: same parsed
+ * count, literal text, fields and priority.  Such a tie is reported to the
+ * user (lbt_input), never settled silently.
+ */
+int lbt_format_scores_tied(const lbt_format_score *a, const lbt_format_score *b);
 
 #endif

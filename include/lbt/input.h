@@ -43,6 +43,8 @@ typedef struct lbt_input_opts {
 	                              instead of logs (lib/db.c); filters pushed into SQL */
 	lbt_filter_opts filter;
 	uint64_t wanted;           /* fields the program needs; 0 = all */
+	int own_provenance;        /* file:line always of this input, even when lbt-tsv
+	                              input carries the original log's (lbt-index) */
 	int strict;                /* first malformed line is fatal */
 	int events;                /* also return event records */
 	int max_reported;          /* malformed lines passed to diag (default 5) */

@@ -50,10 +50,15 @@ expect_success 'held seconds equal the sum of Tw over PT lines (awk)' '
 	test_cmp expect_h got
 '
 
-# The TSV reader gives records the provenance of the stream it reads:
-# evidence is then a line of the TSV (its header is line 1).
-expect_success 'the same from lbt-cat TSV on stdin' '
+# The TSV carries file and line: evidence still points at the log itself.
+expect_success 'the same from lbt-cat TSV on stdin, evidence included' '
 	lbt-cat flood.log | lbt-offenders --no-geoip > out &&
+	test_cmp expect out
+'
+
+# Without those columns, provenance is the stream's (its header is line 1).
+expect_success 'TSV without file and line: evidence is a line of the TSV' '
+	lbt-cat -f time,client,path,status,term,Tw,Ta flood.log | lbt-offenders --no-geoip > out &&
 	cut -f 1-12 expect > expect12 && cut -f 1-12 out > got && test_cmp expect12 got &&
 	test "$(sed -n 2p out | cut -f 13)" = "(stdin):118"
 '

@@ -56,6 +56,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			lbt_key_extract(key, rec.path.p, rec.path.n, &k);
 	}
 	lbt_rec_clear(&rec);
-	lbt_event_parse(line, size, &rec);
+	lbt_event_parse(line, size, NULL, &rec);
 	return 0;
 }

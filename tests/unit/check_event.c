@@ -61,7 +61,7 @@ START_TEST(events)
 
 	lbt_rec_clear(&r);
 	r.have = LBT_BIT(LBT_F_TIME);
-	ck_assert_msg(lbt_event_parse(c->msg, strlen(c->msg), &r) == 0, "'%s'", c->msg);
+	ck_assert_msg(lbt_event_parse(c->msg, strlen(c->msg), NULL, &r) == 0, "'%s'", c->msg);
 	ck_assert_int_eq(r.kind, LBT_KIND_EVENT);
 	ck_assert(r.have & LBT_BIT(LBT_F_MSG));
 	ck_assert(r.have & LBT_BIT(LBT_F_TIME));
@@ -87,6 +87,11 @@ static const char *const not_events[] = {
 	"server be/s is DOWN",
 	"{\"status\": 200}",
 	"",
+	"203.0.113.99:60642 [30/Nov/2026:07:49:57.594] fe_https 1: no slash",
+	"203.0.113.99:60642 [30/Nov/2026:07:49:57.594] fe https/1: space in name",
+	"203.0.113.99 [30/Nov/2026:07:49:57.594] fe_https/1: no port",
+	"203.0.113.99:60642 [30/Nov/2026:07:49:57] fe/1 no colon-space",
+	"203.0.113.99:60642 [31/Nov/2026:07:49:57.594] fe_https/1: bad date",
 };
 
 /* Request lines and near misses are not events; rec stays untouched. */
@@ -97,7 +102,7 @@ START_TEST(not_event)
 
 	lbt_rec_clear(&r);
 	before = r;
-	ck_assert_msg(lbt_event_parse(m, strlen(m), &r) == -1, "'%s'", m);
+	ck_assert_msg(lbt_event_parse(m, strlen(m), NULL, &r) == -1, "'%s'", m);
 	ck_assert(memcmp(&r, &before, sizeof r) == 0);
 }
 END_TEST
@@ -115,7 +120,7 @@ START_TEST(real_haproxy)
 		lbt_rec r;
 
 		lbt_rec_clear(&r);
-		ck_assert_msg(lbt_event_parse(line, len, &r) == 0, "'%.*s'", (int)len, line);
+		ck_assert_msg(lbt_event_parse(line, len, NULL, &r) == 0, "'%.*s'", (int)len, line);
 		if (strstr(line, "erver be_app/app1") != NULL) {
 			ck_assert(lbt_str_eq(r.backend, "be_app") && lbt_str_eq(r.server, "app1"));
 			servers++;
@@ -128,6 +133,35 @@ START_TEST(real_haproxy)
 }
 END_TEST
 
+/* A connection error line (log-formats.md §1.8) gives client, accept
+ * time, frontend and the text; the expected epoch of 2026-11-30 07:49:57 UTC
+ * is from `date -u -d '2026-11-30 07:49:57' +%s`: 1796024997. */
+START_TEST(connection_error)
+{
+	const char *m = "198.51.100.99:45549 [30/Nov/2026:07:49:57.594] fe_https/1: SSL handshake failure";
+	const char *m6 = "2001:db8::7:51290 [30/Nov/2026:07:49:57.000] fe_https/tls: Connection error during SSL handshake";
+	char buf[LBT_ADDR_STRLEN];
+	lbt_rec r;
+
+	lbt_rec_clear(&r);
+	ck_assert_int_eq(lbt_event_parse(m, strlen(m), NULL, &r), 0);
+	ck_assert_int_eq(r.kind, LBT_KIND_EVENT);
+	ck_assert(r.time_us == 1796024997594000LL);
+	ck_assert_int_eq(r.clock, LBT_CLOCK_ACCEPT);
+	ck_assert_str_eq(lbt_addr_format(&r.client, buf, sizeof buf), "198.51.100.99");
+	ck_assert_int_eq(r.port, 45549);
+	ck_assert(lbt_str_eq(r.frontend, "fe_https"));
+	ck_assert(lbt_str_eq(r.msg, "SSL handshake failure"));
+	ck_assert(!(r.have & LBT_BIT(LBT_F_BACKEND)));
+
+	lbt_rec_clear(&r);
+	ck_assert_int_eq(lbt_event_parse(m6, strlen(m6), NULL, &r), 0);
+	ck_assert_str_eq(lbt_addr_format(&r.client, buf, sizeof buf), "2001:db8::7");
+	ck_assert_int_eq(r.port, 51290);
+	ck_assert(lbt_str_eq(r.msg, "Connection error during SSL handshake"));
+}
+END_TEST
+
 /* The event suite. */
 static Suite *event_suite(void)
 {
@@ -137,6 +171,7 @@ static Suite *event_suite(void)
 	tcase_add_loop_test(tc, events, 0, (int)(sizeof cases / sizeof cases[0]));
 	tcase_add_loop_test(tc, not_event, 0, (int)(sizeof not_events / sizeof not_events[0]));
 	tcase_add_test(tc, real_haproxy);
+	tcase_add_test(tc, connection_error);
 	suite_add_tcase(s, tc);
 	return s;
 }
