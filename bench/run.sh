@@ -16,7 +16,7 @@ bytes=$(stat -c %s "$log")
 best() {        # best wall time in seconds of 3 runs of "$@"
 	local b=999999 t s e
 	for _ in 1 2 3; do
-		s=$(date +%s.%N); "$@" > /dev/null; e=$(date +%s.%N)
+		s=$(date +%s.%N); "$@" > /dev/null 2>&1; e=$(date +%s.%N)
 		t=$(echo "$e - $s" | bc -l); b=$(echo "if ($t < $b) $t else $b" | bc -l)
 	done
 	echo "$b"

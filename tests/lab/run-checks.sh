@@ -1,0 +1,670 @@
+#!/bin/sh
+# run-checks.sh - the end-to-end lab: replay the tarpit-flood incident on real
+# HAProxy and NGINX (tests/lab/incident.sh, in its own network namespace),
+# then check the lbt programs against what the client really sent
+# (truth.tsv, phases.tsv) and against counts made with awk on the logs.
+#
+# usage: sh tests/lab/run-checks.sh BINDIR      (make check-lab)
+#
+# Environment:
+#   LBT_LAB_QUICK=1     short phases (incident.sh --quick, about 30 s instead of 75 s)
+#   LBT_LAB_KEEP=DIR    keep the run's output in DIR (a new or empty directory;
+#                       default: kept only when a check fails, in the
+#                       temporary directory named at the end)
+#   LBT_LAB_FROM=DIR    check an existing incident output instead of a new run
+#                       (for working on the checks; no namespace needed)
+#
+# Prints one "ok N - what" or "not ok N - what" line per assertion (with
+# "#" lines of detail under it), "skip: ..." for what cannot be checked yet,
+# and last "lab: N passed, M failed".  Exits 1 on any failure.  Needs root
+# (network namespace), gawk and the lab's packages (make deps).  The awk
+# helpers are in tests/lab/checks/; every expected number is computed there
+# from the logs or from truth.tsv, never taken from lbt's output.
+set -u
+
+[ $# -eq 1 ] || { echo "usage: sh $0 BINDIR" >&2; exit 2; }
+[ -x "$1/lbt-cat" ] || { echo "lab: no lbt-cat in $1 (build first: make)" >&2; exit 2; }
+bin=$(cd "$1" && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
+lab=$top/tests/lab
+chk=$lab/checks
+LC_ALL=C TZ=UTC
+export LC_ALL TZ
+
+if [ -z "${LBT_LAB_FROM:-}" ] && [ "$(id -u)" -ne 0 ]; then
+	echo "lab: cannot run: needs root to create a network namespace"
+	echo "lab: 0 passed, 1 failed"
+	exit 1
+fi
+for p in gawk zstd; do
+	command -v $p >/dev/null 2>&1 || {
+		echo "lab: cannot run: $p is missing (run make deps as root)"
+		echo "lab: 0 passed, 1 failed"
+		exit 1
+	}
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/lbt-lab.XXXXXX") || exit 1
+tmp=$work/t
+mkdir -p "$tmp"
+out=${LBT_LAB_FROM:-$work/incident}
+inc_pid=""
+kept=0
+n=0 pass=0 fail=0
+
+# On exit: stop the incident if it still runs (its own trap then stops
+# HAProxy, NGINX, the client and deletes the namespace), and remove the
+# scratch directory unless settle_output kept the run in it.
+finish() {
+	rc=$?
+	trap - EXIT INT TERM
+	if [ -n "$inc_pid" ] && kill -0 "$inc_pid" 2>/dev/null; then
+		kill -TERM "$inc_pid" 2>/dev/null
+		wait "$inc_pid" 2>/dev/null
+	fi
+	rm -rf "$tmp"
+	[ "$kept" = 1 ] || rm -rf "$work"
+	exit "$rc"
+}
+
+# settle_output - before the summary line: the run's output goes to
+# LBT_LAB_KEEP when that is set, else stays where it is when a check failed
+# (a run cannot be repeated exactly), else is removed on exit.
+settle_output() {
+	[ -d "$work/incident" ] || return 0
+	mv "$work/incident.log" "$work/incident/" 2>/dev/null
+	if [ -n "${LBT_LAB_KEEP:-}" ]; then
+		# an existing directory is never overwritten, only an empty one replaced
+		if { rmdir "$LBT_LAB_KEEP" 2>/dev/null || [ ! -e "$LBT_LAB_KEEP" ]; } &&
+			mv "$work/incident" "$LBT_LAB_KEEP"; then
+			echo "# output kept in $LBT_LAB_KEEP"
+			return 0
+		fi
+		echo "# $LBT_LAB_KEEP exists, not overwritten"
+		kept=1
+	elif [ "$fail" -gt 0 ]; then
+		kept=1
+	fi
+	[ "$kept" = 0 ] || echo "# output of the run kept in $work/incident"
+}
+trap finish EXIT
+trap 'echo "lab: interrupted"; exit 130' INT
+trap 'echo "lab: interrupted"; exit 143' TERM
+
+# t WHAT CMD [ARGS...] - run one assertion: CMD returns 0 when it holds; what
+# it prints (numbers on success, the difference on failure) follows as "#".
+t() {
+	what=$1
+	shift
+	n=$((n + 1))
+	if "$@" >"$tmp/why" 2>&1; then
+		pass=$((pass + 1))
+		echo "ok $n - $what"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $what"
+	fi
+	sed 's/^/#   /' "$tmp/why"
+}
+
+# col FILE COLUMN,... - columns of a TSV file with a header, by name
+col() { gawk -F'\t' -v cols="$2" -f "$chk/tsvcol.awk" "$1"; }
+
+# ms ISO-TIME - epoch milliseconds of an ISO 8601 time
+ms() { date -u -d "$1" +%s%3N; }
+
+# same A B - the two files are equal; show the start of the difference
+same() {
+	cmp -s "$1" "$2" && return 0
+	diff "$1" "$2" | head -8
+	return 1
+}
+
+# ---------------------------------------------------------------------------
+# The run
+
+run_incident() {
+	mode=""
+	[ "${LBT_LAB_QUICK:-0}" = 1 ] && mode=--quick
+	t0=$(date +%s)
+	# shellcheck disable=SC2086
+	bash "$lab/incident.sh" --out "$out" $mode >"$work/incident.log" 2>&1 &
+	inc_pid=$!
+	wait "$inc_pid"
+	rc=$?
+	inc_pid=""
+	secs=$(($(date +%s) - t0))
+	echo "incident.sh ${mode:-(full)}: exit $rc after $secs s, output in $out"
+	[ "$rc" -eq 0 ] || { tail -20 "$work/incident.log"; return 1; }
+	for f in truth.tsv phases.tsv haproxy-httplog.log run/events.tsv conf/offenders.lst; do
+		[ -s "$out/$f" ] || { echo "missing: $out/$f"; return 1; }
+	done
+}
+
+# The namespace is gone and nothing the lab started still runs: no process
+# has the run's output directory on its command line (HAProxy, NGINX, the
+# syslog sink and the client all do while they run).
+lab_cleaned() {
+	ns=$(cat "$out/run/ns")
+	if ip netns list | grep -qw "$ns"; then echo "namespace $ns still there"; return 1; fi
+	left=""
+	for c in /proc/[0-9]*/cmdline; do
+		if tr '\0' ' ' <"$c" 2>/dev/null | grep -qF -- "$out/"; then
+			p=${c#/proc/}
+			left="$left ${p%/cmdline}"
+		fi
+	done
+	if [ -n "$left" ]; then
+		for p in $left; do echo "still running: $p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"; done
+		return 1
+	fi
+	echo "namespace $ns deleted, no process left"
+}
+
+if [ -n "${LBT_LAB_FROM:-}" ]; then
+	echo "# checking the existing output in $out (LBT_LAB_FROM)"
+	[ -s "$out/truth.tsv" ] || { echo "lab: no truth.tsv in $out"; exit 1; }
+else
+	t "incident replayed on HAProxy and NGINX in a network namespace" run_incident
+	if [ "$fail" -gt 0 ]; then
+		settle_output
+		echo "lab: $pass passed, $fail failed"
+		exit 1
+	fi
+	t "the lab stopped everything it started" lab_cleaned
+fi
+
+# ---------------------------------------------------------------------------
+# What the run was: phases, offenders and the flooded UUID, from the lab's
+# own files (phases.tsv, offenders.lst, truth.tsv)
+
+phase_start() { gawk -F'\t' -v p="$1" '$1 == p { print int($2 / 1000) }' "$out/phases.tsv"; }
+phase_end() { gawk -F'\t' -v p="$1" '$1 == p { print int($3 / 1000) }' "$out/phases.tsv"; }
+tarpit_start=$(phase_start tarpit)
+tarpit_end=$(phase_end tarpit)
+# the reload to deny completed: until then the tarpit rule was in force
+deny_ready=$(gawk -F'\t' '$2 == "reload" && $3 == "deny" { print int($1 / 1000); exit }' "$out/run/events.tsv")
+off4=$(grep -v : "$out/conf/offenders.lst")
+off6=$(grep : "$out/conf/offenders.lst")
+decoy4=203.0.113.8
+decoy6=2001:db8:bad:2::/64
+gawk -F'\t' -f "$chk/net.awk" -f "$chk/truth.awk" "$out/truth.tsv" | sort >"$tmp/truth.src"
+flood_uuid=$(gawk -F'\t' -f "$chk/net.awk" -v a="$off4" -v b="$off6" \
+	-e 'NR > 1 { s = net($2) } NR > 1 && (s == a || s == b) { print $6 }' "$out/truth.tsv" | sort -u)
+# the first request of an offender (ms)
+flood_first=$(gawk -F'\t' -f "$chk/net.awk" -v a="$off4" -v b="$off6" \
+	-e 'NR > 1 { s = net($2) } NR > 1 && (s == a || s == b) && (!m || $1 < m) { m = $1 }
+	END { print int(m / 1000) }' "$out/truth.tsv")
+
+# The lab did what it says: the two sources that sent the most are the two
+# of offenders.lst, they sent only the flooded UUID, the decoys sent too,
+# and the flood began with the tarpit phase (each flood thread waits up to
+# 0.25 s before its first request).
+truth_sane() {
+	top2=$(sort -t "$(printf '\t')" -k2,2nr "$tmp/truth.src" | head -2 | cut -f1 | sort | tr '\n' ' ')
+	want=$(printf '%s\n' "$off4" "$off6" | sort | tr '\n' ' ')
+	echo "offenders.lst: ${want% }; flooded UUID: $flood_uuid"
+	echo "tarpit phase: $tarpit_start .. $tarpit_end ms; reload to deny ready at $deny_ready ms"
+	d=$((flood_first - tarpit_start))
+	echo "first offender request $d ms after the start of the tarpit phase"
+	if [ "$d" -lt 0 ] || [ "$d" -gt 1000 ]; then echo "the flood did not start with the tarpit phase"; return 1; fi
+	[ "$top2" = "$want" ] || { echo "the two biggest senders in truth.tsv are $top2"; return 1; }
+	[ "$(echo "$flood_uuid" | wc -w)" -eq 1 ] || { echo "offenders sent several UUIDs"; return 1; }
+	for d in $decoy4 $decoy6; do
+		grep -q "^$d	" "$tmp/truth.src" || { echo "decoy $d sent nothing"; return 1; }
+	done
+	if [ -z "$tarpit_start" ] || [ -z "$deny_ready" ]; then echo "no tarpit phase or deny reload"; return 1; fi
+}
+t "truth.tsv: the offenders of offenders.lst flooded one UUID from the tarpit phase on; decoys present" truth_sane
+
+# ---------------------------------------------------------------------------
+# 1. lbt-cat parses every request line of every log
+
+tpl=$(cat "$out/haproxy-compact.template")
+cfg=$out/conf/haproxy-tarpit.cfg
+ngx=$out/conf/nginx.conf
+
+# cat_file FILE SHAPE LBT-OPTIONS... - lbt-cat reads FILE without a malformed
+# line, its records are the request lines counted by awk (logcount.awk, by
+# shape), and --events adds exactly the event lines
+cat_file() {
+	f=$1 shape=$2
+	shift 2
+	set -- "$@" "$out/$f"
+	"$bin/lbt-cat" "$@" >"$tmp/cat.tsv" 2>"$tmp/cat.err"
+	rc=$?
+	"$bin/lbt-cat" --events "$@" >"$tmp/catev.tsv" 2>/dev/null
+	# shellcheck disable=SC2046 # three numbers
+	set -- $(gawk -v shape="$shape" -f "$chk/logcount.awk" "$out/$f")
+	req=$1 ev=$2 other=$3
+	recs=$(($(wc -l <"$tmp/cat.tsv") - 1))
+	all=$(($(wc -l <"$tmp/catev.tsv") - 1))
+	echo "$f: awk: $req request lines, $ev event lines, $other others; lbt-cat: $recs records, $((all - recs)) events"
+	ok=0
+	[ "$rc" -eq 0 ] || { echo "lbt-cat exit status $rc"; ok=1; }
+	if grep -E 'malformed|:[0-9]+: ' "$tmp/cat.err"; then ok=1; fi
+	[ "$other" -eq 0 ] || { echo "awk: $other lines are neither requests nor events"; ok=1; }
+	[ "$recs" -eq "$req" ] || { echo "records $recs != request lines $req"; ok=1; }
+	[ "$all" -eq $((req + ev)) ] || { echo "with --events $all != $((req + ev))"; ok=1; }
+	return $ok
+}
+
+# fields FILE SHAPE LBT-OPTIONS... - per line, the fields lbt-cat parsed
+# equal those awk reads (logfields.awk): line time client port status term
+# Tw fc key
+fields() {
+	f=$1 shape=$2
+	shift 2
+	gawk -v shape="$shape" -f "$chk/logfields.awk" "$out/$f" >"$tmp/want.f"
+	"$bin/lbt-cat" "$@" "$out/$f" 2>/dev/null >"$tmp/cat.tsv"
+	col "$tmp/cat.tsv" line,time,client,port,status,term,Tw,fc,key >"$tmp/got.f"
+	echo "$f: $(wc -l <"$tmp/want.f") lines compared"
+	[ -s "$tmp/want.f" ] || { echo "awk found no request line"; return 1; }
+	same "$tmp/want.f" "$tmp/got.f"
+}
+
+# The logs of one run, and how to read each.  Every *.log of the output
+# must be listed, so that a new log of the lab is not left out silently.
+httplogs="haproxy-httplog.log haproxy-httplog-rfc3164.log haproxy-httplog-local.log \
+haproxy-httplog-short.log haproxy-httplog-timed.log haproxy-httplog-iso.log \
+haproxy-httplog-priority.log haproxy-mixed.log"
+for f in $(cd "$out" && ls -- *.log); do
+	case " $httplogs " in
+	*" $f "*)
+		t "lbt-cat $f: every request line, 0 malformed" cat_file "$f" httplog --format haproxy-httplog
+		t "lbt-cat $f: time client port status term Tw fc key as awk reads them" \
+			fields "$f" httplog --format haproxy-httplog
+		continue ;;
+	esac
+	case $f in
+	haproxy-compact.log)
+		t "lbt-cat $f (--log-format template): every request line, 0 malformed" \
+			cat_file "$f" compact --log-format "$tpl"
+		t "lbt-cat $f (--haproxy-cfg, fe_compact): every request line, 0 malformed" \
+			cat_file "$f" compact --haproxy-cfg "$cfg" --frontend fe_compact
+		t "lbt-cat $f: time client port status term Tw fc key as awk reads them" \
+			fields "$f" compact --log-format "$tpl" ;;
+	# Only HAProxy's "Proxy ... stopped" lines: fe_http is the one frontend
+	# the incident sends to, the other frontends log their shutdown.
+	haproxy-clf.log) t "lbt-cat $f: event lines only" cat_file "$f" httplog --format haproxy-clf ;;
+	haproxy-httpslog.log) t "lbt-cat $f: event lines only" cat_file "$f" httplog --format haproxy-httpslog ;;
+	haproxy-tcplog.log) t "lbt-cat $f: event lines only" cat_file "$f" httplog --format haproxy-tcplog ;;
+	haproxy-legacy.log)
+		t "lbt-cat $f: event lines only" cat_file "$f" httplog --haproxy-cfg "$cfg" --frontend fe_legacy ;;
+	nginx-combined.log | nginx-syslog.log)
+		t "lbt-cat $f: every request line, 0 malformed" cat_file "$f" nginx --format nginx-combined
+		t "lbt-cat $f: time client status key as awk reads them" fields "$f" nginx --format nginx-combined ;;
+	nginx-main.log)
+		t "lbt-cat $f (--nginx-conf, main): every request line, 0 malformed" \
+			cat_file "$f" nginx --nginx-conf "$ngx" --log-name main
+		t "lbt-cat $f: time client status key as awk reads them" \
+			fields "$f" nginx --nginx-conf "$ngx" --log-name main ;;
+	nginx-json.log)
+		t "lbt-cat $f (--nginx-conf, json): every request line, 0 malformed" \
+			cat_file "$f" nginx-json --nginx-conf "$ngx" --log-name json ;;
+	haproxy-httplog-rfc5424.log)
+		echo "skip: lbt-cat $f: a lab artefact, not a log format: its structured-data field" \
+			"carries the compact line (log-format-sd, see extract_sd.py); its two halves are" \
+			"checked as haproxy-compact.log and haproxy-httplog.log" ;;
+	nginx-error.log | nginx-error-syslog.log)
+		echo "skip: lbt-cat $f: NGINX error log, not an access log" ;;
+	*) t "lbt-cat $f: a log this script knows how to read" sh -c "echo 'unknown log $f: add it to $0'; false" ;;
+	esac
+done
+
+# The same requests in every HAProxy rendering give the same records (the
+# fields all of them carry), and NGINX's four access logs agree.
+hapflds=time,client,port,frontend,backend,server,method,path,status,bytes,TR,Tw,Tc,Tr,Ta,term,ac,fc,bc,sc,rc,sq,bq,key
+ngxflds=client,method,path,status,bytes,ua,key
+
+# records FIELDS FILE LBT-OPTIONS... - the sorted FIELDS of FILE's records
+records() {
+	flds=$1 f=$2
+	shift 2
+	"$bin/lbt-cat" "$@" "$out/$f" 2>/dev/null >"$tmp/rec.tsv"
+	col "$tmp/rec.tsv" "$flds" | sort
+}
+
+renderings() {
+	records $hapflds haproxy-httplog.log --format haproxy-httplog >"$tmp/ref.r"
+	[ -s "$tmp/ref.r" ] || { echo "no record in haproxy-httplog.log"; return 1; }
+	for f in $httplogs; do
+		records $hapflds "$f" --format haproxy-httplog >"$tmp/got.r"
+		same "$tmp/ref.r" "$tmp/got.r" || { echo "($f differs from haproxy-httplog.log)"; return 1; }
+	done
+	# The compact line's time is the accept date (%Ts%ms), the httplog one the
+	# request date (%tr), a few ms later when the request came late; and
+	# HAProxy renders the structured data (the compact line) apart from the
+	# message, so the connection counters read by each may differ when
+	# another thread accepted or closed in between.  Compare the other
+	# fields (times and fc are checked against awk above).
+	f2=client,port,frontend,backend,server,method,path,status,bytes,TR,Tw,Tc,Tr,Ta,term,sq,bq,key
+	records $f2 haproxy-httplog.log --format haproxy-httplog >"$tmp/ref.r"
+	records $f2 haproxy-compact.log --log-format "$tpl" >"$tmp/got.r"
+	same "$tmp/ref.r" "$tmp/got.r" || { echo "(haproxy-compact.log differs from haproxy-httplog.log)"; return 1; }
+	echo "$(wc -l <"$tmp/ref.r") records alike in $(echo "$httplogs" | wc -w) httplog files and the compact one"
+	records $ngxflds nginx-combined.log --format nginx-combined >"$tmp/ref.r"
+	[ -s "$tmp/ref.r" ] || { echo "no record in nginx-combined.log"; return 1; }
+	records $ngxflds nginx-syslog.log --format nginx-combined >"$tmp/got.r"
+	same "$tmp/ref.r" "$tmp/got.r" || { echo "(nginx-syslog.log differs from nginx-combined.log)"; return 1; }
+	for v in main json; do
+		records $ngxflds nginx-$v.log --nginx-conf "$ngx" --log-name $v >"$tmp/got.r"
+		same "$tmp/ref.r" "$tmp/got.r" || { echo "(nginx-$v.log differs from nginx-combined.log)"; return 1; }
+	done
+	echo "$(wc -l <"$tmp/ref.r") records alike in the 4 NGINX access logs"
+}
+t "lbt-cat: every rendering of the same requests gives the same records" renderings
+
+# ---------------------------------------------------------------------------
+# The analyses read the raw httplog file of fe_http; awk reads the same file.
+
+lf=$out/haproxy-httplog.log
+gawk -v shape=httplog -f "$chk/logfields.awk" "$lf" >"$tmp/fields.tsv"
+gawk -F'\t' -f "$chk/net.awk" -f "$chk/logsources.awk" "$tmp/fields.tsv" | sort >"$tmp/log.src"
+# logged SOURCE - the log.src row of a source (requests 2xx 3xx 4xx 429 5xx pt held)
+logged() { gawk -F'\t' -v s="$1" '$1 == s' "$tmp/log.src"; }
+
+# 2. lbt-rate: the flooded UUID first, its jump at the flood start
+
+rate_first() {
+	"$bin/lbt-rate" --format haproxy-httplog "$lf" >"$tmp/rate.tsv" || return 1
+	col "$tmp/rate.tsv" key,total,peak_rps,jump_start,jump_end | head -1 >"$tmp/rate.1"
+	read -r key total peak js je <"$tmp/rate.1"
+	want=$(gawk -F'\t' -v k="$flood_uuid" '$9 == k' "$tmp/fields.tsv" | wc -l)
+	echo "first: $key, $total requests (awk: $want), peak $peak/s, jump $js .. $je"
+	[ "$key" = "$flood_uuid" ] && [ "$total" -eq "$want" ]
+}
+t "lbt-rate names the flooded UUID first (truth.tsv), with its request count (awk)" rate_first
+
+rate_jump() {
+	read -r key total peak js je <"$tmp/rate.1"
+	[ -n "$js" ] || { echo "no jump_start for $key"; return 1; }
+	d=$(($(ms "$js") - tarpit_start))
+	echo "jump_start $js is $d ms from the start of the tarpit phase (flood start)"
+	[ "$d" -ge -2000 ] && [ "$d" -le 2000 ]
+}
+t "lbt-rate: the jump starts within 2 s of the flood start (phases.tsv)" rate_jump
+
+# 3. lbt-offenders: the two offenders first, exact counts, decoys apart
+
+"$bin/lbt-offenders" --no-geoip --top 0 --format haproxy-httplog "$lf" >"$tmp/off.tsv" 2>"$tmp/off.err"
+col "$tmp/off.tsv" source,requests,status,tarpit,held_s >"$tmp/off.c"
+
+off_top2() {
+	ok=0
+	for r in 1 2; do
+		# shellcheck disable=SC2046 # source requests ...
+		set -- $(sed -n "${r}p" "$tmp/off.c")
+		set -- "$1" "$2" "$(logged "$1" | cut -f2)"
+		echo "rank $r: $1, $2 requests (awk: $3)"
+		case $1 in "$off4" | "$off6") ;; *) echo "  not an offender"; ok=1 ;; esac
+		[ "$2" = "$3" ] || ok=1
+	done
+	[ "$(head -2 "$tmp/off.c" | cut -f1 | sort -u | wc -l)" -eq 2 ] || ok=1
+	return $ok
+}
+t "lbt-offenders ranks $off4 and $off6 first and second, request counts = awk's" off_top2
+
+off_decoys() {
+	ok=0
+	for d in $decoy4 $decoy6; do
+		r=$(cut -f1 "$tmp/off.c" | grep -nxF "$d" | cut -d: -f1)
+		got=$(gawk -F'\t' -v s="$d" '$1 == s { print $2 }' "$tmp/off.c")
+		want=$(logged "$d" | cut -f2)
+		echo "decoy $d: rank ${r:-none}, ${got:-no} requests (awk: $want)"
+		[ -n "$r" ] && [ "$r" -gt 2 ] && [ "$got" = "$want" ] || ok=1
+	done
+	# nothing merged the offender with its decoy: no /24 or /48 row
+	if cut -f1 "$tmp/off.c" | grep -E '/(2[0-4]|4[0-8])$'; then ok=1; fi
+	return $ok
+}
+t "lbt-offenders keeps the decoys $decoy4 and $decoy6 apart, lower-ranked, exact" off_decoys
+
+# Every source: requests, status mix, tarpitted and held seconds as awk
+# counts them (the status mix in lbt-offenders' notation).
+off_all() {
+	gawk -F'\t' -v OFS='\t' '{
+		st = ""
+		split("2xx 3xx 4xx 429 5xx", b, " ")
+		for (i = 1; i <= 5; i++) if ($(i + 2) > 0) st = st (st == "" ? "" : " ") b[i] ":" $(i + 2)
+		print $1, $2, st, $8, $9
+	}' "$tmp/log.src" | sort >"$tmp/want.o"
+	sort "$tmp/off.c" >"$tmp/got.o"
+	echo "$(wc -l <"$tmp/want.o") sources compared (source requests status tarpit held_s)"
+	same "$tmp/want.o" "$tmp/got.o" && ! grep . "$tmp/off.err"
+}
+t "lbt-offenders: every source's requests, status mix, tarpit and held_s = awk's" off_all
+
+# The log against the client's truth, per source: a request is in the log
+# unless HAProxy never accepted it (connect-timeout, refused) or refused it
+# at the TCP level (result "reset" in the reject phase: "tcp-request
+# connection reject" closes before any HTTP processing and logs nothing);
+# so logged = sent - never.  A request that ended in another error (client
+# timeout, eof) may or may not have been logged: it widens the bounds by one
+# ("unknown", 0 in the runs seen so far).  The HTTP statuses the client got
+# are those logged, bucket by bucket, within the same "unknown".
+truth_vs_log() {
+	ok=0
+	while IFS="$(printf '\t')" read -r s sent never unk t2 t3 t4 t429 t5; do
+		# shellcheck disable=SC2046 # six numbers, or none
+		set -- $(logged "$s" | cut -f2-7)
+		l=${1:-0} l2=${2:-0} l3=${3:-0} l4=${4:-0} l429=${5:-0} l5=${6:-0}
+		lo=$((sent - never - unk)) hi=$((sent - never))
+		dev=$(( (l2 > t2 ? l2 - t2 : t2 - l2) + (l3 > t3 ? l3 - t3 : t3 - l3) +
+			(l4 > t4 ? l4 - t4 : t4 - l4) + (l429 > t429 ? l429 - t429 : t429 - l429) +
+			(l5 > t5 ? l5 - t5 : t5 - l5) ))
+		case $s in "$off4" | "$off6" | "$decoy4" | "$decoy6") show=1 ;; *) show=0 ;; esac
+		if [ "$l" -lt "$lo" ] || [ "$l" -gt "$hi" ] || [ "$dev" -gt "$unk" ]; then ok=1 show=1; fi
+		[ $show = 1 ] && echo "$s: sent $sent, never logged $never, unknown $unk; logged $l" \
+			"(expected $lo..$hi); statuses off by $dev"
+	done <"$tmp/truth.src"
+	cut -f1 "$tmp/truth.src" >"$tmp/truth.names"
+	if cut -f1 "$tmp/log.src" | grep -vxF -f "$tmp/truth.names"; then echo "(sources logged, never sent)"; ok=1; fi
+	return $ok
+}
+t "every source: log lines = requests sent - never logged (truth.tsv), statuses alike" truth_vs_log
+
+# 4. lbt-tarpit: held seconds = sum of Tw over PT lines; saturation in the tarpit phase
+
+"$bin/lbt-tarpit" --haproxy-cfg "$cfg" --frontend fe_http "$lf" >"$tmp/tp.sum" 2>"$tmp/tp.err"
+tp_held() {
+	col "$tmp/tp.sum" frontend,tarpitted,held_s,maxconn,maxconn_from >"$tmp/tp.1"
+	IFS="$(printf '\t')" read -r fe pt held mc from <"$tmp/tp.1"
+	want=$(gawk -F'\t' '$6 ~ /^PT/ { n++; s += $7 } END { printf "%d %d.%03d", n, int(s / 1000), s % 1000 }' \
+		"$tmp/fields.tsv")
+	echo "$fe: $pt tarpitted, held $held s, maxconn $mc ($from); awk: $want"
+	[ "$pt $held" = "$want" ] && [ "$mc" = 20 ]
+}
+t "lbt-tarpit: held seconds (Tw) = awk's sum of Tw over PT lines, to the ms" tp_held
+
+tp_held_compact() {
+	"$bin/lbt-tarpit" --maxconn 20 --log-format "$tpl" "$out/haproxy-compact.log" >"$tmp/tpc.sum" 2>/dev/null
+	held=$(col "$tmp/tpc.sum" held_s)
+	want=$(gawk -v shape=compact -f "$chk/logfields.awk" "$out/haproxy-compact.log" |
+		gawk -F'\t' '$6 ~ /^PT/ { s += $7 } END { printf "%d.%03d", int(s / 1000), s % 1000 }')
+	echo "compact: held $held s; awk: $want"
+	[ "$held" = "$want" ]
+}
+t "lbt-tarpit on the compact log (Tt timers): held seconds = awk's sum" tp_held_compact
+
+tp_sources() {
+	"$bin/lbt-tarpit" --maxconn 20 --sources --format haproxy-httplog "$lf" >"$tmp/tps.tsv" 2>/dev/null
+	col "$tmp/tps.tsv" source,requests,tarpitted,held_s | sort >"$tmp/got.s"
+	cut -f1,2,8,9 "$tmp/log.src" | sort >"$tmp/want.s"
+	echo "$(wc -l <"$tmp/want.s") sources compared (source requests tarpitted held_s)"
+	same "$tmp/want.s" "$tmp/got.s"
+}
+t "lbt-tarpit --sources: each source's tarpitted and held seconds = awk's" tp_sources
+
+# Saturation: the periods at >= 90 % of maxconn 20 (18 slots).  The tarpit
+# rule is in force from the flood start (tarpit phase) until the reload to
+# deny is complete; a request tarpitted just before holds its slot for
+# "timeout tarpit 1s" more, +0.5 s for its own accept and timers.  So every
+# logged period lies in [flood start, deny ready + 1.5 s], and the first one
+# begins within 2 s of the flood start (52 flood threads, 1 s holds, 20
+# slots: full in well under a second).
+tp_saturation() {
+	"$bin/lbt-tarpit" --maxconn 20 --periods --format haproxy-httplog "$lf" >"$tmp/tpp.tsv" 2>/dev/null
+	gawk -F'\t' -v OFS='\t' 'NR == 1 || $3 == "logged"' "$tmp/tpp.tsv" >"$tmp/tpp.l"
+	col "$tmp/tpp.l" start,end,seconds,peak >"$tmp/tpp.c"
+	lo=$tarpit_start hi=$((deny_ready + 1500))
+	[ -s "$tmp/tpp.c" ] || { echo "no period at >= 90 % of maxconn"; return 1; }
+	ok=0 first=""
+	while read -r s e secs peak; do
+		a=$(ms "$s") b=$(ms "$e")
+		[ -n "$first" ] || first=$a
+		echo "period $s .. $e ($secs s, peak $peak): starts $((a - lo)) ms after the flood start," \
+			"ends $((b - deny_ready)) ms after the deny reload"
+		if [ "$a" -lt "$lo" ] || [ "$b" -gt "$hi" ]; then echo "  outside [flood start, deny ready + 1.5 s]"; ok=1; fi
+	done <"$tmp/tpp.c"
+	[ $((first - lo)) -le 2000 ] || { echo "the first period starts late"; ok=1; }
+	return $ok
+}
+t "lbt-tarpit: saturation (>= 90 % of maxconn 20) during the tarpit phase only" tp_saturation
+
+# The "fc at maxconn" evidence: buckets (10 s) where the logged fc reached
+# 19 or 20; the tarpit phase must have some (it held all 20 slots), each
+# must overlap [flood start, deny ready + 1.5 s].
+tp_full() {
+	"$bin/lbt-tarpit" --maxconn 20 --step 10s --full --format haproxy-httplog "$lf" >"$tmp/tpf.tsv" 2>/dev/null
+	col "$tmp/tpf.tsv" time,fc_max,evidence >"$tmp/tpf.c"
+	[ -s "$tmp/tpf.c" ] || { echo "no full bucket"; return 1; }
+	ok=0
+	while read -r s fc ev; do
+		a=$(ms "$s")
+		echo "full bucket $s: fc $fc, e.g. $ev"
+		if [ $((a + 10000)) -le "$tarpit_start" ] || [ "$a" -gt $((deny_ready + 1500)) ]; then
+			echo "  outside the tarpit phase"; ok=1
+		fi
+	done <"$tmp/tpf.c"
+	return $ok
+}
+t "lbt-tarpit: the fc-at-maxconn evidence lies in the tarpit phase" tp_full
+
+# 5. lbt-index, then --db: the same output as from the logs
+
+# db_same MASK NAME PROGRAM VARIANTS RAW-INPUT... - run PROGRAM with each of
+# VARIANTS (option lists separated by ';') on the raw input and on
+# $tmp/NAME.db; stdout and stderr must be equal.  The detection notes of the
+# raw run are left out (they are about reading files: the index has none
+# to detect).  MASK=1 replaces the evidence pointers (file:line) by
+# "<evidence>" first: which of several fitting lines a program names may
+# depend on the order it reads the records in, and the index gives them in
+# time order, the logs in the order HAProxy wrote them; MASK=0 compares
+# them too.
+db_same() {
+	mask=$1 name=$2 prog=$3 variants="$4;"
+	shift 4
+	ok=0
+	while [ -n "$variants" ]; do
+		v=${variants%%;*}
+		variants=${variants#*;}
+		# shellcheck disable=SC2086
+		"$bin/$prog" $v "$@" >"$tmp/raw.out" 2>"$tmp/raw.err"
+		rc1=$?
+		# shellcheck disable=SC2086
+		"$bin/$prog" $v --db "$tmp/$name.db" >"$tmp/db.out" 2>"$tmp/db.err"
+		rc2=$?
+		if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ] || [ ! -s "$tmp/raw.out" ]; then
+			echo "$prog $v: exit $rc1 from the log, $rc2 from the index, $(wc -l <"$tmp/raw.out") lines"
+			head -3 "$tmp/raw.err" "$tmp/db.err"
+			ok=1
+			continue
+		fi
+		for f in raw db; do
+			grep -v 'format detected as' "$tmp/$f.err" >>"$tmp/$f.out"
+			if [ "$prog" = lbt-cat ]; then # the index gives the records in time order
+				sort "$tmp/$f.out" >"$tmp/$f.s"
+			elif [ "$mask" = 1 ]; then
+				sed -E 's#[^[:space:](]+\.log:[0-9]+#<evidence>#g' "$tmp/$f.out" >"$tmp/$f.s"
+			else
+				cp "$tmp/$f.out" "$tmp/$f.s"
+			fi
+		done
+		if cmp -s "$tmp/raw.s" "$tmp/db.s"; then
+			echo "$prog $v: $(wc -l <"$tmp/raw.s") lines alike"
+		elif [ $ok = 1 ]; then
+			echo "$prog $v: differs too"
+		elif [ "$mask" = 0 ] && ev_diff; then
+			ok=1
+		else
+			echo "$prog $v: differs (< log, > index):"
+			diff "$tmp/raw.s" "$tmp/db.s" | cut -c1-240 | head -6
+			ok=1
+		fi
+	done
+	return $ok
+}
+
+# ev_diff - when the outputs differ only in their evidence pointers, show
+# the first pairs that differ (log, index) and succeed
+ev_diff() {
+	for f in raw db; do
+		sed -E 's#[^[:space:](]+\.log:[0-9]+#<evidence>#g' "$tmp/$f.s" >"$tmp/$f.m"
+		grep -oE '[^[:space:](]+\.log:[0-9]+' "$tmp/$f.s" | sed 's#.*/##' >"$tmp/$f.e"
+	done
+	cmp -s "$tmp/raw.m" "$tmp/db.m" || return 1
+	echo "$prog $v: evidence differs (log -> index):" \
+		"$(paste -d' ' "$tmp/raw.e" "$tmp/db.e" | gawk '$1 != $2 { printf "%s%s -> %s", n++ ? ", " : "", $1, $2 }
+			END { if (n > 3) printf " (%d in all)", n }' | cut -c1-200)"
+}
+
+index_db() {
+	name=$1
+	shift
+	rm -f "$tmp/$name.db"
+	"$bin/lbt-index" -d "$tmp/$name.db" "$@" 2>&1
+}
+
+offvar="--no-geoip --top 0;--no-geoip --top 0 --by held"
+tpvar="--maxconn 20;--maxconn 20 --periods;--maxconn 20 --sources;--maxconn 20 --series;--maxconn 20 --full;--maxconn 20 --notes"
+
+db_checks() { # name raw-input...
+	name=$1
+	shift
+	t "lbt-cat --db $name: the same records as from the log" \
+		db_same 0 "$name" lbt-cat "--tsv;--json" "$@"
+	t "lbt-rate --db $name: the same output as from the log" \
+		db_same 0 "$name" lbt-rate "--top 0;--series --top 0" "$@"
+	t "lbt-offenders --db $name: the same output as from the log (evidence lines aside)" \
+		db_same 1 "$name" lbt-offenders "$offvar" "$@"
+	t "lbt-tarpit --db $name: the same output as from the log (evidence lines aside)" \
+		db_same 1 "$name" lbt-tarpit "$tpvar" "$@"
+	t "lbt-offenders --db $name: the same evidence lines (file:line) as from the log" \
+		db_same 0 "$name" lbt-offenders "$offvar" "$@"
+	t "lbt-tarpit --db $name: the same evidence lines (file:line) as from the log" \
+		db_same 0 "$name" lbt-tarpit "$tpvar" "$@"
+}
+
+# shellcheck disable=SC2016
+[ -x "$bin/lbt-index" ] || t "lbt-index is built" sh -c 'echo "no $1/lbt-index"; false' sh "$bin"
+t "lbt-index: haproxy-httplog.log" index_db httplog --format haproxy-httplog "$lf" &&
+	db_checks httplog --format haproxy-httplog "$lf"
+t "lbt-index: haproxy-compact.log (--log-format)" index_db compact --log-format "$tpl" "$out/haproxy-compact.log" &&
+	db_checks compact --log-format "$tpl" "$out/haproxy-compact.log"
+# two files, two formats (one with the syslog host lb1), one index
+idx_two() {
+	index_db two --format haproxy-httplog "$out/haproxy-httplog-rfc3164.log" &&
+		"$bin/lbt-index" -d "$tmp/two.db" --format nginx-combined "$out/nginx-combined.log" 2>&1
+}
+t "lbt-index: haproxy-httplog-rfc3164.log + nginx-combined.log in one index" idx_two &&
+	db_checks two "$out/haproxy-httplog-rfc3164.log" "$out/nginx-combined.log"
+
+# 6. Programs still to come
+
+if [ -x "$bin/lbt-timeline" ]; then
+	echo "skip: lbt-timeline is built, its lab checks are not written yet (flood start, PT->PR switch," \
+		"offender vanishing under reject, end): add them to tests/lab/run-checks.sh"
+else
+	echo "skip: lbt-timeline not built yet (flood start, PT->PR switch, offender vanishing under reject, end)"
+fi
+if [ -x "$bin/lbt-deny" ]; then
+	echo "skip: lbt-deny is built, its lab checks are not written yet (snippet passes haproxy -c," \
+		"exactly the two offender sources): add them to tests/lab/run-checks.sh"
+else
+	echo "skip: lbt-deny not built yet (snippet passes haproxy -c, contains exactly the two offender sources)"
+fi
+
+settle_output
+echo "lab: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
