@@ -45,6 +45,8 @@ PROGS    := $(CMD_SRC:cmd/%.c=$(B)/bin/%)
 UNITS    := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 .PHONY: all check unit cli check-lab demo deps install clean lint fuzz bench
+# Keep objects made through pattern chains (cmd/*.o, tests/unit/*.o).
+.SECONDARY:
 all: $(B)/liblbt.a $(PROGS)
 
 $(B)/%.o: %.c

@@ -65,9 +65,16 @@ struct stream {
 	struct ptrack all, nt;
 };
 
+/* A bucket in the map: the public part first (bucket_get() hands out a
+ * pointer to it), and the largest maximum one stream wrote into it. */
+struct obucket {
+	lbt_occ_bucket pub;
+	int32_t smax;
+};
+
 struct lbt_occ {
 	lbt_occ_opts o;
-	lbt_hmap *buckets;          /* int64 bucket -> lbt_occ_bucket */
+	lbt_hmap *buckets;          /* int64 bucket -> struct obucket */
 	int64_t last_b;             /* cache of the last bucket looked up */
 	lbt_occ_bucket *last;
 	struct stream **st;
@@ -192,28 +199,36 @@ static int add_slots(lbt_occ *o, int64_t s, int64_t e, int tarpit)
 /*
  * Write one stream's maximum for bucket b into the shared bucket: the
  * first stream sets it, later ones add to it (an upper bound, flagged).
+ * The moment and tarpitted slots kept are those of the largest stream
+ * maximum; of equal ones, the earliest moment, then the most tarpitted, so
+ * that the order the streams are written in (the order of the files on the
+ * command line, or of their first records) does not show.
  * A stream that held nothing there writes nothing.  @return 0 or -1.
  */
 static int bucket_put_max(lbt_occ *o, int64_t b, int32_t max, int32_t tp, int64_t at,
     int32_t max_nt, uint32_t flags)
 {
 	lbt_occ_bucket *p;
+	int32_t *smax;
 
 	if (max == 0 && max_nt == 0 && flags == 0)
 		return 0;
 	p = bucket_get(o, b);
 	if (p == NULL)
 		return -1;
+	smax = &((struct obucket *)(void *)p)->smax;     /* pub is its first member */
 	if (p->nstreams > 0) {
 		p->flags |= LBT_OCC_MERGED;
-		if (max > p->max) {
+		if (max > *smax || (max == *smax && (at < p->max_at_us ||
+		    (at == p->max_at_us && tp > p->max_tarpit)))) {
 			p->max_at_us = at;
 			p->max_tarpit = tp;
+			*smax = max;
 		}
 		p->max += max;
 		p->max_nt += max_nt;
 	} else {
-		p->max = max;
+		p->max = *smax = max;
 		p->max_tarpit = tp;
 		p->max_at_us = at;
 		p->max_nt = max_nt;
@@ -453,7 +468,7 @@ lbt_occ *lbt_occ_new(const lbt_occ_opts *opts)
 	if (o == NULL)
 		return NULL;
 	o->o = *opts;
-	o->buckets = lbt_hmap_new(sizeof(lbt_occ_bucket));
+	o->buckets = lbt_hmap_new(sizeof(struct obucket));
 	if (o->buckets == NULL) {
 		free(o);
 		return NULL;
@@ -551,14 +566,31 @@ static int bucket_cmp(const void *a, const void *b)
 	return (x->bucket > y->bucket) - (x->bucket < y->bucket);
 }
 
-/* qsort order of periods: by start, then end. */
+/* Compare two numbers for qsort.  @return -1, 0 or 1. */
+static int cmp64(int64_t x, int64_t y)
+{
+	return (x > y) - (x < y);
+}
+
+/* qsort order of periods: by start, then end; periods of several streams
+ * with the same bounds by peak (largest first), its moment, its tarpitted
+ * slots, time above and flags, so that periods_join() keeps the same peak
+ * whatever the order of the streams. */
 static int period_cmp(const void *a, const void *b)
 {
 	const lbt_occ_period *x = a, *y = b;
+	int c;
 
-	if (x->start_us != y->start_us)
-		return (x->start_us > y->start_us) - (x->start_us < y->start_us);
-	return (x->end_us > y->end_us) - (x->end_us < y->end_us);
+	if ((c = cmp64(x->start_us, y->start_us)) != 0 ||
+	    (c = cmp64(x->end_us, y->end_us)) != 0)
+		return c;
+	if ((c = cmp64(y->peak, x->peak)) != 0 ||
+	    (c = cmp64(x->peak_at_us, y->peak_at_us)) != 0)
+		return c;
+	if ((c = cmp64(y->peak_tarpit, x->peak_tarpit)) != 0 ||
+	    (c = cmp64(x->above_us, y->above_us)) != 0)
+		return c;
+	return cmp64(x->flags, y->flags);
 }
 
 /* Copy the buckets out of the map in time order and compute the peaks.
@@ -575,7 +607,7 @@ static int collect_buckets(lbt_occ *o)
 		lbt_hmap_entry e;
 
 		lbt_hmap_at(o->buckets, i, &e);
-		o->sorted[i] = *(const lbt_occ_bucket *)e.val;
+		o->sorted[i] = ((const struct obucket *)e.val)->pub;
 	}
 	qsort(o->sorted, n, sizeof(*o->sorted), bucket_cmp);
 	o->nsorted = n;

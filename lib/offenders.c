@@ -9,6 +9,17 @@
  * are interned once in their own maps, so a source stores 4-byte numbers
  * and evidence pointers, never strings.  The window sums, ranking and
  * thresholds happen in finish().
+ *
+ * Nothing printed depends on the order the records come in (a raw log is in
+ * the order requests ended, files are read one after the other, the index
+ * gives time order): counts, sums, minima and maxima are order-free; the
+ * peak second is the earliest of the busiest; keys of equal count are
+ * listed by their text; and the evidence is the source's first request, the
+ * smallest by (time, file name, line) (evidence.h).  A request of the peak
+ * second would need a minimum kept per second of every source, as the peak
+ * second is known only at the end; the first request costs one compare.
+ * Only the space-saving counts of a source hitting more than LBT_OFF_TOPK
+ * keys (printed "~N", upper bounds) can depend on the order.
  */
 #include <errno.h>
 #include <math.h>
@@ -16,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbt/evidence.h"
 #include "lbt/hmap.h"
 #include "lbt/offenders.h"
 #include "lbt/timeparse.h"
@@ -45,8 +57,7 @@ struct src {
 	uint64_t requests;
 	int64_t first_us, last_us;
 	int64_t peak_count, peak_bucket;
-	const char *ev_file;
-	uint64_t ev_line;
+	lbt_evidence ev;             /* the first request (evidence.h) */
 	uint64_t status[LBT_OFF_NSTATUS];
 	uint64_t tarpitted;
 	int64_t held_ms;
@@ -70,7 +81,6 @@ struct lbt_offenders {
 	lbt_hmap *srcs;              /* lbt_addr -> struct src */
 	lbt_hmap *keys;              /* key text -> uint32 number */
 	lbt_hmap *files;             /* file name -> uint32 number */
-	const char *last_file, *last_file_copy;
 	lbt_series *all;             /* every source, 1 s */
 	struct row *rows;
 	size_t nrows;
@@ -355,27 +365,27 @@ static int key_id(lbt_offenders *o, const lbt_rec *rec, uint32_t *id)
 	return 1;
 }
 
-/* The accumulator's copy of a record's file name (NULL when none or out
- * of memory: the evidence is then left out).  The last name is cached, as
- * the input hands out the same pointer for a whole file. */
-static const char *file_copy(lbt_offenders *o, const char *file)
+/* The accumulator's copy of a record's file name, in *copy (NULL when the
+ * record has none).  Called only when the evidence changes, which is rare
+ * after a source's first request, so no cache: a pointer compare would not
+ * do, as an input may reuse one buffer for several names.
+ * @return 0, or -1 when out of memory. */
+static int file_copy(lbt_offenders *o, const char *file, const char **copy)
 {
 	lbt_hmap_entry e;
 	uint32_t *v;
 	int created;
 
+	*copy = NULL;
 	if (file == NULL)
-		return NULL;
-	if (file == o->last_file)
-		return o->last_file_copy;
+		return 0;
 	if ((v = lbt_hmap_put(o->files, file, strlen(file), &created)) == NULL)
-		return NULL;
+		return -1;
 	if (created)
 		*v = (uint32_t)(lbt_hmap_count(o->files) - 1);
 	lbt_hmap_at(o->files, *v, &e);
-	o->last_file = file;
-	o->last_file_copy = e.key;
-	return e.key;
+	*copy = e.key;
+	return 0;
 }
 
 /* Status class of an HTTP status. */
@@ -390,7 +400,9 @@ static int status_class(int32_t st)
 	return LBT_OFF_SOTHER;
 }
 
-/* Per-second count, peak and evidence of one record of source s. */
+/* Per-second count and peak of one record of source s: the peak second
+ * is the earliest of those with the most requests, whatever the order.
+ * @return 0 or -1 (out of memory). */
 static int count_second(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 {
 	int64_t b = lbt_bucket_of(rec->time_us, SEC), c;
@@ -401,9 +413,21 @@ static int count_second(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 	if (c > s->peak_count || (c == s->peak_count && b < s->peak_bucket)) {
 		s->peak_count = c;
 		s->peak_bucket = b;
-		s->ev_file = file_copy(o, rec->file);
-		s->ev_line = rec->line;
 	}
+	return 0;
+}
+
+/* Keep rec as the evidence of s when it comes before the current one by
+ * (time, file name, line).  @return 0 or -1 (out of memory). */
+static int count_evidence(lbt_offenders *o, struct src *s, const lbt_rec *rec)
+{
+	const char *file;
+
+	if (!lbt_evidence_better(&s->ev, rec))
+		return 0;
+	if (file_copy(o, rec->file, &file) < 0)
+		return -1;
+	lbt_evidence_set(&s->ev, rec, file);
 	return 0;
 }
 
@@ -456,7 +480,8 @@ int lbt_offenders_add(lbt_offenders *o, const lbt_rec *rec)
 		return o->failed = -1;
 	if (created && (s->sec = lbt_series_new(SEC)) == NULL)
 		return o->failed = -1;
-	if (count_second(o, s, rec) < 0 || count_rest(o, s, rec) < 0)
+	if (count_second(o, s, rec) < 0 || count_evidence(o, s, rec) < 0 ||
+	    count_rest(o, s, rec) < 0)
 		return o->failed = -1;
 	o->st.counted++;
 	return 0;
@@ -563,22 +588,33 @@ static int rank_cmp(const lbt_hmap_entry *a, const lbt_hmap_entry *b, void *ctx)
 	return c ? c : memcmp(a->key, b->key, sizeof(lbt_addr));
 }
 
-/* Fill the reported keys of a row from a source's counters. */
+/* Text of key number id (the map's NUL-terminated copy). */
+static const char *key_text(const lbt_offenders *o, uint32_t id)
+{
+	lbt_hmap_entry e;
+
+	lbt_hmap_at(o->keys, id, &e);
+	return e.key;
+}
+
+/* Fill the reported keys of a row from a source's counters: by count,
+ * equal counts by key text (not by key number, which is the order keys
+ * were first seen in). */
 static void row_keys(const lbt_offenders *o, const struct topk *t, lbt_offender *r)
 {
 	int used[LBT_OFF_TOPK] = { 0 };
-	lbt_hmap_entry e;
 
 	for (r->nkeys = 0; r->nkeys < LBT_OFF_SHOWKEYS && (uint32_t)r->nkeys < t->n; r->nkeys++) {
 		int best = -1;
 
 		for (int i = 0; i < (int)t->n; i++)
 			if (!used[i] && (best < 0 || t->cnt[i] > t->cnt[best] ||
-			    (t->cnt[i] == t->cnt[best] && t->id[i] < t->id[best])))
+			    (t->cnt[i] == t->cnt[best] &&
+			    strcmp(key_text(o, t->id[i]), key_text(o, t->id[best])) < 0)))
 				best = i;
 		used[best] = 1;
-		lbt_hmap_at(o->keys, t->id[best], &e);
-		r->keys[r->nkeys] = (lbt_off_key){ e.key, t->cnt[best], t->err[best] > 0 };
+		r->keys[r->nkeys] = (lbt_off_key){ key_text(o, t->id[best]), t->cnt[best],
+		    t->err[best] > 0 };
 	}
 }
 
@@ -608,8 +644,8 @@ static void fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 	r->ratio = s->ratio;
 	r->base_rate = s->base_rate;
 	r->cur_rate = s->cur_rate;
-	r->ev_file = s->ev_file;
-	r->ev_line = s->ev_line;
+	r->ev_file = s->ev.file;
+	r->ev_line = s->ev.line;
 	if (o->o.geoip != NULL)
 		lbt_geoip_lookup(o->o.geoip, &r->net, &r->geo);
 }

@@ -5,6 +5,13 @@
  * source (one map lookup on the 17-byte network), the file name (interned
  * once per file), one or two bucket lookups (cached), and one interval for
  * the group's occupancy.  No allocation unless something is new.
+ *
+ * What is reported does not depend on the order of the records (a raw log
+ * is in the order requests ended, files come one after the other, the index
+ * gives time order): counts, sums, minima and maxima are order-free, the
+ * occupancy is exact within its reorder window (occupancy.h), and every
+ * evidence line is the smallest of the records that qualify by (time, file
+ * name, line) (evidence.h), not the first one read.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,7 +205,7 @@ static int group_init(lbt_tarpit *t, struct tp_group *g, size_t lb_len, size_t f
 	oo.threshold = g->pub.threshold;
 	g->occ = lbt_occ_new(&oo);
 	g->pub.occ = g->occ;
-	g->bk = lbt_hmap_new(sizeof(lbt_tarpit_bucket));
+	g->bk = lbt_hmap_new(sizeof(struct tp_bucket));
 	return g->occ != NULL && g->bk != NULL ? 0 : -1;
 }
 
@@ -236,9 +243,9 @@ static struct tp_group *group_of(lbt_tarpit *t, const lbt_rec *r)
 }
 
 /* The group's bucket b, created when new.  @return it, or NULL (no memory). */
-static lbt_tarpit_bucket *group_bucket(struct tp_group *g, int64_t b)
+static struct tp_bucket *group_bucket(struct tp_group *g, int64_t b)
 {
-	lbt_tarpit_bucket *p;
+	struct tp_bucket *p;
 	int created = 0;
 
 	if (g->last_bk != NULL && g->last_b == b)
@@ -247,11 +254,26 @@ static lbt_tarpit_bucket *group_bucket(struct tp_group *g, int64_t b)
 	if (p == NULL)
 		return NULL;
 	if (created) {
-		p->bucket = b;
-		p->fc_max = p->ac_max = -1;
+		p->pub.bucket = b;
+		p->pub.fc_max = p->pub.ac_max = -1;
 	}
 	g->last_b = b;
 	return g->last_bk = p;
+}
+
+/*
+ * The evidence of source w before r is counted in it: the smallest
+ * tarpitted (PT or CT) request by (time, file, line), else the smallest
+ * request.  A first tarpitted request replaces an untarpitted evidence;
+ * an untarpitted one never replaces a tarpitted evidence.
+ */
+static void source_evidence(struct tp_source *w, const lbt_rec *r, int tp,
+    const char *file)
+{
+	int had_tp = w->pub.pt + w->pub.ct > 0;
+
+	if ((tp && !had_tp) || (tp == had_tp && lbt_evidence_better(&w->ev, r)))
+		lbt_evidence_set(&w->ev, r, file);
 }
 
 /* Count r in its source.  @return 0 or -1 (out of memory). */
@@ -259,24 +281,21 @@ static int source_add(lbt_tarpit *t, const lbt_rec *r, int pt, int ct, const cha
 {
 	lbt_addr net;
 	int bits, created = 0, has_time = (r->have & LBT_BIT(LBT_F_TIME)) != 0;
+	struct tp_source *w;
 	lbt_tarpit_source *s;
 
 	if (!(r->have & LBT_BIT(LBT_F_CLIENT)) ||
 	    lbt_netgroup_of(&t->o.net, &r->client, &net, &bits) < 0)
 		return 0;
-	s = lbt_hmap_put(t->sources, &net, sizeof net, &created);
-	if (s == NULL)
+	w = lbt_hmap_put(t->sources, &net, sizeof net, &created);
+	if (w == NULL)
 		return -1;
+	s = &w->pub;
 	if (created) {
 		s->net = net;
 		s->bits = bits;
-		s->file = file;
-		s->line = r->line;
 	}
-	if ((pt || ct) && s->pt == 0 && s->ct == 0) {   /* evidence: first tarpitted line */
-		s->file = file;
-		s->line = r->line;
-	}
+	source_evidence(w, r, pt || ct, file);
 	s->requests++;
 	s->pt += pt;
 	s->ct += ct;
@@ -336,19 +355,22 @@ static int count_conns(struct tp_group *g, const lbt_rec *r, int64_t at, const c
 {
 	int hfc = (r->have & LBT_BIT(LBT_F_FC)) && r->fc >= 0;
 	int hac = (r->have & LBT_BIT(LBT_F_AC)) && r->ac >= 0;
+	struct tp_bucket *w;
 	lbt_tarpit_bucket *b;
 
 	if (!hfc && !hac)
 		return 0;
-	if ((b = group_bucket(g, lbt_bucket_of(at, step))) == NULL)
+	if ((w = group_bucket(g, lbt_bucket_of(at, step))) == NULL)
 		return -1;
+	b = &w->pub;
 	if (hfc) {
 		b->fc_n++;
 		g->pub.fc_n++;
-		if (r->fc > b->fc_max) {
+		/* evidence: the smallest (time, file, line) of those at fc_max */
+		if (r->fc > b->fc_max ||
+		    (r->fc == b->fc_max && lbt_evidence_better(&w->fc_ev, r))) {
 			b->fc_max = r->fc;
-			b->fc_file = file;
-			b->fc_line = r->line;
+			lbt_evidence_set(&w->fc_ev, r, file);
 		}
 		if (r->fc > g->pub.fc_max)
 			g->pub.fc_max = r->fc;
@@ -367,7 +389,8 @@ static int count_conns(struct tp_group *g, const lbt_rec *r, int64_t at, const c
 static int count_start(lbt_tarpit *t, struct tp_group *g, const lbt_rec *r, int64_t at,
     int pt, int ct)
 {
-	lbt_tarpit_bucket *b = group_bucket(g, lbt_bucket_of(at, t->o.step_us));
+	struct tp_bucket *w = group_bucket(g, lbt_bucket_of(at, t->o.step_us));
+	lbt_tarpit_bucket *b = w != NULL ? &w->pub : NULL;
 
 	if (b == NULL)
 		return -1;
@@ -452,7 +475,7 @@ lbt_tarpit *lbt_tarpit_new(const lbt_tarpit_opts *o, lbt_err *err)
 	}
 	t->o = *o;
 	t->groups = lbt_hmap_new(sizeof(struct tp_group));
-	t->sources = lbt_hmap_new(sizeof(lbt_tarpit_source));
+	t->sources = lbt_hmap_new(sizeof(struct tp_source));
 	t->files = lbt_hmap_new(sizeof(const char *));
 	if (t->groups == NULL || t->sources == NULL || t->files == NULL) {
 		lbt_tarpit_free(t);
@@ -507,10 +530,14 @@ static int group_finish(const lbt_tarpit *t, struct tp_group *g)
 	if (g->sorted == NULL)
 		return -1;
 	for (i = 0; i < n; i++) {
+		const struct tp_bucket *w;
 		lbt_hmap_entry e;
 
 		lbt_hmap_at(g->bk, i, &e);
-		g->sorted[i] = *(const lbt_tarpit_bucket *)e.val;
+		w = e.val;
+		g->sorted[i] = w->pub;
+		g->sorted[i].fc_file = w->fc_ev.file;
+		g->sorted[i].fc_line = w->fc_ev.line;
 	}
 	qsort(g->sorted, n, sizeof *g->sorted, bucket_cmp);
 	g->nsorted = n;
@@ -561,8 +588,13 @@ static int collect(lbt_tarpit *t)
 	}
 	qsort(t->gv, ng, sizeof *t->gv, group_cmp);
 	for (i = 0; i < ns; i++) {
+		const struct tp_source *w;
+
 		lbt_hmap_at(t->sources, i, &e);
-		t->sv[i] = *(const lbt_tarpit_source *)e.val;
+		w = e.val;
+		t->sv[i] = w->pub;
+		t->sv[i].file = w->ev.file;
+		t->sv[i].line = w->ev.line;
 	}
 	qsort(t->sv, ns, sizeof *t->sv, source_cmp);
 	t->st.groups = ng;

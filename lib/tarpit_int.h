@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 
+#include "lbt/evidence.h"
 #include "lbt/hmap.h"
 #include "lbt/tarpit.h"
 
@@ -20,13 +21,27 @@ enum tp_have {
 	TP_NHAVE
 };
 
+/* A bucket while counting: the public part, and the key of its evidence
+ * (the smallest by time, file, line of the requests that logged fc_max). */
+struct tp_bucket {
+	lbt_tarpit_bucket pub;      /* fc_file, fc_line set by finish */
+	lbt_evidence fc_ev;
+};
+
+/* A source while counting: the public part, and the key of its evidence
+ * (the smallest tarpitted request, PT or CT, else the smallest request). */
+struct tp_source {
+	lbt_tarpit_source pub;      /* file, line set by finish */
+	lbt_evidence ev;
+};
+
 struct tp_group {
 	lbt_tarpit_group pub;
 	size_t lb_len, fe_len;
 	lbt_occ *occ;
-	lbt_hmap *bk;               /* int64 bucket -> lbt_tarpit_bucket */
+	lbt_hmap *bk;               /* int64 bucket -> struct tp_bucket */
 	int64_t last_b;
-	lbt_tarpit_bucket *last_bk;
+	struct tp_bucket *last_bk;
 	lbt_tarpit_bucket *sorted;  /* after finish */
 	size_t nsorted;
 };
@@ -39,7 +54,7 @@ struct tp_note {
 struct lbt_tarpit {
 	lbt_tarpit_opts o;
 	lbt_hmap *groups;           /* "lb\0frontend" -> struct tp_group */
-	lbt_hmap *sources;          /* lbt_addr (17 bytes) -> lbt_tarpit_source */
+	lbt_hmap *sources;          /* lbt_addr (17 bytes) -> struct tp_source */
 	lbt_hmap *files;            /* set of file names (stable copies) */
 	const char *last_file;      /* interned name of the last record's file */
 	struct tp_group *last_g;

@@ -13,11 +13,15 @@
  * records): requests, a 1 s series (peak req/s; windows for the baseline),
  * distinct client addresses (an exact set, capped at addr_cap), the top
  * keys hit (space-saving over LBT_OFF_TOPK counters: exact while a source
- * hits at most that many keys, an upper bound marked approximate after),
- * status mix, tarpitted requests (termination state "PT..") and the
- * socket time they held (sum of Tw, ms), first and last time, and evidence:
- * the file:line of the request that brought its busiest second to its
- * peak count.
+ * hits at most that many keys, an upper bound marked approximate after;
+ * equal counts listed in key order), status mix, tarpitted requests
+ * (termination state "PT..") and the socket time they held (sum of Tw,
+ * ms), first and last time, and evidence: the file:line of its first
+ * request, the smallest by (time, file name, line) (evidence.h), so that
+ * the raw logs in any order and the index (--db) name the same line.
+ * Everything reported is independent of the order of the records, except
+ * the counts of a source hitting more than LBT_OFF_TOPK keys, marked
+ * approximate (space-saving keeps different keys in different orders).
  *
  * Baseline and ratio: the baseline window is --baseline FROM..TO, or by
  * default the part of the input before the first jump of the total
@@ -31,7 +35,8 @@
  * no jump and no --baseline, there is no baseline and no ratio.  Because
  * every source keeps its 1 s series, both windows are summed at the end:
  * one pass over the input suffices.
- * Includes: err.h, rec.h, netgroup.h, geoip.h, series.h.
+ * Includes: err.h, rec.h, netgroup.h, geoip.h, series.h (lib/offenders.c also
+ * evidence.h).
  */
 #ifndef LBT_OFFENDERS_H
 #define LBT_OFFENDERS_H
@@ -106,8 +111,8 @@ typedef struct lbt_offender {
 	double ratio;                 /* comparison rate / baseline rate */
 	double base_rate, cur_rate;   /* req/s in the two windows */
 	lbt_geoip_info geo;           /* from opts.geoip when given */
-	const char *ev_file;          /* evidence; owned by the accumulator */
-	uint64_t ev_line;
+	const char *ev_file;          /* evidence: the first request, by (time, */
+	uint64_t ev_line;             /* file, line); name owned by the accumulator */
 } lbt_offender;
 
 typedef struct lbt_offenders_stats {

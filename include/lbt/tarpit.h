@@ -37,6 +37,10 @@
  * maxconn - near (the frontend was full: the logs understate waiting and
  * lost connections, and a note says so with the evidence).
  *
+ * Every evidence line ("file:line") is chosen among the requests that
+ * qualify as the smallest by (logged time, file name, line), evidence.h:
+ * the raw logs in any order and the index (--db) name the same line.
+ *
  * Memory grows with groups, sources (netgroup.h) and time buckets, plus the
  * requests of one reorder window (occupancy.h), never with the input.
  * The sections printed by lbt-tarpit(1) are written by lib/tarpit_report.c
@@ -139,7 +143,7 @@ typedef struct lbt_tarpit_group {
 	uint64_t full_buckets;    /* buckets with fc >= maxconn - near */
 	int64_t full_first, full_last;   /* first and last of them (bucket numbers) */
 	int32_t full_fc_lo;       /* smallest fc max among them */
-	const char *full_file;    /* a line of the first of them (the largest fc there) */
+	const char *full_file;    /* the evidence of the first of them (its fc_file) */
 	uint64_t full_line;
 	const lbt_occ *occ;       /* occupancy: buckets, periods, stats */
 } lbt_tarpit_group;
@@ -152,8 +156,8 @@ typedef struct lbt_tarpit_bucket {
 	int64_t held_tw_ms;       /* Tw of the PT requests starting in it */
 	uint64_t fc_n;            /* requests ending in it with fc */
 	int32_t fc_max, ac_max;   /* when fc_n (ac_max -1 when no ac) */
-	const char *fc_file;      /* the first request reaching fc_max */
-	uint64_t fc_line;
+	const char *fc_file;      /* evidence: of the requests logging fc_max, the */
+	uint64_t fc_line;         /* smallest by (time, file, line) (evidence.h) */
 } lbt_tarpit_bucket;
 
 /* One source (netgroup) after finish, ranked by held Tw, then PT, requests. */
@@ -164,8 +168,8 @@ typedef struct lbt_tarpit_source {
 	int64_t held_tw_ms, held_ta_ms;
 	int64_t first_us, last_us;
 	int has_time;
-	const char *file;         /* evidence: first PT line, else first line */
-	uint64_t line;
+	const char *file;         /* evidence: the smallest tarpitted (PT or CT) request */
+	uint64_t line;            /* by (time, file, line), else the smallest request */
 } lbt_tarpit_source;
 
 /* A finding or caveat for the reader, built by finish(). */

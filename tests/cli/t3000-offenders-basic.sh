@@ -6,9 +6,10 @@
 # 203.0.113.8 (same /24) and 2001:db8:bad:2::5 (same /48) and 198.51.100.20
 # 1/s (47 each).  The total rate goes 5/s -> 33/s at 23:24:20: baseline
 # window 23:24:00..23:24:20, comparison 23:24:20..23:24:47; the offenders
-# are new, the others keep their rate (ratio 1).  Evidence: lines 1-100
-# are seconds 0-19 (5 a second: .10 .10 .8 bad:2 .20), second 20 is lines
-# 101-133: .10 101-102, .7 103-117, the /64 118-130, then 131-133.
+# are new, the others keep their rate (ratio 1).  Evidence, each source's
+# first request: lines 1-100 are seconds 0-19 (5 a second: .10 .10 .8
+# bad:2 .20, so lines 1, 3, 4, 5), second 20 is lines 101-133: .10 101-102,
+# .7 103-117, the /64 118-130, then 131-133 (so lines 103 and 118).
 . "$(dirname "$0")/lib.sh"
 
 A=5bf66975-d4c7-4bf5-bcc8-b8d8a82ea278
@@ -20,19 +21,37 @@ cp "$DATA/analyses/flood.log" .
 
 cat > expect <<EOT
 source	requests	share	peak_rps	addrs	top_keys	status	tarpit	held_s	first	last	ratio	evidence
-203.0.113.7	225	34.35	15	1	$A:225	429:225	0	0.000	$T:20.060Z	$T:34.480Z	new	flood.log:117
-2001:db8:bad:1::/64	195	29.77	13	13	$A:195	5xx:195	195	292.500	$T:20.510Z	$T:34.870Z	new	flood.log:130
-198.51.100.10	94	14.35	2	1	$A:94	2xx:94	0	0.000	$T:00.000Z	$T:46.030Z	1.00	flood.log:2
+203.0.113.7	225	34.35	15	1	$A:225	429:225	0	0.000	$T:20.060Z	$T:34.480Z	new	flood.log:103
+2001:db8:bad:1::/64	195	29.77	13	13	$A:195	5xx:195	195	292.500	$T:20.510Z	$T:34.870Z	new	flood.log:118
+198.51.100.10	94	14.35	2	1	$A:94	2xx:94	0	0.000	$T:00.000Z	$T:46.030Z	1.00	flood.log:1
 198.51.100.20	47	7.18	1	1	$D:47	2xx:47	0	0.000	$T:00.120Z	$T:46.120Z	1.00	flood.log:5
 203.0.113.8	47	7.18	1	1	$B:47	2xx:47	0	0.000	$T:00.060Z	$T:46.060Z	1.00	flood.log:3
 2001:db8:bad:2::/64	47	7.18	1	1	$C:47	2xx:47	0	0.000	$T:00.090Z	$T:46.090Z	1.00	flood.log:4
 EOT
+
+# first_ev FILE... - by hand (awk): each source's first request, the
+# smallest by (time, file name, line), as "source<TAB>file:line" sorted.
+# The /64 is made by keeping the first four groups, enough for flood.log
+# (no "::" before them); one day, so the time of day orders.
+first_ev() {
+	awk '{ a = $1; sub(/:[0-9]+$/, "", a)
+		if (a ~ /:/) { split(a, p, ":"); a = p[1] ":" p[2] ":" p[3] ":" p[4] "::/64" }
+		k = substr($2, 14, 12) SUBSEP FILENAME SUBSEP sprintf("%09d", FNR)
+		if (!(a in m) || k < m[a]) { m[a] = k; e[a] = FILENAME ":" FNR } }
+		END { for (a in m) print a "\t" e[a] }' "$@" | sort
+}
 
 # The sources in the order printed.
 order() { lbt-offenders --no-geoip --no-header "$@" flood.log | cut -f 1 | tr "\n" " "; }
 
 expect_success 'every column of every source (TSV when piped)' '
 	lbt-offenders --no-geoip flood.log > out && test_cmp expect out
+'
+
+expect_success 'evidence: the first request of each source (awk)' '
+	first_ev flood.log > expect_e &&
+	lbt-offenders --no-geoip --no-header flood.log | cut -f 1,13 | sort > got &&
+	test_cmp expect_e got
 '
 
 expect_success 'requests counted again with awk' '
@@ -60,14 +79,18 @@ expect_success 'the same from lbt-cat TSV on stdin, evidence included' '
 expect_success 'TSV without file and line: evidence is a line of the TSV' '
 	lbt-cat -f time,client,path,status,term,Tw,Ta flood.log | lbt-offenders --no-geoip > out &&
 	cut -f 1-12 expect > expect12 && cut -f 1-12 out > got && test_cmp expect12 got &&
-	test "$(sed -n 2p out | cut -f 13)" = "(stdin):118"
+	test "$(sed -n 2p out | cut -f 13)" = "(stdin):104"
 '
 
-expect_success 'files in the wrong order: the same numbers' '
+# Odd lines in lb1.log, even in lb2.log: flood.log:103 is lb1.log:52.
+expect_success 'files in the wrong order: the same numbers, the same evidence' '
 	awk "NR % 2" flood.log > lb1.log && awk "!(NR % 2)" flood.log > lb2.log &&
-	lbt-offenders --no-geoip lb2.log lb1.log | cut -f 1-12 > out &&
-	cut -f 1-12 expect > expect12 && test_cmp expect12 out &&
-	test "$(lbt-offenders --no-geoip --top 1 --no-header lb2.log lb1.log | cut -f 13)" = "lb1.log:59"
+	lbt-offenders --no-geoip lb2.log lb1.log > out &&
+	cut -f 1-12 out > got && cut -f 1-12 expect > expect12 && test_cmp expect12 got &&
+	test "$(sed -n 2p out | cut -f 13)" = "lb1.log:52" &&
+	first_ev lb2.log lb1.log > expect_e && sed 1d out | cut -f 1,13 | sort > got &&
+	test_cmp expect_e got &&
+	lbt-offenders --no-geoip lb1.log lb2.log > out2 && test_cmp out out2
 '
 
 expect_success '--by rate, held, ratio' '

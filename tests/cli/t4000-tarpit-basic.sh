@@ -25,7 +25,7 @@ expect_success 'held seconds equal the sum of Tw over PT lines (awk)' '
 expect_success 'the full frontend is said plainly, with its evidence, on stderr' '
 	lbt-tarpit $F --maxconn 4 --summary httplog.log > out 2> err &&
 	grep -F "lbt-tarpit: note: fe_http was full: the logged fc reached maxconn 4 (>= 3) in 1 bucket of 10s" err &&
-	grep -F "(fc 4; e.g. httplog.log:1)" err &&
+	grep -F "(fc 4; e.g. httplog.log:2)" err &&
 	grep -F "These logs understate waiting and lost connections" err
 '
 
@@ -85,6 +85,31 @@ expect_success 'two rotated files, newest first: totals exact, overlap flagged' 
 	awk -F "\t" "NR == 2 { print \$10, \$12 }" out > got &&
 	echo "5 ~" > expect && test_cmp expect got &&
 	grep -F "1 bucket hold slots from several input files" err
+'
+
+# The evidence of a full bucket, by hand (awk): of the lines ending in it
+# (tr + Ta, bucket of 10 s; tr in seconds after 23:24) with its largest
+# fc, the earliest by tr, then line: 23:24:00 has fc 4 on lines 1 (tr 2.5)
+# and 2 (tr 0), so line 2.
+expect_success 'the full bucket names the earliest line at its largest fc (awk)' '
+	awk "{ split(\$2, c, \":\"); t = (c[3] - 24) * 60 + c[4]; split(\$5, tm, \"/\"); split(\$11, n, \"/\")
+		b = int((t + tm[5] / 1000) / 10); k = sprintf(\"%09.3f %09d\", t, NR)
+		if (!(b in fc) || n[2] > fc[b] || (n[2] == fc[b] && k < key[b])) {
+			fc[b] = n[2]; key[b] = k; ev[b] = FILENAME \":\" NR } }
+		END { for (b in fc) if (fc[b] >= 3) print ev[b] }" httplog.log > expect &&
+	lbt-tarpit $F --maxconn 4 --full --no-header httplog.log | cut -f 8 > got &&
+	test_cmp expect got
+'
+
+# Two parts given in either order: every evidence line is the same.
+expect_success 'evidence does not depend on the order of the files' '
+	head -n 4 httplog.log > old.log && tail -n 4 httplog.log > new.log &&
+	for s in sources full notes; do
+		lbt-tarpit $F --maxconn 4 --$s old.log new.log > a.out 2>&1 &&
+		lbt-tarpit $F --maxconn 4 --$s new.log old.log > b.out 2>&1 &&
+		test_cmp a.out b.out || exit 1
+	done &&
+	grep -F "e.g. old.log:2" a.out
 '
 
 expect_success '--step 1s: 10 buckets touched, the third holds 4 at once' '

@@ -46,6 +46,75 @@ for prog in lbt-rate lbt-offenders lbt-tarpit lbt-timeline; do
 	done
 done
 
+# The incident capture (tests/data/incident) as the servers wrote it: an
+# HAProxy log is in the order requests ended (a request held 1 s by the
+# tarpit is written after those accepted later), and two files of two
+# formats go into one index.  Every output, evidence lines (file:line)
+# included and not masked, must be the same from the logs and from the
+# index, and from the files in either order: evidence is the smallest
+# qualifying record by (time, file name, line), not the first one read.
+inc=${LBT_INCIDENT:-$DATA/incident}
+# get FILE - FILE of the capture here, decompressed.  @return 1 when absent.
+get() {
+	if [ -e "$inc/$1.zst" ]; then zstd -q -dc "$inc/$1.zst" > "$1"
+	elif [ -e "$inc/$1" ]; then cp "$inc/$1" "$1"
+	else return 1; fi
+}
+
+# same3 PROG-AND-OPTIONS - the output (stdout, then stderr without the
+# format-detection notes) of the program on the raw files $raw, on them in
+# reverse order, and on the index $db: all three equal, and not empty.
+same3() {
+	"$@" $raw > raw.out 2> raw.err && "$@" $rev > rev.out 2> rev.err &&
+	"$@" --db $db > db.out 2> db.err &&
+	for f in raw rev db; do
+		sed "/format detected as/d" $f.err >> $f.out || return 1
+	done &&
+	test_cmp raw.out db.out && test_cmp raw.out rev.out && test -s raw.out &&
+	grep -qE "\.log:[0-9]+" raw.out
+}
+
+if get haproxy-httplog.log && get haproxy-httplog-rfc3164.log && get nginx-combined.log; then
+	expect_success 'index the incident: the httplog alone, and rfc3164 + nginx-combined together' '
+		lbt-index -q -d h.db --format haproxy-httplog haproxy-httplog.log &&
+		lbt-index -q -d two.db --format haproxy-httplog haproxy-httplog-rfc3164.log &&
+		lbt-index -q -d two.db --format nginx-combined nginx-combined.log
+	'
+	for set in h two; do
+		if [ $set = h ]; then
+			raw=haproxy-httplog.log rev=$raw db=h.db
+		else
+			raw="haproxy-httplog-rfc3164.log nginx-combined.log"
+			rev="nginx-combined.log haproxy-httplog-rfc3164.log" db=two.db
+		fi
+		for v in "lbt-offenders --no-geoip --top 0" "lbt-offenders --no-geoip --top 0 --by held" \
+		    "lbt-tarpit --maxconn 20" "lbt-tarpit --maxconn 20 --sources" \
+		    "lbt-tarpit --maxconn 20 --full" "lbt-tarpit --maxconn 20 --notes" \
+		    "lbt-tarpit --maxconn 20 --series" "lbt-tarpit --maxconn 20 --periods"; do
+			expect_success "incident ($raw): $v: the same from the logs and the index, evidence too" "
+				same3 $v
+			"
+		done
+	done
+	# By hand (awk) on the httplog: the --full evidence of each bucket is,
+	# of the lines with its largest fc, the earliest by %tr, then line.
+	# Buckets of 10 s of the request's end, %tr + Ta; the log is one day.
+	expect_success 'incident: the --full evidence is the earliest line at the largest fc (awk)' '
+		awk "\$2 ~ /^\\[/ {
+			split(\$2, c, \":\"); t = c[2] * 3600 + c[3] * 60 + c[4]
+			split(\$5, tm, \"/\"); split(\$11, n, \"/\")
+			b = int((t + tm[5] / 1000) / 10); k = sprintf(\"%012.3f %09d\", t, NR)
+			if (!(b in fc) || n[2] + 0 > fc[b] || (n[2] + 0 == fc[b] && k < key[b])) {
+				fc[b] = n[2] + 0; key[b] = k; ev[b] = FILENAME \":\" NR } }
+			END { for (b in fc) if (fc[b] >= 19) print b * 10, ev[b] }" haproxy-httplog.log |
+			sort -n | cut -d " " -f 2 > expect &&
+		lbt-tarpit --maxconn 20 --full --no-header haproxy-httplog.log | cut -f 8 > got &&
+		test -s expect && test_cmp expect got
+	'
+else
+	echo "# $test_name: no incident capture in $inc, its checks skipped"
+fi
+
 expect_success 'lbt-cat --db --raw prints the original lines from the index alone' '
 	lbt-index -q --keep-raw -d r.db a.log &&
 	mv a.log a.log.away &&

@@ -250,6 +250,75 @@ START_TEST(merged_streams)
 }
 END_TEST
 
+/*
+ * Merged maxima do not depend on the order of the streams.  One 10 s
+ * bucket, three cases, each with its streams created a-first and b-first:
+ *   a [5,7) tarpitted, b [2,3): equal maxima 1; the earliest moment wins:
+ *     max 2, at 2 s, 0 tarpitted (b's), max_nt 0 + 1 = 1.
+ *   a [2,4) tarpitted, b [2,3): equal maxima at the same moment; the most
+ *     tarpitted wins: at 2 s, 1 tarpitted, max_nt 1.
+ *   a [5,7) and [6,8) tarpitted, b [1,2): a's maximum 2 (at 6 s, both
+ *     tarpitted) beats b's 1: max 3, at 6 s, 2 tarpitted, max_nt 1.
+ * Every bucket is flagged MERGED.  Then periods at >= 1 slot: a [2,4)
+ * tarpitted and b [2,4) each find the period [2,4) with peak 1 at 2 s;
+ * joined, the kept peak is the most tarpitted one: 1 tarpitted slot,
+ * flagged MERGED.
+ */
+START_TEST(merged_any_order)
+{
+	static const struct {
+		double a[2][2];          /* a's intervals ({0,0}: none) */
+		double b[2];
+		int32_t max, tp, nt;
+		double at;
+	} c[] = {
+		{ { { 5, 7 }, { 0, 0 } }, { 2, 3 }, 2, 0, 1, 2 },
+		{ { { 2, 4 }, { 0, 0 } }, { 2, 3 }, 2, 1, 1, 2 },
+		{ { { 5, 7 }, { 6, 8 } }, { 1, 2 }, 3, 2, 1, 6 },
+	};
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+		for (int bfirst = 0; bfirst < 2; bfirst++) {
+			lbt_occ *o = occ(10, 60, 0);
+			const lbt_occ_bucket *b;
+
+			if (bfirst)
+				ck_assert_int_eq(lbt_occ_add(o, file_b, S(c[i].b[0]), S(c[i].b[1]), 0), 0);
+			for (int k = 0; k < 2 && c[i].a[k][1] > 0; k++)
+				ck_assert_int_eq(lbt_occ_add(o, file_a, S(c[i].a[k][0]),
+				    S(c[i].a[k][1]), 1), 0);
+			if (!bfirst)
+				ck_assert_int_eq(lbt_occ_add(o, file_b, S(c[i].b[0]), S(c[i].b[1]), 0), 0);
+			ck_assert_int_eq(lbt_occ_finish(o), 0);
+			b = bucket(o, 0);
+			ck_assert_msg(b->max == c[i].max && b->max_tarpit == c[i].tp &&
+			    b->max_nt == c[i].nt && b->max_at_us == S(c[i].at) &&
+			    b->flags == LBT_OCC_MERGED, "case %zu, b first %d: max %d tp %d nt %d "
+			    "at %lld flags %u", i, bfirst, b->max, b->max_tarpit, b->max_nt,
+			    (long long)b->max_at_us, b->flags);
+			ck_assert_int_eq(lbt_occ_stats_get(o)->peak_at_us, S(c[i].at));
+			lbt_occ_free(o);
+		}
+	for (int bfirst = 0; bfirst < 2; bfirst++) {
+		lbt_occ *o = occ(10, 60, 1);
+		const lbt_occ_period *p;
+		size_t n;
+
+		ck_assert_int_eq(lbt_occ_add(o, bfirst ? file_b : file_a, S(2), S(4), !bfirst), 0);
+		ck_assert_int_eq(lbt_occ_add(o, bfirst ? file_a : file_b, S(2), S(4), bfirst), 0);
+		ck_assert_int_eq(lbt_occ_finish(o), 0);
+		p = lbt_occ_periods(o, 0, &n);
+		ck_assert_uint_eq(n, 1);
+		ck_assert_int_eq(p[0].start_us, S(2));
+		ck_assert_int_eq(p[0].end_us, S(4));
+		ck_assert_int_eq(p[0].peak, 1);
+		ck_assert_int_eq(p[0].peak_tarpit, 1);
+		ck_assert_uint_eq(p[0].flags, LBT_OCC_MERGED);
+		lbt_occ_free(o);
+	}
+}
+END_TEST
+
 /* Files given newest first (access.log before access.log.1): each file is
  * swept on its own, so nothing is late and nothing is merged. */
 START_TEST(files_newest_first)
@@ -478,6 +547,7 @@ static Suite *occupancy_suite(void)
 	tcase_add_test(tc, late_interval);
 	tcase_add_test(tc, reorder_within_window);
 	tcase_add_test(tc, merged_streams);
+	tcase_add_test(tc, merged_any_order);
 	tcase_add_test(tc, files_newest_first);
 	tcase_add_test(tc, touching_and_instant);
 	tcase_add_test(tc, periods_join);

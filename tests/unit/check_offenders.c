@@ -12,9 +12,10 @@
  * Total rate 3/s then 32/s: baseline median 3, threshold 15, jump at s=20,
  * so the baseline window is s = 0..19 and the comparison s = 20..39.
  * A: base 1/s, now 20/s, ratio 20; B: new; D1, D2: ratio 1.
- * Peaks: A 20 at s=20, reached by its 20th record there: lines 1..60 are
- * s < 20 (3 a second), A's s=20 records are lines 61..80 -> a.log:80.
- * B: after D1's line 81, lines 82..91 -> a.log:91.  D1: line 2.  D2: line 3.
+ * Peaks: A 20 at s=20, B 10 at s=20, D1 and D2 1 at s=0 (the earliest).
+ * Evidence, each source's first request: A line 1, D1 line 2, D2 line 3;
+ * B's first is at s=20, after the 60 lines of s < 20 (3 a second), A's 20
+ * there (61..80) and D1's (81): a.log:82.
  * B holds 200 x 1.5 s = 300 s of tarpit, from 10 distinct addresses.
  */
 #include <check.h>
@@ -29,6 +30,7 @@
 #define T0 1762039441LL
 #define KA "aaaaaaaa-0000-4000-8000-000000000001"
 #define KB "bbbbbbbb-0000-4000-8000-000000000002"
+#define KC "cccccccc-0000-4000-8000-000000000003"
 
 /* A full record. */
 static lbt_rec mk(int64_t t_us, const char *addr, int32_t status, const char *term,
@@ -51,30 +53,43 @@ static lbt_rec mk(int64_t t_us, const char *addr, int32_t status, const char *te
 	return r;
 }
 
-/* Feed the flood described above. */
-static void flood(lbt_offenders *o)
+#define NFLOOD 700
+
+/* The flood described above into v[0..NFLOOD), in time order (line i + 1
+ * is v[i]).  @return the number of records, NFLOOD. */
+static size_t flood_recs(lbt_rec *v)
 {
-	uint64_t line = 0;
+	size_t n = 0;
 	char addr[64];
 
 	for (int s = 0; s < 40; s++) {
 		int64_t t = (T0 + s) * SEC;
-		lbt_rec r;
 
-		for (int i = 0; i < (s < 20 ? 1 : 20); i++) {
-			r = mk(t + i * 1000, "203.0.113.7", s < 20 ? 200 : 429, "----", 0, KA, ++line);
-			lbt_offenders_add(o, &r);
-		}
-		r = mk(t + 100000, "203.0.113.8", 200, "----", 0, KB, ++line);
-		lbt_offenders_add(o, &r);
-		for (int i = 0; s >= 20 && i < 10; i++) {
+		for (int i = 0; i < (s < 20 ? 1 : 20); i++, n++)
+			v[n] = mk(t + i * 1000, "203.0.113.7", s < 20 ? 200 : 429, "----", 0, KA,
+			    n + 1);
+		v[n] = mk(t + 100000, "203.0.113.8", 200, "----", 0, KB, n + 1), n++;
+		for (int i = 0; s >= 20 && i < 10; i++, n++) {
 			snprintf(addr, sizeof addr, "2001:db8:bad:1::%d", i + 1);
-			r = mk(t + 200000 + i, addr, 500, "PT--", 1500, KA, ++line);
-			lbt_offenders_add(o, &r);
+			v[n] = mk(t + 200000 + i, addr, 500, "PT--", 1500, KA, n + 1);
 		}
-		r = mk(t + 300000, "2001:db8:bad:2::5", 200, "----", 0, KB, ++line);
-		lbt_offenders_add(o, &r);
+		v[n] = mk(t + 300000, "2001:db8:bad:2::5", 200, "----", 0, KB, n + 1), n++;
 	}
+	ck_assert_uint_eq(n, NFLOOD);
+	return n;
+}
+
+/* Feed the flood described above, in time order. */
+static void flood(lbt_offenders *o)
+{
+	lbt_rec *v = malloc(NFLOOD * sizeof *v);
+	size_t n;
+
+	ck_assert_ptr_nonnull(v);
+	n = flood_recs(v);
+	for (size_t i = 0; i < n; i++)
+		lbt_offenders_add(o, &v[i]);
+	free(v);
 }
 
 /* The flood with options op, finished. */
@@ -124,7 +139,7 @@ START_TEST(by_requests)
 	ck_assert_double_eq(a->cur_rate, 20);
 	ck_assert_double_eq(a->ratio, 20);
 	ck_assert_str_eq(a->ev_file, "a.log");
-	ck_assert_uint_eq(a->ev_line, 80);
+	ck_assert_uint_eq(a->ev_line, 1);
 	b = lbt_offenders_row(o, 1);
 	ck_assert_str_eq(b->source, "2001:db8:bad:1::/64");
 	ck_assert_uint_eq(b->requests, 200);
@@ -135,7 +150,7 @@ START_TEST(by_requests)
 	ck_assert_double_eq(b->held_s, 300);
 	ck_assert_str_eq(lbt_offender_status_str(b, buf, sizeof buf), "5xx:200");
 	ck_assert_int_eq(b->is_new, 1);
-	ck_assert_uint_eq(b->ev_line, 91);
+	ck_assert_uint_eq(b->ev_line, 82);
 	/* the decoys stay apart: v4 sorts before v6 on equal requests */
 	ck_assert_str_eq(lbt_offenders_row(o, 2)->source, "203.0.113.8");
 	ck_assert_uint_eq(lbt_offenders_row(o, 2)->requests, 40);
@@ -278,7 +293,8 @@ START_TEST(no_jump)
 END_TEST
 
 /* Space-saving keys: k1 x5, k2 k3 k4 once, then k5 x4: k5 takes k2's
- * counter (count 1 + 4 = 5, an upper bound), ties go to the older key. */
+ * counter (the first of the smallest; count 1 + 4 = 5, an upper bound).
+ * Equal counts are listed in key order: k1 before k5, k3 before k4. */
 START_TEST(top_keys)
 {
 	static const char *seq[] = { "k1", "k1", "k1", "k1", "k1", "k2", "k3", "k4",
@@ -405,6 +421,194 @@ START_TEST(geoip)
 }
 END_TEST
 
+/* Every column of every row of a finished accumulator as text, to compare
+ * two runs.  @return a malloc'd string. */
+static char *rows_text(const lbt_offenders *o)
+{
+	char *buf = NULL, keys[512], st[256];
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(fp);
+	for (size_t i = 0; i < lbt_offenders_nrows(o); i++) {
+		const lbt_offender *r = lbt_offenders_row(o, i);
+
+		fprintf(fp, "%s %llu %.9f %lld@%lld %llu/%d [%s] [%s] %llu %.3f %lld..%lld "
+		    "%d%d %.9f %.9f %.9f %s:%llu\n", r->source, (unsigned long long)r->requests,
+		    r->share, (long long)r->peak_count, (long long)r->peak_second,
+		    (unsigned long long)r->addrs, r->addrs_capped,
+		    lbt_offender_keys_str(r, keys, sizeof keys),
+		    lbt_offender_status_str(r, st, sizeof st), (unsigned long long)r->tarpitted,
+		    r->held_s, (long long)r->first_us, (long long)r->last_us, r->has_ratio,
+		    r->is_new, r->ratio, r->base_rate, r->cur_rate,
+		    r->ev_file ? r->ev_file : "-", (unsigned long long)r->ev_line);
+	}
+	ck_assert_int_eq(fclose(fp), 0);
+	return buf;
+}
+
+/* Records v[perm[0]], v[perm[1]] ... v[perm[n-1]] through a new
+ * accumulator with default options, top 0.  @return rows_text of it. */
+static char *run_order(const lbt_rec *v, const size_t *perm, size_t n)
+{
+	lbt_offenders_opts op = LBT_OFFENDERS_OPTS_INIT;
+	lbt_err err;
+	lbt_offenders *o;
+	char *text;
+
+	op.top = 0;
+	o = lbt_offenders_new(&op, &err);
+	ck_assert_ptr_nonnull(o);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(lbt_offenders_add(o, &v[perm[i]]), 0);
+	ck_assert_int_eq(lbt_offenders_finish(o, &err), 0);
+	text = rows_text(o);
+	lbt_offenders_free(o);
+	return text;
+}
+
+/* perm[0..n) = 0..n-1, then shuffled (Fisher-Yates over a 64-bit LCG) when
+ * seed is not 0, reversed when seed is 1. */
+static void make_perm(size_t *perm, size_t n, uint64_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		perm[i] = seed == 1 ? n - 1 - i : i;
+	for (size_t i = n; seed > 1 && i > 1; i--) {
+		size_t j, t;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		j = (size_t)((seed >> 33) % i);
+		t = perm[i - 1], perm[i - 1] = perm[j], perm[j] = t;
+	}
+}
+
+/*
+ * The flood read in other orders gives the same rows, evidence included:
+ * reversed, and shuffled with three seeds.  Then the same records split
+ * into two files, as "a.log" (records 0, 2, 4 ... of the time order, lines
+ * 1, 2, 3 ...) and "b.log" (records 1, 3, 5 ..., lines 1, 2, 3 ...), read
+ * b.log first then a.log (the order of a command line "b.log a.log"), a.log
+ * then b.log, and shuffled: the same rows again, and by hand the first
+ * requests are A record 0 = a.log:1, D1 record 1 = b.log:1, D2 record 2 =
+ * a.log:2, B record 81 = b.log:41.
+ */
+START_TEST(order_flood)
+{
+	lbt_rec *v = malloc(NFLOOD * sizeof *v);
+	size_t *perm = malloc(NFLOOD * sizeof *perm), n = flood_recs(v), k = 0;
+	char *ref, *got;
+
+	make_perm(perm, n, 0);
+	ref = run_order(v, perm, n);
+	ck_assert_ptr_nonnull(strstr(ref, "\n2001:db8:bad:1::/64 200 "));
+	for (uint64_t seed = 1; seed < 5; seed++) {
+		make_perm(perm, n, seed);
+		got = run_order(v, perm, n);
+		ck_assert_str_eq(got, ref);
+		free(got);
+	}
+	free(ref);
+	for (size_t i = 0; i < n; i++) {
+		v[i].file = i % 2 ? "b.log" : "a.log";
+		v[i].line = i / 2 + 1;
+	}
+	for (size_t i = 1; i < n; i += 2)          /* b.log, then a.log */
+		perm[k++] = i;
+	for (size_t i = 0; i < n; i += 2)
+		perm[k++] = i;
+	ref = run_order(v, perm, n);
+	ck_assert_ptr_nonnull(strstr(ref, "\n2001:db8:bad:1::/64 200 "));
+	ck_assert_ptr_nonnull(strstr(ref, " b.log:41\n203.0.113.8 "));
+	ck_assert_ptr_nonnull(strstr(ref, " b.log:1\n2001:db8:bad:2::/64 "));
+	ck_assert_int_eq(strncmp(ref, "203.0.113.7 420 ", 16), 0);
+	ck_assert_ptr_nonnull(strstr(ref, " a.log:1\n2001:db8:bad:1::/64 "));
+	ck_assert_str_eq(ref + strlen(ref) - 9, " a.log:2\n");      /* D2, the last row */
+	for (uint64_t seed = 0; seed < 4; seed++) {
+		make_perm(perm, n, seed);
+		got = run_order(v, perm, n);
+		ck_assert_str_eq(got, ref);
+		free(got);
+	}
+	free(ref);
+	free(perm);
+	free(v);
+}
+END_TEST
+
+/* Next permutation of p[0..n) in lexicographic order.  @return 0 after the
+ * last one. */
+static int next_perm(size_t *p, size_t n)
+{
+	size_t i = n - 1, j = n - 1, t;
+
+	while (i > 0 && p[i - 1] >= p[i])
+		i--;
+	if (i == 0)
+		return 0;
+	while (p[j] <= p[i - 1])
+		j--;
+	t = p[i - 1], p[i - 1] = p[j], p[j] = t;
+	for (j = n - 1; i < j; i++, j--)
+		t = p[i], p[i] = p[j], p[j] = t;
+	return 1;
+}
+
+/*
+ * Ties in time across files, in all 120 orders of five records of one
+ * source (T = 23:24:01Z):
+ *   b.log:1 T+1 KB   b.log:2 T KA   a.log:9 T KB   a.log:7 T KC   a.log:3 T+0.5 KA
+ * Three records at T: the evidence is the smallest file name, then line:
+ * a.log:7, whichever file was read first.  The keys KA:2 and KB:2 tie and
+ * are listed in key order, KC:1 last.  Peak: 4 in second T.  The file name
+ * is handed over in one reused buffer, as an input may do: the evidence
+ * must still name the right file.
+ */
+START_TEST(order_ties)
+{
+	static const struct {
+		const char *file;
+		uint64_t line;
+		int64_t t;
+		const char *key;
+	} in[] = {
+		{ "b.log", 1, T0 * SEC + SEC, KB }, { "b.log", 2, T0 * SEC, KA },
+		{ "a.log", 9, T0 * SEC, KB }, { "a.log", 7, T0 * SEC, KC },
+		{ "a.log", 3, T0 * SEC + SEC / 2, KA },
+	};
+	size_t p[5] = { 0, 1, 2, 3, 4 }, count = 0;
+	lbt_offenders_opts op = LBT_OFFENDERS_OPTS_INIT;
+	char fbuf[16], buf[256];
+
+	do {
+		lbt_err err;
+		lbt_offenders *o = lbt_offenders_new(&op, &err);
+		const lbt_offender *r;
+
+		for (size_t i = 0; i < 5; i++) {
+			lbt_rec rec = mk(in[p[i]].t, "192.0.2.1", 200, "----", 0, in[p[i]].key,
+			    in[p[i]].line);
+
+			snprintf(fbuf, sizeof fbuf, "%s", in[p[i]].file);
+			rec.file = fbuf;
+			ck_assert_int_eq(lbt_offenders_add(o, &rec), 0);
+		}
+		snprintf(fbuf, sizeof fbuf, "x");
+		ck_assert_int_eq(lbt_offenders_finish(o, &err), 0);
+		r = lbt_offenders_row(o, 0);
+		ck_assert_str_eq(r->ev_file, "a.log");
+		ck_assert_uint_eq(r->ev_line, 7);
+		ck_assert_int_eq(r->first_us, T0 * SEC);
+		ck_assert_int_eq(r->last_us, T0 * SEC + SEC);
+		ck_assert_int_eq(r->peak_count, 4);
+		ck_assert_int_eq(r->peak_second, T0);
+		ck_assert_str_eq(lbt_offender_keys_str(r, buf, sizeof buf), KA ":2 " KB ":2 " KC ":1");
+		lbt_offenders_free(o);
+		count++;
+	} while (next_perm(p, 5));
+	ck_assert_uint_eq(count, 120);
+}
+END_TEST
+
 /* The offenders suite. */
 static Suite *offenders_suite(void)
 {
@@ -422,6 +626,8 @@ static Suite *offenders_suite(void)
 	tcase_add_test(tc, prefixes);
 	tcase_add_test(tc, missing);
 	tcase_add_test(tc, geoip);
+	tcase_add_test(tc, order_flood);
+	tcase_add_test(tc, order_ties);
 	suite_add_tcase(s, tc);
 	return s;
 }

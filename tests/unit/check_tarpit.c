@@ -519,6 +519,133 @@ START_TEST(report_tsv)
 }
 END_TEST
 
+/* Every section of a finished accumulator, one after the other.
+ * @return a malloc'd string. */
+static char *all_sections(const lbt_tarpit *t)
+{
+	static const lbt_tarpit_section secs[] = { LBT_TARPIT_SUMMARY, LBT_TARPIT_PERIODS,
+		LBT_TARPIT_SOURCES, LBT_TARPIT_SERIES, LBT_TARPIT_FULL, LBT_TARPIT_NOTES };
+	char *buf = NULL, *one;
+	size_t len = 0, i;
+	FILE *fp = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(fp);
+	for (i = 0; i < sizeof secs / sizeof secs[0]; i++) {
+		one = section(t, secs[i]);
+		fputs(one, fp);
+		free(one);
+	}
+	ck_assert_int_eq(fclose(fp), 0);
+	return buf;
+}
+
+/*
+ * The records of order_evidence: (file, line, at, client, Tw, Ta, term, fc).
+ * Each ends at `at` + Ta (clock REQUEST, no Th/Ti), all in the bucket
+ * [T0, T0+10).
+ */
+static const struct ord_rec {
+	const char *file;
+	uint64_t line;
+	double at;
+	const char *client;
+	int tw, ta;
+	const char *term;
+	int fc;
+} ord_recs[] = {
+	{ "b.log", 1, 2.0, "192.0.2.1", 1000, 999, "PT--", 20 },
+	{ "b.log", 2, 0.0, "192.0.2.1", 0, 500, "----", 12 },
+	{ "a.log", 9, 2.0, "192.0.2.1", 1000, 999, "PT--", 20 },
+	{ "a.log", 7, 2.0, "192.0.2.1", 700, 699, "CT--", 20 },
+	{ "a.log", 3, 0.5, "192.0.2.1", 0, 500, "----", 19 },
+	{ "b.log", 4, 3.0, "192.0.2.2", 0, 500, "----", 5 },
+	{ "a.log", 5, 3.0, "192.0.2.2", 0, 500, "----", 5 },
+	{ "a.log", 6, 4.0, "192.0.2.2", 0, 500, "----", 5 },
+};
+#define NORD (sizeof ord_recs / sizeof ord_recs[0])
+
+/* ord_recs in the order perm through a new accumulator (maxconn 20), the
+ * file name handed over in one reused buffer as an input may do.
+ * @return the finished accumulator. */
+static lbt_tarpit *run_order(const size_t *perm)
+{
+	lbt_tarpit *t = tp(20);
+	char fbuf[16];
+	size_t i;
+
+	for (i = 0; i < NORD; i++) {
+		const struct ord_rec *o = &ord_recs[perm[i]];
+		lbt_rec r;
+
+		http(&r, o->at, o->client, o->tw, o->ta, o->term, o->fc, o->line);
+		snprintf(fbuf, sizeof fbuf, "%s", o->file);
+		r.file = fbuf;
+		add(t, &r);
+	}
+	snprintf(fbuf, sizeof fbuf, "x");
+	finish(t);
+	return t;
+}
+
+/*
+ * Evidence independent of the reading order, records in two files with
+ * ties in time.  By hand: 192.0.2.1's tarpitted (PT or CT) requests are
+ * b.log:1, a.log:9 and a.log:7, all at T0+2: the smallest file name, then
+ * line, is a.log:7 (its untarpitted a.log:3 and b.log:2 come earlier but
+ * do not count).  192.0.2.2, no tarpitted request: b.log:4 and a.log:5 at
+ * T0+3, a.log:6 later: a.log:5.  The bucket [T0, T0+10) reached fc 20 by
+ * b.log:1, a.log:9, a.log:7, all at T0+2: a.log:7, in --full and in the
+ * note.  Time order, the reverse, b.log before a.log and 100 shuffles all
+ * print the same sections.
+ */
+START_TEST(order_evidence)
+{
+	size_t perm[NORD], i, j, k;
+	uint64_t seed = 42;
+	char *ref, *got;
+	lbt_tarpit *t;
+
+	for (i = 0; i < NORD; i++)                 /* b.log first, then a.log */
+		perm[i] = i;
+	for (i = 0, k = 0; i < NORD; i++)
+		if (ord_recs[i].file[0] == 'b')
+			perm[k++] = i;
+	for (i = 0; i < NORD; i++)
+		if (ord_recs[i].file[0] == 'a')
+			perm[k++] = i;
+	t = run_order(perm);
+	ck_assert_str_eq(lbt_tarpit_source_at(t, 0)->file, "a.log");
+	ck_assert_uint_eq(lbt_tarpit_source_at(t, 0)->line, 7);
+	ck_assert_str_eq(lbt_tarpit_source_at(t, 1)->file, "a.log");
+	ck_assert_uint_eq(lbt_tarpit_source_at(t, 1)->line, 5);
+	ck_assert_str_eq(lbt_tarpit_group_at(t, 0)->full_file, "a.log");
+	ck_assert_uint_eq(lbt_tarpit_group_at(t, 0)->full_line, 7);
+	ck_assert(has_note(t, "(fc 20; e.g. a.log:7)"));
+	ref = all_sections(t);
+	ck_assert_ptr_nonnull(strstr(ref,
+	    "\tfe_http\t2025-11-01T12:26:40Z\t20\t20\t20\t8\ta.log:7\n"));
+	ck_assert_ptr_nonnull(strstr(ref, "Z\ta.log:5\n"));
+	lbt_tarpit_free(t);
+	for (k = 0; k < 102; k++) {
+		for (i = 0; i < NORD; i++)
+			perm[i] = k == 1 ? NORD - 1 - i : i;
+		for (i = NORD; k > 1 && i > 1; i--) {
+			size_t x;
+
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			j = (size_t)((seed >> 33) % i);
+			x = perm[i - 1], perm[i - 1] = perm[j], perm[j] = x;
+		}
+		t = run_order(perm);
+		got = all_sections(t);
+		ck_assert_str_eq(got, ref);
+		free(got);
+		lbt_tarpit_free(t);
+	}
+	free(ref);
+}
+END_TEST
+
 /* Bad options are refused with a message. */
 START_TEST(bad_opts)
 {
@@ -550,6 +677,7 @@ static Suite *tarpit_suite(void)
 	tcase_add_test(tc, cfg_in_groups);
 	tcase_add_test(tc, report_tsv);
 	tcase_add_test(tc, bad_opts);
+	tcase_add_test(tc, order_evidence);
 	suite_add_tcase(s, tc);
 	return s;
 }
