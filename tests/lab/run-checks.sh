@@ -72,7 +72,8 @@ finish() {
 # (a run cannot be repeated exactly), else is removed on exit.
 settle_output() {
 	[ -d "$work/incident" ] || return 0
-	mv "$work/incident.log" "$work/incident/" 2>/dev/null
+	# the run's own log, renamed so that it is not taken for an access log
+	mv "$work/incident.log" "$work/incident/incident-run.txt" 2>/dev/null
 	if [ -n "${LBT_LAB_KEEP:-}" ]; then
 		# an existing directory is never overwritten, only an empty one replaced
 		if { rmdir "$LBT_LAB_KEEP" 2>/dev/null || [ ! -e "$LBT_LAB_KEEP" ]; } &&
