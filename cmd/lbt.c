@@ -20,14 +20,11 @@ static const struct {
 	const char *name;
 	const char *what;
 } progs[] = {
-	{ "triage", "the one command during an incident: hot keys, offenders, tarpit, a rule" },
 	{ "cat", "parse, filter and print records, or the matching raw lines" },
 	{ "index", "load logs into a SQLite index, idempotent and resumable" },
 	{ "rate", "request rates per key, source or status over time; peaks and jumps" },
 	{ "offenders", "sources grouped as IPv4 /32 and IPv6 /64, ranked, with evidence" },
 	{ "tarpit", "socket time held by tarpit and connection slots against maxconn" },
-	{ "timeline", "incident reconstruction: change points, saturation, recovery" },
-	{ "deny", "HAProxy, NGINX and nftables rules for a set of sources" },
 	{ "formats", "list, explain and detect log formats; recommend one" },
 };
 

@@ -32,7 +32,7 @@ expect_success 'lbt without arguments: usage on stderr, exit 1' '
 
 expect_success 'lbt help lists every program, exit 0' '
 	lbt help >out 2>err && test ! -s err &&
-	for p in triage cat index rate offenders tarpit timeline deny formats; do
+	for p in cat index rate offenders tarpit formats; do
 		grep -q "^  $p  *[^ ]" out || { echo "missing $p"; exit 1; }
 	done &&
 	head -n 1 out >first && echo "usage: lbt program [argument ...]" >expect &&

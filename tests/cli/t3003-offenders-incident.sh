@@ -58,4 +58,25 @@ expect_success 'the same numbers through the syslog (RFC 3164) copy' '
 	lbt-offenders --no-geoip --no-header haproxy-httplog-rfc3164.log | cut -f 1-12 > got &&
 	cut -f 1-12 out > expect && test_cmp expect got
 '
+# The source column cut from the TSV is an HAProxy ACL file: haproxy -c
+# accepts it in the reject rule of the lab's last phase.
+expect_success 'the top two sources, cut to an ACL file, pass haproxy -c' '
+	head -n 2 out | cut -f 1 > offenders.lst &&
+	printf "%s\n" 203.0.113.7 2001:db8:bad:1::/64 | sort > expect && sort offenders.lst > got &&
+	test_cmp expect got &&
+	cat > h.cfg <<-EOF &&
+	defaults
+	  mode http
+	  timeout client 1s
+	  timeout server 1s
+	  timeout connect 1s
+	frontend fe
+	  bind 127.0.0.1:8080
+	  tcp-request connection reject if { src -f $PWD/offenders.lst }
+	  default_backend be
+	backend be
+	  server s 127.0.0.1:9
+	EOF
+	haproxy -c -q -f h.cfg
+'
 test_done
