@@ -64,11 +64,12 @@
 typedef struct lbt_maxconn_cfg lbt_maxconn_cfg;
 
 /*
- * Read the `maxconn` lines of a haproxy.cfg: in `global`, in `defaults`
- * sections (named or not, `from` inheritance) and in `frontend` / `listen`
- * sections.  Comments and quoted words are handled; other keywords are
- * skipped.  @return the table, or NULL with err (file and line named: file
- * unreadable, `maxconn` without a number in 0..2^31-1).
+ * Read the `maxconn` lines of a haproxy.cfg (through lbt_hacfg, hacfg.h):
+ * in `global`, in `defaults` sections (named or not, `from` inheritance)
+ * and in `frontend` / `listen` sections; other keywords are skipped.
+ * @return the table, or NULL with err naming file and line: file
+ * unreadable, a line HAProxy would not split (quote, escape, variable), a
+ * section error, `maxconn` without a number in 0..2^31-1.
  */
 lbt_maxconn_cfg *lbt_maxconn_cfg_read(const char *path, lbt_err *err);
 

@@ -714,8 +714,8 @@ START_TEST(haproxy_cfg_small)
 	ck_assert_str_eq(lbt_err_str(&err, got, sizeof got), DATA "/cfg/badquote.cfg:3: "
 	    "unterminated double quote");
 	ck_assert_ptr_null(lbt_format_from_haproxy_cfg(DATA "/cfg/badfrom.cfg", NULL, &err));
-	ck_assert_str_eq(lbt_err_str(&err, got, sizeof got), DATA "/cfg/badfrom.cfg:1: no "
-	    "defaults section 'nowhere'");
+	ck_assert_str_eq(lbt_err_str(&err, got, sizeof got), DATA "/cfg/badfrom.cfg:1: 'from "
+	    "nowhere': no defaults section of that name above");
 	ck_assert_ptr_null(lbt_format_from_haproxy_cfg(DATA "/cfg/nope.cfg", NULL, &err));
 	ck_assert_str_eq(lbt_err_str(&err, got, sizeof got), DATA "/cfg/nope.cfg: No such file "
 	    "or directory");

@@ -442,6 +442,43 @@ START_TEST(cfg_errors)
 }
 END_TEST
 
+#define INHERIT LBT_TEST_DATA "/tarpit/inherit.cfg"
+
+/*
+ * maxconn inheritance as HAProxy 2.6.12 applies it: the values in the
+ * comment of tests/data/tarpit/inherit.cfg come from HAProxy's own "show
+ * stat".  fe_d: its own "maxconn 0" means the global 4000 (line 8), not
+ * its defaults' 3000; fe_e: d3k's 3000 through "defaults child from d3k"
+ * (line 42); fe_h: d5's 500 through an unnamed "defaults from d5" (line
+ * 55); fe_b: the unnamed defaults' 3000 (line 15).
+ */
+START_TEST(cfg_inherit)
+{
+	static const struct { const char *fe; int32_t want; } v[] = {
+		{ "fe_a", 20 }, { "fe_b", 3000 }, { "fe_c", 4000 }, { "li", 7 },
+		{ "fe_d", 4000 }, { "fe_e", 3000 }, { "fe_f", 500 }, { "fe_g", 4000 },
+		{ "fe_h", 500 },
+	};
+	lbt_err err;
+	lbt_maxconn_cfg *c = lbt_maxconn_cfg_read(INHERIT, &err);
+	char where[320];
+
+	ck_assert_msg(c != NULL, "%s", err.msg);
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		ck_assert_msg(lbt_maxconn_cfg_get(c, v[i].fe, strlen(v[i].fe), NULL, 0) == v[i].want,
+		    "%s", v[i].fe);
+	lbt_maxconn_cfg_get(c, "fe_d", 4, where, sizeof where);
+	ck_assert_str_eq(where, INHERIT ":8 (global)");
+	lbt_maxconn_cfg_get(c, "fe_e", 4, where, sizeof where);
+	ck_assert_str_eq(where, INHERIT ":42 (defaults d3k)");
+	lbt_maxconn_cfg_get(c, "fe_h", 4, where, sizeof where);
+	ck_assert_str_eq(where, INHERIT ":55 (defaults d5)");
+	lbt_maxconn_cfg_get(c, "fe_b", 4, where, sizeof where);
+	ck_assert_str_eq(where, INHERIT ":15 (defaults)");
+	lbt_maxconn_cfg_free(c);
+}
+END_TEST
+
 /* maxconn from the cfg reaches the groups, with where it came from. */
 START_TEST(cfg_in_groups)
 {
@@ -674,6 +711,7 @@ static Suite *tarpit_suite(void)
 	tcase_add_test(tc, groups);
 	tcase_add_test(tc, cfg_maxconn);
 	tcase_add_test(tc, cfg_errors);
+	tcase_add_test(tc, cfg_inherit);
 	tcase_add_test(tc, cfg_in_groups);
 	tcase_add_test(tc, report_tsv);
 	tcase_add_test(tc, bad_opts);
