@@ -187,7 +187,11 @@ static void item_cap_fills(const lbt_format *f, struct fmt_item *it)
 	}
 }
 
-/* Union of the fields a program's items can fill, capture masks refreshed. */
+/*
+ * Union of the fields a program's items can fill, capture masks refreshed;
+ * the matcher's per-step plan is made here too (every compiled program
+ * passes through this function).
+ */
 static uint64_t prog_fields(const lbt_format *f, struct fmt_prog *pg)
 {
 	uint64_t m = 0;
@@ -198,6 +202,7 @@ static uint64_t prog_fields(const lbt_format *f, struct fmt_prog *pg)
 		item_cap_fills(f, &pg->v[i].it);
 		m |= pg->v[i].it.fills;
 	}
+	fmt_prog_plan(pg);
 	return m;
 }
 
@@ -313,6 +318,7 @@ void lbt_format_free(lbt_format *f)
 void lbt_format_set_tz(lbt_format *f, lbt_tz *tz)
 {
 	f->tz = tz;
+	memset(&f->tcache, 0, sizeof f->tcache);
 }
 
 /* Convert only the fields of mask from now on; 0 means every field. */

@@ -374,9 +374,9 @@ static int parse_time(struct fmt_ctx *c, const struct fmt_item *it, const char *
 
 	switch (it->tfmt) {
 	case TM_CLF_LOCAL:
-		return lbt_time_parse_clf_local(s, n, c->f->tz, us);
+		return lbt_time_parse_clf_cached(&c->f->tcache, s, n, c->f->tz, 0, us);
 	case TM_CLF_ZONED:
-		return lbt_time_parse_clf_zoned(s, n, us);
+		return lbt_time_parse_clf_cached(&c->f->tcache, s, n, c->f->tz, 1, us);
 	case TM_ISO:
 		return lbt_time_parse_iso(s, n, c->f->tz, us);
 	default:

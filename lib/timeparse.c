@@ -347,6 +347,14 @@ static int parse_frac(const char *s, size_t len, int64_t *us)
 	*us = 0;
 	if (len == 0)
 		return 0;
+	if (len == 4 && s[0] == '.') {     /* milliseconds: 68 -> 47 instructions (callgrind) */
+		int ms = digits(s + 1, 3);
+
+		if (ms < 0)
+			return -1;
+		*us = (int64_t)ms * 1000;
+		return 0;
+	}
 	if (s[0] != '.' || len < 2 || len > 10)
 		return -1;
 	for (i = 1; i < len; i++) {
@@ -406,6 +414,60 @@ int lbt_time_parse_clf_zoned(const char *s, size_t len, int64_t *us)
 	if (parse_clf_date(s, &c) < 0 || parse_frac(s + 20, len - 26, &frac) < 0)
 		return -1;
 	*us = (civil_secs(c.y, c.mo, c.d, c.h, c.mi, c.s) - off) * 1000000 + frac;
+	return 0;
+}
+
+/*
+ * Seconds 0..59 of a CLF stamp whose first 17 bytes match the cached
+ * minute, and its fraction.  Second 60 is left to the full parsers: it
+ * belongs to the next minute, and to the next hour's UTC offset.
+ * @return 0 with *us, or -1 (parse it in full).
+ */
+static int clf_cache_hit(const lbt_time_cache *c, const char *s, size_t len, lbt_tz *tz,
+    int zoned, int64_t *us)
+{
+	size_t flen = zoned ? len - 6 : len;     /* without " +zzzz" */
+	int64_t frac;
+	int sec;
+
+	if (!c->valid || c->tz != tz || c->zoned != zoned || len < (zoned ? 26u : 20u) ||
+	    memcmp(s, c->key, 17) != 0 || s[17] != ':' ||
+	    (zoned && memcmp(s + len - 6, c->zone, 6) != 0))
+		return -1;
+	sec = digits(s + 18, 2);
+	if (sec < 0 || sec > 59 || parse_frac(s + 20, flen - 20, &frac) < 0)
+		return -1;
+	*us = (c->base_s + sec) * 1000000 + frac;
+	return 0;
+}
+
+/*
+ * A CLF stamp through the minute cache; see the header.  Within a minute
+ * the UTC offset cannot change (lbt_tz resolves offsets per hour, zoned
+ * stamps carry theirs), so the result is that minute's second 0 plus the
+ * seconds.  Measured on haproxy-httplog (callgrind): 420 -> 120 instructions
+ * a stamp.  @return 0 with *us, or -1 as the full parsers.
+ */
+int lbt_time_parse_clf_cached(lbt_time_cache *c, const char *s, size_t len, lbt_tz *tz,
+    int zoned, int64_t *us)
+{
+	int sec;
+
+	if (clf_cache_hit(c, s, len, tz, zoned, us) == 0)
+		return 0;
+	if ((zoned ? lbt_time_parse_clf_zoned(s, len, us) :
+	    lbt_time_parse_clf_local(s, len, tz, us)) < 0)
+		return -1;
+	sec = digits(s + 18, 2);
+	if (sec <= 59) {
+		memcpy(c->key, s, 17);
+		if (zoned)
+			memcpy(c->zone, s + len - 6, 6);
+		c->valid = 1;
+		c->zoned = zoned;
+		c->tz = tz;
+		c->base_s = floor_div(*us, 1000000) - sec;
+	}
 	return 0;
 }
 
@@ -517,6 +579,59 @@ int lbt_time_parse_bsd(const char *s, size_t len, lbt_tz *tz, int64_t ref_s, int
 	return 0;
 }
 
+/* Write the n decimal digits of v (0 <= v < 10^n) at p, two at a time.  @return p + n */
+static char *put_digits(char *p, int64_t v, int n)
+{
+	static const char pairs[] =
+	    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	    "8081828384858687888990919293949596979899";
+	int i = n;
+
+	for (; i >= 2; i -= 2, v /= 100)
+		memcpy(p + i - 2, pairs + 2 * (v % 100), 2);
+	if (i == 1)
+		p[0] = (char)('0' + v % 10);
+	return p + n;
+}
+
+/*
+ * The fields of lbt_time_format() written by hand, for years 0..9999 and
+ * a buffer of at least 40 bytes: exactly what its snprintf formats print.
+ * lbt-cat prints a time on every line; with snprintf lbt_time_format cost
+ * ~3770 instructions a call, now ~310 (callgrind).  @return the length.
+ */
+static size_t format_fast(char *buf, int y, int m, int d, int64_t rem, int64_t frac,
+    int offset_s)
+{
+	int a = offset_s < 0 ? -offset_s : offset_s;
+	char *p = buf;
+
+	p = put_digits(p, y, 4);
+	*p++ = '-';
+	p = put_digits(p, m, 2);
+	*p++ = '-';
+	p = put_digits(p, d, 2);
+	*p++ = 'T';
+	p = put_digits(p, rem / 3600, 2);
+	*p++ = ':';
+	p = put_digits(p, rem / 60 % 60, 2);
+	*p++ = ':';
+	p = put_digits(p, rem % 60, 2);
+	*p++ = '.';
+	p = frac % 1000 == 0 ? put_digits(p, frac / 1000, 3) : put_digits(p, frac, 6);
+	if (offset_s == 0) {
+		*p++ = 'Z';
+	} else {
+		*p++ = offset_s < 0 ? '-' : '+';
+		p = put_digits(p, a / 3600 % 100, 2);
+		*p++ = ':';
+		p = put_digits(p, a / 60 % 60, 2);
+	}
+	*p = '\0';
+	return (size_t)(p - buf);
+}
+
 /*
  * ISO 8601 of us shifted by offset_s: 3 decimals, or 6 when the µs part is
  * not a whole millisecond; "Z" for offset 0, else "+hh:mm".  Writes at most
@@ -533,6 +648,8 @@ size_t lbt_time_format(int64_t us, int offset_s, char *buf, size_t size)
 	if (size == 0)
 		return 0;
 	civil_from_days(days, &y, &m, &d);
+	if (size >= 40 && y >= 0 && y <= 9999)
+		return format_fast(buf, y, m, d, rem, frac, offset_s);
 	if (offset_s != 0)
 		snprintf(zone, sizeof zone, "%c%02d:%02d", offset_s < 0 ? '-' : '+',
 		    a / 3600 % 100, a / 60 % 60);

@@ -53,6 +53,27 @@ int lbt_time_parse_clf_local(const char *s, size_t len, lbt_tz *tz, int64_t *us)
 /* "01/Nov/2025:23:24:01 +0100" (HAProxy %T %Tl %trg %trl, NGINX $time_local). */
 int lbt_time_parse_clf_zoned(const char *s, size_t len, int64_t *us);
 
+/*
+ * The last minute a CLF parser saw (halog's idea: consecutive log lines
+ * share it).  Zero it before first use; one per stream of stamps.
+ */
+typedef struct lbt_time_cache {
+	char key[17];          /* "01/Nov/2025:23:24" */
+	char zone[6];          /* " +0100" (zoned stamps) */
+	int valid;
+	int zoned;
+	const lbt_tz *tz;
+	int64_t base_s;        /* UTC seconds of second 0 of that minute */
+} lbt_time_cache;
+
+/*
+ * lbt_time_parse_clf_local (zoned 0) or lbt_time_parse_clf_zoned (zoned 1,
+ * tz unused) with the same results, re-reading only the seconds and the
+ * fraction while the minute (and zone) stay those of the last call.
+ */
+int lbt_time_parse_clf_cached(lbt_time_cache *c, const char *s, size_t len, lbt_tz *tz,
+    int zoned, int64_t *us);
+
 /* ISO 8601 / RFC 3339: "2025-11-01T23:24:01[.123456](Z|+01:00|+0100)";
  * without a zone, tz applies. */
 int lbt_time_parse_iso(const char *s, size_t len, lbt_tz *tz, int64_t *us);
