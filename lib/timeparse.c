@@ -283,10 +283,15 @@ static struct tz_slot *tz_slot(struct tz_slot *t, int64_t key)
 	return &t[(uint64_t)key % TZ_CACHE];
 }
 
-/* Offset (s) to subtract from local civil seconds L in tz; cached per local hour. */
-static int32_t local_offset(lbt_tz *tz, int64_t L)
+/*
+ * Offset of `tz` for the hour holding instant t (local or UTC seconds, as
+ * `compute` reads it), from `table` or computed under the zone and cached.
+ * UTC and fixed offsets need no cache.
+ */
+static int32_t cached_offset(lbt_tz *tz, struct tz_slot *table, int64_t t,
+    int32_t (*compute)(int64_t))
 {
-	int64_t hour = floor_div(L, 3600);
+	int64_t hour = floor_div(t, 3600);
 	struct tz_slot *sl;
 	char saved[256];
 	int had;
@@ -295,36 +300,26 @@ static int32_t local_offset(lbt_tz *tz, int64_t L)
 		return 0;
 	if (tz->kind == 1)
 		return tz->fixed;
-	sl = tz_slot(tz->local, hour);
+	sl = tz_slot(table, hour);
 	if (sl->key != hour) {
 		zone_enter(tz->name, saved, sizeof saved, &had);
-		sl->off = entered_local_offset(hour * 3600);
+		sl->off = compute(hour * 3600);
 		zone_leave(saved, had);
 		sl->key = hour;
 	}
 	return sl->off;
 }
 
+/* Offset (s) to subtract from local civil seconds L in tz; cached per local hour. */
+static int32_t local_offset(lbt_tz *tz, int64_t L)
+{
+	return cached_offset(tz, tz ? tz->local : NULL, L, entered_local_offset);
+}
+
 /* UTC offset in seconds in effect in tz at UTC instant utc_s (0 for UTC or NULL). */
 int lbt_tz_offset_at(lbt_tz *tz, int64_t utc_s)
 {
-	int64_t hour = floor_div(utc_s, 3600);
-	struct tz_slot *sl;
-	char saved[256];
-	int had;
-
-	if (tz == NULL || tz->kind == 0)
-		return 0;
-	if (tz->kind == 1)
-		return tz->fixed;
-	sl = tz_slot(tz->utc, hour);
-	if (sl->key != hour) {
-		zone_enter(tz->name, saved, sizeof saved, &had);
-		sl->off = entered_offset(hour * 3600);
-		zone_leave(saved, had);
-		sl->key = hour;
-	}
-	return sl->off;
+	return cached_offset(tz, tz ? tz->utc : NULL, utc_s, entered_offset);
 }
 
 /* UTC seconds of a local civil time in tz (NULL = UTC); see the header. */
