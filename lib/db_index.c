@@ -230,46 +230,69 @@ static void tick(void *arg)
 	    t->j->is_stdin ? 0 : (uint64_t)t->j->st.st_size, lbt_input_stats_get(t->in)->lines);
 }
 
-/* Add one record (and its raw line); commit when the batch is full. @return 0/-1 */
-static int add_one(lbt_db *db, struct job *j, const lbt_rec *rec, const char *line,
-    size_t len, lbt_db_stats *st, lbt_err *err)
+/* Add one built row (and its raw line); commit when the batch is full. @return 0/-1 */
+static int add_one(lbt_db *db, struct job *j, const struct lbt_dbi_item *it,
+    lbt_db_stats *st, lbt_err *err)
 {
-	if (lbt_dbi_add(db, j->file_id, rec, line, len, err) < 0)
+	if (lbt_dbi_store(db, it->row, it->event, it->msg, it->raw, it->raw_len, err) < 0)
 		return -1;
-	if (rec->kind == LBT_KIND_EVENT)
+	if (it->event)
 		st->events++;
 	else
 		st->records++;
-	j->last_line = rec->line;
+	j->last_line = it->line;
 	if (++j->pending >= db->opts.batch)
 		return checkpoint(db, j, j->last_line, -1, 0, err);
 	return 0;
 }
 
 /*
- * Read every record of the job's file after j->skip (parsed on a second
- * thread, db_pipe.c) and add it.  @return 0, or -1 with err (rows so far
- * are committed by the caller); *input_failed tells an input error (the
- * file) from a database one.
+ * Store the rows of the batch taken, each after the new entries it uses,
+ * then the entries left (made for a record that failed: their ids are in
+ * the caches, so they must exist).  @return 0 or -1 with err.
+ */
+static int add_batch(lbt_db *db, struct job *j, lbt_dbi_pipe *p, size_t n,
+    lbt_db_stats *st, lbt_err *err)
+{
+	const struct lbt_dbi_news *news = lbt_dbi_pipe_news(p);
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct lbt_dbi_item it;
+
+		for (; k < news->n && news->v[k].at <= i; k++)
+			if (lbt_dbi_store_new(db, news, &news->v[k], err) < 0)
+				return -1;
+		lbt_dbi_pipe_item(p, i, &it);
+		if (add_one(db, j, &it, st, err) < 0)
+			return -1;
+	}
+	for (; k < news->n; k++)
+		if (lbt_dbi_store_new(db, news, &news->v[k], err) < 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * Read every record of the job's file after j->skip (parsed and turned
+ * into rows on a second thread, db_pipe.c) and add it.  @return 0, or -1
+ * with err (rows so far are committed by the caller); *input_failed tells
+ * an input error (the file) from a database one.
  */
 static int load(lbt_db *db, struct job *j, lbt_input *in, lbt_db_progress_fn fn,
     void *ctx, lbt_db_stats *st, int *input_failed, lbt_err *err)
 {
 	struct ticker t = { j, in, fn, ctx };
 	lbt_dbi_batch b = { 0 };
-	lbt_dbi_pipe *p = lbt_dbi_pipe_start(in, db->opts.keep_raw, fn ? tick : NULL, &t, err);
+	lbt_dbi_pipe *p;
 	int rc = 0;
 
-	if (p == NULL)
+	if (lbt_dbi_load_base(db, err) < 0)
+		return -1;
+	if ((p = lbt_dbi_pipe_start(in, db, j->file_id, fn ? tick : NULL, &t, err)) == NULL)
 		return -1;
 	while (rc == 0 && lbt_dbi_pipe_next(p, &b, err) == 1) {
-		for (size_t i = 0; rc == 0 && i < b.n; i++) {
-			const char *line;
-			size_t len;
-			const lbt_rec *rec = lbt_dbi_pipe_rec(p, i, &line, &len);
-
-			rc = add_one(db, j, rec, line, len, st, err);
-		}
+		rc = add_batch(db, j, p, b.n, st, err);
 		if (rc == 0 && b.failed) {
 			*input_failed = 1;
 			rc = -1;
@@ -354,8 +377,7 @@ static int run_job(lbt_db *db, struct job *j, const lbt_input_opts *o,
 
 	if (in == NULL) {
 		/* Bad input options: only the files row is undone, caches are intact. */
-		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-		db->in_txn = 0;
+		lbt_dbi_rollback(db);
 		return -1;
 	}
 	rc = load(db, j, in, fn, ctx, st, &failed, err);
@@ -403,8 +425,7 @@ int lbt_db_index_file(lbt_db *db, const char *path, const char *name,
 		rc = run_job(db, j, &o, progress, progress_ctx, st, err);
 	if (rc < 0 && db->in_txn) {
 		/* A database error: drop the batch; the caches may hold its ids. */
-		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-		db->in_txn = 0;
+		lbt_dbi_rollback(db);
 		db->broken = 1;
 	}
 	free(j);

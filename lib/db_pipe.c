@@ -1,17 +1,18 @@
 /*
  * db_pipe.c - lbt-index on two cores: one thread reads and parses records
- * (lbt_input_next), the caller's thread writes them to SQLite.
+ * (lbt_input_next) and turns them into rows of ids (lbt_dbi_build: the
+ * dictionary, address and shape look-ups), the caller's thread inserts the
+ * rows into SQLite.
  *
- * Parsing is about a third of the work of a row and the SQLite side the
- * rest (perf on 300k httplog lines: lbt_input_next 33 %, lbt_dbi_add 61 %),
- * so overlapping them saves about a third of the load time on this 2-core
- * machine.  Records are views into the input's buffers, valid until the
- * next call, so the reading thread copies each one into a batch: the
- * lbt_rec itself, and its strings (and the raw line, for --keep-raw) into
- * the batch's arena, with offsets in place of pointers until the batch is
- * handed over.  NBATCH batches circulate between the two threads under one
- * mutex; a batch changes hands once per BATCH_RECS records, so locking
- * costs nothing per record.
+ * Parsing and the look-ups take about as long as SQLite's inserts, so
+ * overlapping them halves the load time on this 2-core machine.  Records
+ * are views into the input's buffers, valid until the next call, but a
+ * built row holds only integers; what else a batch needs is copied into
+ * its arena (an event's message, the raw line for --keep-raw) and the new
+ * dictionary entries are listed with their texts (struct lbt_dbi_news).
+ * NBATCH batches circulate between the two threads under one mutex; a
+ * batch changes hands once per BATCH_RECS records, so locking costs
+ * nothing per record.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -23,18 +24,21 @@
 #define NBATCH 4
 #define BATCH_RECS 4096
 
-/* One copied record: the lbt_rec (string offsets into the arena) and its raw line. */
-struct prec {
-	lbt_rec rec;
-	size_t raw_off, raw_len;
-	int has_raw;
+/* One record of a batch: its row, and where its texts are in the arena. */
+struct item {
+	struct lbt_dbi_row row;
+	uint64_t line;
+	int event;
+	int has_msg, has_raw;
+	size_t msg_off, msg_len, raw_off, raw_len;
 };
 
 struct batch {
-	struct prec *recs;
+	struct item *items;
 	size_t n;
 	char *arena;
 	size_t used, cap;
+	struct lbt_dbi_news news;
 	int full;               /* written by the reader, not yet taken */
 	int last;               /* the input ended (or failed) after these records */
 	int failed;             /* ... with err */
@@ -43,6 +47,8 @@ struct batch {
 
 struct lbt_dbi_pipe {
 	lbt_input *in;
+	lbt_db *db;
+	int64_t file_id;
 	int keep_raw;
 	void (*tick)(void *ctx);
 	void *tick_ctx;
@@ -52,28 +58,8 @@ struct lbt_dbi_pipe {
 	struct batch b[NBATCH];
 	int rd, wr;             /* next batch the writer takes / the reader fills */
 	int stop;               /* the writer gave up: the reader ends */
-	size_t str_off[LBT_F_COUNT];  /* offsets of the lbt_str members of lbt_rec */
-	int nstr;
+	int started;            /* the thread runs (join it) */
 };
-
-/* Fill p->str_off with the offsets of every string member of lbt_rec. */
-static void find_strings(struct lbt_dbi_pipe *p)
-{
-	lbt_rec r;
-
-	for (int f = 0; f < LBT_F_COUNT; f++) {
-		lbt_str *s = lbt_rec_str(&r, (lbt_field)f);
-
-		if (s != NULL)
-			p->str_off[p->nstr++] = (size_t)((char *)s - (char *)&r);
-	}
-}
-
-/* The i-th string member of rec. */
-static lbt_str *str_at(const struct lbt_dbi_pipe *p, lbt_rec *rec, int i)
-{
-	return (lbt_str *)((char *)rec + p->str_off[i]);
-}
 
 /* Append p[0..n) to the batch arena.  @return its offset, or SIZE_MAX (out of memory). */
 static size_t arena_put(struct batch *b, const char *p, size_t n)
@@ -97,31 +83,30 @@ static size_t arena_put(struct batch *b, const char *p, size_t n)
 	return off;
 }
 
-/* Copy rec (and its raw line) into batch b.  @return 0 or -1 (out of memory). */
-static int copy_rec(struct lbt_dbi_pipe *p, struct batch *b, const lbt_rec *rec)
+/*
+ * Build rec's row into batch b, copying its message (events) and raw line
+ * (--keep-raw).  @return 0 or -1 (out of memory).
+ */
+static int add_rec(struct lbt_dbi_pipe *p, struct batch *b, const lbt_rec *rec)
 {
-	struct prec *d = &b->recs[b->n];
+	struct item *d = &b->items[b->n];
+	const char *line;
 	size_t len;
 
-	d->rec = *rec;
-	d->rec.file = NULL;
-	for (int i = 0; i < p->nstr; i++) {
-		lbt_str *s = str_at(p, &d->rec, i);
-		size_t off;
-
-		if ((off = arena_put(b, s->p, s->n)) == SIZE_MAX)
-			return -1;
-		s->p = (const char *)(uintptr_t)off;
-	}
-	d->has_raw = 0;
-	if (p->keep_raw) {
-		const char *line = lbt_input_line(p->in, &len);
-
-		d->has_raw = line != NULL;
-		if (line != NULL && (d->raw_off = arena_put(b, line, len)) == SIZE_MAX)
-			return -1;
-		d->raw_len = len;
-	}
+	b->news.at = b->n;
+	if (lbt_dbi_build(p->db, p->file_id, rec, &d->row, &b->news) < 0)
+		return -1;
+	d->line = rec->line;
+	d->event = rec->kind == LBT_KIND_EVENT;
+	d->has_msg = d->event && (rec->have & LBT_BIT(LBT_F_MSG));
+	if (d->has_msg && (d->msg_off = arena_put(b, rec->msg.p, rec->msg.n)) == SIZE_MAX)
+		return -1;
+	d->msg_len = rec->msg.n;
+	line = p->keep_raw ? lbt_input_line(p->in, &len) : NULL;
+	d->has_raw = line != NULL;
+	if (line != NULL && (d->raw_off = arena_put(b, line, len)) == SIZE_MAX)
+		return -1;
+	d->raw_len = d->has_raw ? len : 0;
 	b->n++;
 	return 0;
 }
@@ -136,8 +121,10 @@ static struct batch *reader_claim(struct lbt_dbi_pipe *p)
 		pthread_cond_wait(&p->cv, &p->mu);
 	b = p->stop ? NULL : &p->b[p->wr];
 	pthread_mutex_unlock(&p->mu);
-	if (b != NULL)
+	if (b != NULL) {
 		b->n = b->used = 0;
+		lbt_dbi_news_clear(&b->news);
+	}
 	return b;
 }
 
@@ -163,7 +150,7 @@ static void reader_fill(struct lbt_dbi_pipe *p, struct batch *b)
 			b->failed = r < 0;
 			return;
 		}
-		if (copy_rec(p, b, rec) < 0) {
+		if (add_rec(p, b, rec) < 0) {
 			b->last = b->failed = 1;
 			lbt_err_set(&b->err, "out of memory");
 			return;
@@ -189,23 +176,40 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-/* Start the reading thread on `in`; see db_int.h.  @return the pipe or NULL with err. */
-lbt_dbi_pipe *lbt_dbi_pipe_start(lbt_input *in, int keep_raw, void (*tick)(void *),
-    void *tick_ctx, lbt_err *err)
+/* Free the batches of p and p; NULL accepted. */
+static void pipe_free(lbt_dbi_pipe *p)
+{
+	if (p == NULL)
+		return;
+	for (int i = 0; i < NBATCH; i++) {
+		free(p->b[i].items);
+		free(p->b[i].arena);
+		lbt_dbi_news_free(&p->b[i].news);
+	}
+	free(p);
+}
+
+/*
+ * Start the reading thread on `in`, building rows of file_id with db's
+ * caches; see db_int.h.  @return the pipe or NULL with err.
+ */
+lbt_dbi_pipe *lbt_dbi_pipe_start(lbt_input *in, lbt_db *db, int64_t file_id,
+    void (*tick)(void *), void *tick_ctx, lbt_err *err)
 {
 	lbt_dbi_pipe *p = calloc(1, sizeof *p);
 	int ok = p != NULL;
 
 	for (int i = 0; ok && i < NBATCH; i++)
-		ok = (p->b[i].recs = malloc(BATCH_RECS * sizeof *p->b[i].recs)) != NULL;
+		ok = (p->b[i].items = malloc(BATCH_RECS * sizeof *p->b[i].items)) != NULL;
 	if (!ok) {
-		lbt_dbi_pipe_stop(p);
+		pipe_free(p);
 		lbt_err_set(err, "out of memory");
 		return NULL;
 	}
-	find_strings(p);
 	p->in = in;
-	p->keep_raw = keep_raw;
+	p->db = db;
+	p->file_id = file_id;
+	p->keep_raw = db->opts.keep_raw;
 	p->tick = tick;
 	p->tick_ctx = tick_ctx;
 	pthread_mutex_init(&p->mu, NULL);
@@ -213,27 +217,12 @@ lbt_dbi_pipe *lbt_dbi_pipe_start(lbt_input *in, int keep_raw, void (*tick)(void 
 	if (pthread_create(&p->thread, NULL, reader_main, p) != 0) {
 		pthread_mutex_destroy(&p->mu);
 		pthread_cond_destroy(&p->cv);
-		for (int i = 0; i < NBATCH; i++)
-			free(p->b[i].recs);
-		free(p);
+		pipe_free(p);
 		lbt_err_set(err, "cannot start the reading thread");
 		return NULL;
 	}
+	p->started = 1;
 	return p;
-}
-
-/* Turn the arena offsets of every record of b into pointers. */
-static void fix_pointers(const struct lbt_dbi_pipe *p, struct batch *b)
-{
-	for (size_t i = 0; i < b->n; i++) {
-		lbt_rec *rec = &b->recs[i].rec;
-
-		for (int k = 0; k < p->nstr; k++) {
-			lbt_str *s = str_at(p, rec, k);
-
-			s->p = b->arena ? b->arena + (uintptr_t)s->p : "";
-		}
-	}
 }
 
 /* Give the batch taken before (if any) back to the reader. */
@@ -266,7 +255,6 @@ int lbt_dbi_pipe_next(lbt_dbi_pipe *p, lbt_dbi_batch *out, lbt_err *err)
 	pthread_mutex_unlock(&p->mu);
 	b = &p->b[p->rd];
 	out->taken = 1;
-	fix_pointers(p, b);
 	out->n = b->n;
 	out->ended = b->last;
 	out->failed = b->failed;
@@ -275,15 +263,25 @@ int lbt_dbi_pipe_next(lbt_dbi_pipe *p, lbt_dbi_batch *out, lbt_err *err)
 	return 1;
 }
 
-/* The i-th record of the batch taken; *line is its raw line or NULL. */
-const lbt_rec *lbt_dbi_pipe_rec(lbt_dbi_pipe *p, size_t i, const char **line, size_t *len)
+/* Item i of the batch taken; see db_int.h. */
+void lbt_dbi_pipe_item(lbt_dbi_pipe *p, size_t i, struct lbt_dbi_item *it)
 {
 	struct batch *b = &p->b[p->rd];
-	struct prec *r = &b->recs[i];
+	struct item *d = &b->items[i];
 
-	*line = r->has_raw ? b->arena + r->raw_off : NULL;
-	*len = r->has_raw ? r->raw_len : 0;
-	return &r->rec;
+	it->row = &d->row;
+	it->event = d->event;
+	it->line = d->line;
+	it->msg = d->has_msg ? lbt_str_make(d->msg_len ? b->arena + d->msg_off : "",
+	    d->msg_len) : lbt_str_make(NULL, 0);
+	it->raw = !d->has_raw ? NULL : d->raw_len ? b->arena + d->raw_off : "";
+	it->raw_len = d->raw_len;
+}
+
+/* The new entries of the batch taken. */
+const struct lbt_dbi_news *lbt_dbi_pipe_news(lbt_dbi_pipe *p)
+{
+	return &p->b[p->rd].news;
 }
 
 /* Stop the reading thread (it ends at its next batch), join it, free p; NULL accepted. */
@@ -291,7 +289,7 @@ void lbt_dbi_pipe_stop(lbt_dbi_pipe *p)
 {
 	if (p == NULL)
 		return;
-	if (p->in != NULL) {
+	if (p->started) {
 		pthread_mutex_lock(&p->mu);
 		p->stop = 1;
 		pthread_cond_broadcast(&p->cv);
@@ -300,9 +298,5 @@ void lbt_dbi_pipe_stop(lbt_dbi_pipe *p)
 		pthread_mutex_destroy(&p->mu);
 		pthread_cond_destroy(&p->cv);
 	}
-	for (int i = 0; i < NBATCH; i++) {
-		free(p->b[i].recs);
-		free(p->b[i].arena);
-	}
-	free(p);
+	pipe_free(p);
 }

@@ -9,8 +9,9 @@
  * or IN (SELECT id FROM dictionary ...) tests.  The SQL selects a superset;
  * every row then goes through lbt_filter_match() on the reader's own
  * filter, the same code as the raw-log path, so both paths agree exactly.
- * Dictionaries (and addresses, files) are loaded into arrays indexed by id
- * once, so a row costs one sqlite3_step and array look-ups.
+ * Dictionaries (and addresses, files, shapes) are loaded into arrays
+ * indexed by id once, so a row costs one sqlite3_step and array look-ups.
+ * Times are stored relative to the index's time base; the reader adds it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,9 @@ struct lbt_db_reader {
 	struct strs files;     /* NUL-terminated paths */
 	lbt_addr *addrs;       /* by id */
 	int64_t naddrs;
+	struct lbt_dbi_shape *shapes;   /* by id; NULL ids as 0 */
+	int64_t nshapes;
+	int64_t base;          /* time base of the index */
 	uint64_t wanted;       /* fields filled (LBT_BIT mask) */
 	lbt_rec rec;
 	int64_t file_id;       /* of rec, for raw lines */
@@ -162,9 +166,38 @@ static int addrs_load(lbt_db_reader *r, lbt_err *err)
 	return rc == SQLITE_DONE ? 0 : lbt_dbi_fail(r->h, r->path, "addrs", err);
 }
 
+/* Load the shapes by id.  @return 0 or -1 with err. */
+static int shapes_load(lbt_db_reader *r, lbt_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	r->nshapes = table_size(r->h, "shapes");
+	if (r->nshapes < 0)
+		return lbt_dbi_fail(r->h, r->path, "shapes", err);
+	if ((r->shapes = calloc((size_t)r->nshapes, sizeof *r->shapes)) == NULL)
+		return lbt_err_set(err, "out of memory");
+	if (sqlite3_prepare_v2(r->h, "SELECT id, frontend_id, backend_id, server_id, method_id,"
+	    " version_id, term_id, clock FROM shapes", -1, &st, NULL) != SQLITE_OK)
+		return lbt_dbi_fail(r->h, r->path, "shapes", err);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		if (id <= 0 || id >= r->nshapes)
+			continue;
+		for (int i = 0; i < LBT_DBI_NSHAPE; i++)
+			r->shapes[id].id[i] = sqlite3_column_int64(st, 1 + i);
+		r->shapes[id].clock = sqlite3_column_int64(st, 1 + LBT_DBI_NSHAPE);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : lbt_dbi_fail(r->h, r->path, "shapes", err);
+}
+
 /* Load what the wanted fields need.  @return 0 or -1 with err. */
 static int load_all(lbt_db_reader *r, uint64_t wanted, lbt_err *err)
 {
+	if (lbt_dbi_time_base(r->h, r->path, &r->base, err) < 0 || shapes_load(r, err) < 0)
+		return -1;
 	for (int i = 0; i < LBT_DBI_NDICT; i++)
 		if ((wanted & LBT_BIT(lbt_dbi_dicts[i].field)) &&
 		    strs_load(r, &r->dict[i], lbt_dbi_dicts[i].table, "name", err) < 0)
@@ -178,22 +211,21 @@ static int load_all(lbt_db_reader *r, uint64_t wanted, lbt_err *err)
 
 /* ---- rows to records --------------------------------------------------- */
 
-/* Column positions in the requests query (see req_columns). */
-#define COL_DICT LBT_DBI_REQ_FIXED
-#define COL_INT (LBT_DBI_REQ_FIXED + LBT_DBI_NDICT)
+/* Set string field f of rec to entry id of dictionary s, if there is one. */
+static void set_id(lbt_rec *rec, lbt_field f, const struct strs *s, int64_t id)
+{
+	if (s->off == NULL || id <= 0 || id >= s->n || s->len[id] == SIZE_MAX)
+		return;
+	*lbt_rec_str(rec, f) = lbt_str_make(s->text + s->off[id], s->len[id]);
+	rec->have |= LBT_BIT(f);
+}
 
 /* Set string field f of rec from dictionary s, id in column col. */
 static void set_str(lbt_rec *rec, lbt_field f, const struct strs *s, sqlite3_stmt *st, int col)
 {
-	int64_t id;
-
 	if (s->off == NULL || sqlite3_column_type(st, col) == SQLITE_NULL)
 		return;
-	id = sqlite3_column_int64(st, col);
-	if (id <= 0 || id >= s->n || s->len[id] == SIZE_MAX)
-		return;
-	*lbt_rec_str(rec, f) = lbt_str_make(s->text + s->off[id], s->len[id]);
-	rec->have |= LBT_BIT(f);
+	set_id(rec, f, s, sqlite3_column_int64(st, col));
 }
 
 /* Time, clock and provenance (columns 0..3), common to both queries. */
@@ -204,7 +236,7 @@ static void fill_head(lbt_db_reader *r, sqlite3_stmt *st)
 
 	lbt_rec_clear(rec);
 	if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		rec->time_us = sqlite3_column_int64(st, 0);
+		rec->time_us = sqlite3_column_int64(st, 0) + r->base;
 		rec->clock = (lbt_clock)sqlite3_column_int(st, 1);
 		rec->have |= LBT_BIT(LBT_F_TIME);
 	}
@@ -231,26 +263,50 @@ static void fill_client(lbt_db_reader *r, sqlite3_stmt *st)
 	r->rec.have |= LBT_BIT(LBT_F_CLIENT);
 }
 
+/* The clock and the shape's strings (column 1: shape_id) of the row. */
+static void fill_shape(lbt_db_reader *r, sqlite3_stmt *st)
+{
+	lbt_rec *rec = &r->rec;
+	int64_t id = sqlite3_column_int64(st, 1);
+	const struct lbt_dbi_shape *s;
+
+	rec->clock = LBT_CLOCK_NONE;
+	if (id <= 0 || id >= r->nshapes)
+		return;
+	s = &r->shapes[id];
+	if (rec->have & LBT_BIT(LBT_F_TIME))
+		rec->clock = (lbt_clock)s->clock;
+	for (int i = 0; i < LBT_DBI_NSHAPE; i++) {
+		int d = lbt_dbi_shape_dicts[i];
+
+		if (r->wanted & LBT_BIT(lbt_dbi_dicts[d].field))
+			set_id(rec, lbt_dbi_dicts[d].field, &r->dict[d], s->id[i]);
+	}
+}
+
 /* Fill r->rec from the current requests row. */
 static void fill_request(lbt_db_reader *r, sqlite3_stmt *st)
 {
 	lbt_rec *rec = &r->rec;
 
 	fill_head(r, st);
+	fill_shape(r, st);
 	fill_client(r, st);
-	for (int i = 0; i < LBT_DBI_NDICT; i++)
-		if (r->wanted & LBT_BIT(lbt_dbi_dicts[i].field))
-			set_str(rec, lbt_dbi_dicts[i].field, &r->dict[i], st, COL_DICT + i);
-	for (int i = 0; i < LBT_DBI_NINT; i++) {
-		lbt_field f = lbt_dbi_ints[i].field;
+	for (int i = 0; i < LBT_DBI_NCOL; i++) {
+		const struct lbt_dbi_col *c = &lbt_dbi_cols[i];
+		int col = LBT_DBI_QCOL + i;
 
-		if (!(r->wanted & LBT_BIT(f)) || sqlite3_column_type(st, COL_INT + i) == SQLITE_NULL)
+		if (!(r->wanted & LBT_BIT(c->field)) || sqlite3_column_type(st, col) == SQLITE_NULL)
 			continue;
-		if (f == LBT_F_BYTES)
-			rec->bytes = sqlite3_column_int64(st, COL_INT + i);
+		if (c->dict >= 0) {
+			set_str(rec, c->field, &r->dict[c->dict], st, col);
+			continue;
+		}
+		if (c->field == LBT_F_BYTES)
+			rec->bytes = sqlite3_column_int64(st, col);
 		else
-			*lbt_rec_i32(rec, f) = sqlite3_column_int(st, COL_INT + i);
-		rec->have |= LBT_BIT(f);
+			*lbt_rec_i32(rec, c->field) = sqlite3_column_int(st, col);
+		rec->have |= LBT_BIT(c->field);
 	}
 	if (r->key != NULL) {
 		rec->have &= ~LBT_BIT(LBT_F_KEY);
@@ -353,7 +409,8 @@ static int open_cursor(lbt_db_reader *r, int ev, const lbt_filter_opts *o, lbt_e
 
 	lbt_filter_bounds(r->filter, &since, &until);
 	r->c[ev].events = ev;
-	return lbt_dbi_query(r->h, r->path, ev, o, r->wanted, since, until, &r->c[ev].st, err);
+	return lbt_dbi_query(r->h, r->path, ev, o, r->wanted, since, until, r->base,
+	    &r->c[ev].st, err);
 }
 
 /* ---- open, raw lines, close ------------------------------------------ */
@@ -377,7 +434,7 @@ static void resolve_tod(lbt_db_reader *r, const lbt_filter_opts *o, int events)
 	    -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
 		lbt_rec_clear(&probe);
-		probe.time_us = sqlite3_column_int64(st, 0);
+		probe.time_us = sqlite3_column_int64(st, 0) + r->base;
 		probe.have = LBT_BIT(LBT_F_TIME);
 		(void)lbt_filter_match(r->filter, &probe);
 	}
@@ -479,6 +536,7 @@ void lbt_db_reader_close(lbt_db_reader *r)
 		strs_free(&r->dict[i]);
 	strs_free(&r->files);
 	free(r->addrs);
+	free(r->shapes);
 	lbt_filter_free(r->filter);
 	lbt_key_free(r->key);
 	sqlite3_close(r->h);

@@ -9,13 +9,21 @@
  * `nets`; times are integer UTC microseconds; every row carries its
  * provenance (file id, line).  The query indices are created after a bulk
  * load (lbt_dbi_create_indices), not with the tables.
+ *
+ * Version 2 (docs/index-design.md has the measurements): times are stored
+ * relative to a base kept in meta ('time_base', whole UTC days), so they
+ * take 6 bytes instead of 8; the fields that repeat together (frontend,
+ * backend, server, method, version, termination state, clock) are one
+ * `shapes` row referenced by shape_id; the columns of requests are ordered
+ * so that the often-absent ones come last.  Fewer columns make each row
+ * both smaller and cheaper to insert.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "db_int.h"
 
-/* Dictionary tables, in the column order of `requests`. */
+/* Dictionary tables (the order of the writer's and reader's caches). */
 const struct lbt_dbi_dict lbt_dbi_dicts[LBT_DBI_NDICT] = {
 	{ LBT_F_LB, "lbs", "lb_id" },
 	{ LBT_F_FRONTEND, "frontends", "frontend_id" },
@@ -31,21 +39,31 @@ const struct lbt_dbi_dict lbt_dbi_dicts[LBT_DBI_NDICT] = {
 	{ LBT_F_KEY, "keys", "key_id" },
 };
 
-/* Integer columns of `requests`, after the dictionary ids. */
-const struct lbt_dbi_int lbt_dbi_ints[LBT_DBI_NINT] = {
-	{ LBT_F_PORT, "port" }, { LBT_F_STATUS, "status" }, { LBT_F_BYTES, "bytes" },
-	{ LBT_F_TH, "th" }, { LBT_F_TI, "ti" }, { LBT_F_TQ, "tq" },
-	{ LBT_F_TR, "tr" }, { LBT_F_TW, "tw" }, { LBT_F_TC, "tc" },
-	{ LBT_F_TRESP, "tresp" }, { LBT_F_TA, "ta" }, { LBT_F_TT, "tt" },
-	{ LBT_F_AC, "ac" }, { LBT_F_FC, "fc" }, { LBT_F_BC, "bc" },
-	{ LBT_F_SC, "sc" }, { LBT_F_RC, "rc" }, { LBT_F_SQ, "sq" },
-	{ LBT_F_BQ, "bq" },
+/*
+ * Columns of `requests` after the fixed ones (LBT_DBI_REQ_FIXED), in table
+ * order: a dictionary index (into lbt_dbi_dicts) or -1 for an integer.
+ */
+const struct lbt_dbi_col lbt_dbi_cols[LBT_DBI_NCOL] = {
+	{ LBT_F_LB, "lb_id", 0 }, { LBT_F_STATUS, "status", -1 },
+	{ LBT_F_PATH, "path_id", 5 }, { LBT_F_KEY, "key_id", 11 },
+	{ LBT_F_PORT, "port", -1 }, { LBT_F_BYTES, "bytes", -1 },
+	{ LBT_F_TR, "tr", -1 }, { LBT_F_TW, "tw", -1 }, { LBT_F_TC, "tc", -1 },
+	{ LBT_F_TRESP, "tresp", -1 }, { LBT_F_TA, "ta", -1 },
+	{ LBT_F_AC, "ac", -1 }, { LBT_F_FC, "fc", -1 }, { LBT_F_BC, "bc", -1 },
+	{ LBT_F_SC, "sc", -1 }, { LBT_F_RC, "rc", -1 }, { LBT_F_SQ, "sq", -1 },
+	{ LBT_F_BQ, "bq", -1 },
+	{ LBT_F_HOST, "host_id", 7 }, { LBT_F_UA, "ua_id", 10 }, { LBT_F_QUERY, "query_id", 6 },
+	{ LBT_F_TH, "th", -1 }, { LBT_F_TI, "ti", -1 }, { LBT_F_TQ, "tq", -1 },
+	{ LBT_F_TT, "tt", -1 },
 };
 
+/* Dictionaries reached through shapes, in the column order of `shapes`. */
+const int lbt_dbi_shape_dicts[LBT_DBI_NSHAPE] = { 1, 2, 3, 4, 8, 9 };
+
 /*
- * Version 1.  Dictionary tables are added by create_dicts(); the columns
- * of requests follow LBT_DBI_REQ_* (fixed, then the dictionary ids in
- * lbt_dbi_dicts order, then the integers in lbt_dbi_ints order).
+ * Version 1, frozen: a new index is created as version 1 and migrated, so
+ * the migration to version 2 runs on every new index too.  Dictionary
+ * tables are added by create_dicts().
  */
 static const char schema_v1[] =
 	"CREATE TABLE meta (name TEXT PRIMARY KEY, value) WITHOUT ROWID;"
@@ -109,12 +127,88 @@ static const char views_v1[] =
 	" LEFT JOIN backends be ON be.id = e.backend_id"
 	" LEFT JOIN servers sv ON sv.id = e.server_id;";
 
+/* The time base of an index (0 when it has none yet). */
+#define BASE "coalesce((SELECT value FROM meta WHERE name = 'time_base'), 0)"
+
+/* One shape column of r matched against s, NULL equal to NULL. */
+#define SHAPE_IS(c) " AND s." c " IS r." c
+
+/*
+ * Version 1 -> 2: the time base (the first day of the data already
+ * indexed), shapes from the distinct combinations of v1 rows, requests
+ * rebuilt in the v2 column order (ids kept), event times made relative,
+ * views recreated over the new layout.  The query indices of requests go
+ * with the old table and are rebuilt by the next lbt_dbi_create_indices.
+ */
+static const char migrate_v2_sql[] =
+	"DROP VIEW requests_v; DROP VIEW events_v;"
+	"INSERT INTO meta SELECT 'time_base', b FROM (SELECT min(t) / 86400000000 *"
+	" 86400000000 AS b FROM (SELECT min(time) AS t FROM requests UNION ALL"
+	" SELECT min(time) FROM events)) WHERE b IS NOT NULL;"
+	"CREATE TABLE shapes (id INTEGER PRIMARY KEY, frontend_id INTEGER,"
+	" backend_id INTEGER, server_id INTEGER, method_id INTEGER, version_id INTEGER,"
+	" term_id INTEGER, clock INTEGER);"
+	"INSERT INTO shapes (frontend_id, backend_id, server_id, method_id, version_id,"
+	" term_id, clock) SELECT DISTINCT frontend_id, backend_id, server_id, method_id,"
+	" version_id, term_id, clock FROM requests;"
+	"CREATE INDEX shapes_all ON shapes (frontend_id, backend_id, server_id, method_id,"
+	" version_id, term_id, clock);"
+	"CREATE TABLE requests2 ("
+	" id INTEGER PRIMARY KEY, time INTEGER, file_id INTEGER NOT NULL,"
+	" line INTEGER NOT NULL, addr_id INTEGER, net_id INTEGER, shape_id INTEGER,"
+	" lb_id INTEGER, status INTEGER, path_id INTEGER, key_id INTEGER, port INTEGER,"
+	" bytes INTEGER, tr INTEGER, tw INTEGER, tc INTEGER, tresp INTEGER, ta INTEGER,"
+	" ac INTEGER, fc INTEGER, bc INTEGER, sc INTEGER, rc INTEGER, sq INTEGER, bq INTEGER,"
+	" host_id INTEGER, ua_id INTEGER, query_id INTEGER, th INTEGER, ti INTEGER,"
+	" tq INTEGER, tt INTEGER);"
+	"INSERT INTO requests2 SELECT r.id, r.time - " BASE ", r.file_id, r.line, r.addr_id,"
+	" r.net_id, (SELECT s.id FROM shapes s WHERE 1" SHAPE_IS("frontend_id")
+	SHAPE_IS("backend_id") SHAPE_IS("server_id") SHAPE_IS("method_id")
+	SHAPE_IS("version_id") SHAPE_IS("term_id") SHAPE_IS("clock") "),"
+	" r.lb_id, r.status, r.path_id, r.key_id, r.port, r.bytes, r.tr, r.tw, r.tc,"
+	" r.tresp, r.ta, r.ac, r.fc, r.bc, r.sc, r.rc, r.sq, r.bq, r.host_id, r.ua_id,"
+	" r.query_id, r.th, r.ti, r.tq, r.tt FROM requests r ORDER BY r.id;"
+	"DROP TABLE requests; ALTER TABLE requests2 RENAME TO requests; DROP INDEX shapes_all;"
+	"UPDATE events SET time = time - " BASE ";";
+
+/* Time in µs of the row r (relative in the table), as an SQL expression. */
+#define ABS_TIME(r) "(" r ".time + b.base)"
+
+static const char views_v2[] =
+	"CREATE VIEW requests_v AS SELECT r.id AS id, " TIME_TEXT(ABS_TIME("r")) " AS time,"
+	" " ABS_TIME("r") " AS time_us, f.path AS file, r.line AS line, lb.name AS lb,"
+	" a.text AS client, n.text AS net, r.port AS port, fe.name AS frontend,"
+	" be.name AS backend, sv.name AS server, m.name AS method, p.name AS path,"
+	" q.name AS query, h.name AS host, v.name AS version, r.status AS status,"
+	" r.bytes AS bytes, r.th AS th, r.ti AS ti, r.tq AS tq, r.tr AS tr, r.tw AS tw,"
+	" r.tc AS tc, r.tresp AS tresp, r.ta AS ta, r.tt AS tt, t.name AS term,"
+	" r.ac AS ac, r.fc AS fc, r.bc AS bc, r.sc AS sc, r.rc AS rc, r.sq AS sq,"
+	" r.bq AS bq, u.name AS ua, k.name AS key"
+	" FROM (SELECT " BASE " AS base) b, requests r"
+	" LEFT JOIN files f ON f.id = r.file_id LEFT JOIN shapes s ON s.id = r.shape_id"
+	" LEFT JOIN lbs lb ON lb.id = r.lb_id LEFT JOIN addrs a ON a.id = r.addr_id"
+	" LEFT JOIN nets n ON n.id = r.net_id LEFT JOIN frontends fe ON fe.id = s.frontend_id"
+	" LEFT JOIN backends be ON be.id = s.backend_id LEFT JOIN servers sv ON sv.id = s.server_id"
+	" LEFT JOIN methods m ON m.id = s.method_id LEFT JOIN paths p ON p.id = r.path_id"
+	" LEFT JOIN queries q ON q.id = r.query_id LEFT JOIN hosts h ON h.id = r.host_id"
+	" LEFT JOIN versions v ON v.id = s.version_id LEFT JOIN terms t ON t.id = s.term_id"
+	" LEFT JOIN uas u ON u.id = r.ua_id LEFT JOIN keys k ON k.id = r.key_id;"
+	"CREATE VIEW events_v AS SELECT e.id AS id, " TIME_TEXT(ABS_TIME("e")) " AS time,"
+	" " ABS_TIME("e") " AS time_us, f.path AS file, e.line AS line, lb.name AS lb,"
+	" fe.name AS frontend, be.name AS backend, sv.name AS server, e.msg AS msg"
+	" FROM (SELECT " BASE " AS base) b, events e LEFT JOIN files f ON f.id = e.file_id"
+	" LEFT JOIN lbs lb ON lb.id = e.lb_id LEFT JOIN frontends fe ON fe.id = e.frontend_id"
+	" LEFT JOIN backends be ON be.id = e.backend_id"
+	" LEFT JOIN servers sv ON sv.id = e.server_id;";
+
 /*
  * Query indices: time (with file and, implicitly, rowid = line order), key,
- * source network, each with time.  Building one costs about 0.6 s per
- * million rows and 18 bytes a row.
+ * source network, each with time.  Building one costs about 0.45 s per
+ * million rows and 15 to 18 bytes a row; SQLite may sort with a second
+ * thread (PRAGMA threads).
  */
-static const char indices_v1[] =
+static const char indices_v2[] =
+	"PRAGMA threads = 2;"
 	"CREATE INDEX IF NOT EXISTS requests_time ON requests (time, file_id);"
 	"CREATE INDEX IF NOT EXISTS requests_key ON requests (key_id, time);"
 	"CREATE INDEX IF NOT EXISTS requests_net ON requests (net_id, time);"
@@ -124,7 +218,7 @@ static const char indices_v1[] =
  * LB with time: only once the index holds rows of two load balancers; with
  * one, --lb keeps all rows or none and the time index serves as well.
  */
-static const char index_lb_v1[] =
+static const char index_lb_v2[] =
 	"CREATE INDEX IF NOT EXISTS requests_lb ON requests (lb_id, time);";
 
 /* Fill err with "what: sqlite's message" and the file.  @return -1 */
@@ -168,9 +262,18 @@ static int migrate_1(sqlite3 *h, const char *path, lbt_err *err)
 	return 0;
 }
 
+/* Migration 1 -> 2: see migrate_v2_sql.  @return 0 or -1 */
+static int migrate_2(sqlite3 *h, const char *path, lbt_err *err)
+{
+	if (lbt_dbi_exec(h, path, migrate_v2_sql, err) < 0 ||
+	    lbt_dbi_exec(h, path, views_v2, err) < 0)
+		return -1;
+	return 0;
+}
+
 /* Migrations, indexed by the version they produce (entry 0 unused). */
 static int (*const migrations[LBT_DB_VERSION + 1])(sqlite3 *, const char *, lbt_err *) = {
-	NULL, migrate_1,
+	NULL, migrate_1, migrate_2,
 };
 
 /* Read PRAGMA user_version.  @return it, or -1 with err (not a database). */
@@ -275,11 +378,34 @@ int lbt_dbi_create_indices(sqlite3 *h, const char *path, lbt_err *err)
 	sqlite3_stmt *st = NULL;
 	int lbs = 0;
 
-	if (lbt_dbi_exec(h, path, indices_v1, err) < 0)
+	if (lbt_dbi_exec(h, path, indices_v2, err) < 0)
 		return -1;
 	if (sqlite3_prepare_v2(h, "SELECT count(*) FROM lbs", -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		lbs = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
-	return lbs > 1 ? lbt_dbi_exec(h, path, index_lb_v1, err) : 0;
+	return lbs > 1 ? lbt_dbi_exec(h, path, index_lb_v2, err) : 0;
+}
+
+/*
+ * The time base of the index (meta 'time_base'): request and event times
+ * are stored relative to it.  @return 1 with *base, 0 when none is set yet
+ * (*base 0), -1 with err.
+ */
+int lbt_dbi_time_base(sqlite3 *h, const char *path, int64_t *base, lbt_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*base = 0;
+	if (sqlite3_prepare_v2(h, "SELECT value FROM meta WHERE name = 'time_base'", -1, &st,
+	    NULL) != SQLITE_OK)
+		return lbt_dbi_fail(h, path, "time base", err);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*base = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return lbt_dbi_fail(h, path, "time base", err);
+	return rc == SQLITE_ROW;
 }

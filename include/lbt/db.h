@@ -28,7 +28,8 @@
  * db_index.c (lbt-index's per-file driver: recognising files, resuming,
  * committing), db_pipe.c (its parsing thread), db_query.c (the SQL of
  * reads, bound parameters only), db_read.c (the record reader).
- * man/lbt-index.1 documents the schema and the views.
+ * man/lbt-index.1 documents the schema and the views; docs/index-design.md
+ * what a row costs and why the layout is what it is.
  * Includes: err.h, rec.h, input.h (options only).
  */
 #ifndef LBT_DB_H
@@ -41,7 +42,7 @@
 #include "lbt/rec.h"
 
 /* Schema version written in PRAGMA user_version. */
-#define LBT_DB_VERSION 1
+#define LBT_DB_VERSION 2
 
 /* ---- reading (every program's --db) ---------------------------------- */
 
