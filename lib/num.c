@@ -1,12 +1,14 @@
 /*
  * num.c - bounded number parsing for options and fields.  See include/lbt/num.h.
  *
- * Option values go through lbt_num_parse()/lbt_duration_parse(), which say
+ * Option values go through lbt_num_parse()/lbt_num_parse_double()/
+ * lbt_duration_parse(), which say
  * what was wrong and which range is allowed (never atoi).  Parsers use the
  * fast lbt_num_i64()/lbt_num_i32() on views that are not NUL-terminated.
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +65,44 @@ int lbt_num_parse(const char *s, int64_t min, int64_t max, const char *what,
 	if (s == NULL || lbt_num_i64(s, strlen(s), &v) < 0 || v < min || v > max)
 		return lbt_err_set(err, "%s: '%s' is not a number in %lld..%lld",
 		    what ? what : "value", s ? s : "", (long long)min, (long long)max);
+	*out = v;
+	return 0;
+}
+
+/* Fill err for a number out of range (see lbt_num_parse_double).  @return -1. */
+static int double_range_err(const char *s, double min, int above, double max,
+    const char *what, lbt_err *err)
+{
+	if (isfinite(max) && !above)
+		return lbt_err_set(err, "%s: '%s' is not in %g..%g", what, s, min, max);
+	if (isfinite(max))
+		return lbt_err_set(err, "%s: '%s' must be greater than %g and at most %g",
+		    what, s, min, max);
+	return lbt_err_set(err, "%s: '%s' must be %s %g", what, s,
+	    above ? "greater than" : "at least", min);
+}
+
+/*
+ * Parse s as a finite double (strtod, the whole text) within min..max, min
+ * excluded when `above`.  @return 0 with *out, or -1 with err filled (see
+ * num.h for the messages).
+ */
+int lbt_num_parse_double(const char *s, double min, int above, double max,
+    const char *what, double *out, lbt_err *err)
+{
+	char *end;
+	double v;
+
+	if (what == NULL)
+		what = "value";
+	if (s == NULL)
+		s = "";
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end != '\0' || errno != 0 || !isfinite(v))
+		return lbt_err_set(err, "%s: '%s' is not a number", what, s);
+	if ((above ? !(v > min) : !(v >= min)) || !(v <= max))
+		return double_range_err(s, min, above, max, what, err);
 	*out = v;
 	return 0;
 }

@@ -21,7 +21,6 @@
  * Only the space-saving counts of a source hitting more than LBT_OFF_TOPK
  * keys (printed "~N", upper bounds) can depend on the order.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +28,7 @@
 
 #include "lbt/evidence.h"
 #include "lbt/hmap.h"
+#include "lbt/num.h"
 #include "lbt/offenders.h"
 #include "lbt/timeparse.h"
 
@@ -101,24 +101,6 @@ int lbt_off_by_parse(const char *s, lbt_off_by *by, lbt_err *err)
 	return lbt_err_set(err, "--by: '%s' is not one of requests, rate, held, ratio", s);
 }
 
-/* Parse a whole decimal number in [min, max].  @return 0 or -1 with err
- * naming the option. */
-static int parse_num(const char *s, double min, double max, const char *what, double *out,
-    lbt_err *err)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || *end != '\0' || errno != 0 || !isfinite(v))
-		return lbt_err_set(err, "%s: '%s' is not a number", what, s);
-	if (!(v >= min && v <= max))
-		return lbt_err_set(err, "%s: '%s' is not in %g..%g", what, s, min, max);
-	*out = v;
-	return 0;
-}
-
 /* lbt_cli_fn for --by.  @return 0 or -1 with err. */
 int lbt_offenders_opt_by(void *opts, const char *arg, lbt_err *err)
 {
@@ -128,15 +110,15 @@ int lbt_offenders_opt_by(void *opts, const char *arg, lbt_err *err)
 /* lbt_cli_fn for --min-rate.  @return 0 or -1 with err. */
 int lbt_offenders_opt_min_rate(void *opts, const char *arg, lbt_err *err)
 {
-	return parse_num(arg, 0, 1e12, "--min-rate", &((lbt_offenders_opts *)opts)->min_rate,
-	    err);
+	return lbt_num_parse_double(arg, 0, 0, 1e12, "--min-rate",
+	    &((lbt_offenders_opts *)opts)->min_rate, err);
 }
 
 /* lbt_cli_fn for --min-share.  @return 0 or -1 with err. */
 int lbt_offenders_opt_min_share(void *opts, const char *arg, lbt_err *err)
 {
-	return parse_num(arg, 0, 100, "--min-share", &((lbt_offenders_opts *)opts)->min_share,
-	    err);
+	return lbt_num_parse_double(arg, 0, 0, 100, "--min-share",
+	    &((lbt_offenders_opts *)opts)->min_share, err);
 }
 
 /* @return the fields read (time, client, status, term, Tw, key, path,

@@ -10,7 +10,6 @@
  * one series bucket for the total; no allocation unless the key or the
  * bucket is new.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include <string.h>
 
 #include "lbt/hmap.h"
+#include "lbt/num.h"
 #include "lbt/rate.h"
 
 /*
@@ -103,25 +103,6 @@ int lbt_rate_rank_parse(const char *s, lbt_rate_rank *rank, lbt_err *err)
 	return 0;
 }
 
-/* Parse a whole decimal number (strtod) that must be > min (strictly when
- * `strict`).  @return 0 or -1 with err naming the option. */
-static int parse_num(const char *s, double min, int strict, const char *what, double *out,
-    lbt_err *err)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || *end != '\0' || errno != 0 || !isfinite(v))
-		return lbt_err_set(err, "%s: '%s' is not a number", what, s);
-	if (strict ? !(v > min) : !(v >= min))
-		return lbt_err_set(err, "%s: '%s' must be %s %g", what, s,
-		    strict ? "greater than" : "at least", min);
-	*out = v;
-	return 0;
-}
-
 /* lbt_cli_fn for --by.  @return 0 or -1 with err. */
 int lbt_rate_opt_by(void *opts, const char *arg, lbt_err *err)
 {
@@ -137,13 +118,15 @@ int lbt_rate_opt_rank(void *opts, const char *arg, lbt_err *err)
 /* lbt_cli_fn for --jump-factor (> 1).  @return 0 or -1 with err. */
 int lbt_rate_opt_factor(void *opts, const char *arg, lbt_err *err)
 {
-	return parse_num(arg, 1, 1, "--jump-factor", &((lbt_rate_opts *)opts)->jump_factor, err);
+	return lbt_num_parse_double(arg, 1, 1, HUGE_VAL, "--jump-factor",
+	    &((lbt_rate_opts *)opts)->jump_factor, err);
 }
 
 /* lbt_cli_fn for --jump-floor (>= 0).  @return 0 or -1 with err. */
 int lbt_rate_opt_floor(void *opts, const char *arg, lbt_err *err)
 {
-	return parse_num(arg, 0, 0, "--jump-floor", &((lbt_rate_opts *)opts)->jump_floor, err);
+	return lbt_num_parse_double(arg, 0, 0, HUGE_VAL, "--jump-floor",
+	    &((lbt_rate_opts *)opts)->jump_floor, err);
 }
 
 /* @return the fields read: the time and the --by field. */

@@ -19,6 +19,18 @@ int lbt_num_parse(const char *s, int64_t min, int64_t max, const char *what,
     int64_t *out, lbt_err *err);
 
 /*
+ * Parse a whole decimal number (strtod: "0.5", "1e3"; not inf or nan) that
+ * must be >= min, or > min when `above`, and <= max (HUGE_VAL: no upper
+ * bound).  `what` names it in the message: "--min-rate: 'x' is not a
+ * number"; out of range with a finite max "--min-share: '101' is not in
+ * 0..100" (or "must be greater than 0 and at most 100" when `above`),
+ * without one "--jump-factor: '1' must be greater than 1" or "--jump-floor:
+ * '-1' must be at least 0".  @return 0, or -1 with err filled (*out kept).
+ */
+int lbt_num_parse_double(const char *s, double min, int above, double max,
+    const char *what, double *out, lbt_err *err);
+
+/*
  * Parse a duration "500ms", "1s", "10s", "1m", "2h", "1d" (a bare number is
  * seconds) into microseconds, in [min_us, max_us].  @return 0 or -1.
  */

@@ -2,6 +2,7 @@
  * check_num.c - unit tests for lib/num.c (bounded and fast number parsing).
  */
 #include <check.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -42,6 +43,53 @@ START_TEST(parse_bad)
 	ck_assert_int_eq(lbt_num_parse(" 12", 1, 1000, "--top", &v, &err), -1);
 	ck_assert_int_eq(lbt_num_parse("99999999999999999999", 0, INT64_MAX, "-n", &v, &err), -1);
 	ck_assert_int_eq(lbt_num_parse(NULL, 1, 2, "-n", &v, NULL), -1);
+}
+END_TEST
+
+/*
+ * Decimal numbers: strtod forms, inclusive and exclusive minimum, finite
+ * and absent maximum, each error's text; *out untouched on error.
+ */
+START_TEST(parse_double)
+{
+	double v = 7;
+	lbt_err err;
+
+	ck_assert_int_eq(lbt_num_parse_double("0.5", 0, 0, 100, "--min-share", &v, &err), 0);
+	ck_assert(v == 0.5);
+	ck_assert_int_eq(lbt_num_parse_double("1e3", 0, 0, 1e12, "--min-rate", &v, &err), 0);
+	ck_assert(v == 1000);
+	ck_assert_int_eq(lbt_num_parse_double("100", 0, 0, 100, "--min-share", &v, &err), 0);
+	ck_assert(v == 100);
+	ck_assert_int_eq(lbt_num_parse_double("0", 0, 0, 100, "--min-share", &v, &err), 0);
+	ck_assert(v == 0);
+	ck_assert_int_eq(lbt_num_parse_double("1.01", 1, 1, HUGE_VAL, "--jump-factor", &v,
+	    &err), 0);
+	ck_assert(v == 1.01);
+	v = 7;
+	ck_assert_int_eq(lbt_num_parse_double("x", 0, 0, 100, "--min-share", &v, &err), -1);
+	ck_assert_str_eq(err.msg, "--min-share: 'x' is not a number");
+	ck_assert_int_eq(lbt_num_parse_double("", 0, 0, 100, "--min-share", &v, &err), -1);
+	ck_assert_str_eq(err.msg, "--min-share: '' is not a number");
+	ck_assert_int_eq(lbt_num_parse_double("5 ", 0, 0, 100, "--min-share", &v, &err), -1);
+	ck_assert_int_eq(lbt_num_parse_double("nan", 0, 0, 100, "--min-share", &v, &err), -1);
+	ck_assert_int_eq(lbt_num_parse_double("inf", 0, 0, HUGE_VAL, "x", &v, &err), -1);
+	ck_assert_str_eq(err.msg, "x: 'inf' is not a number");
+	ck_assert_int_eq(lbt_num_parse_double("1e999", 0, 0, HUGE_VAL, "x", &v, &err), -1);
+	ck_assert_int_eq(lbt_num_parse_double("101", 0, 0, 100, "--min-share", &v, &err), -1);
+	ck_assert_str_eq(err.msg, "--min-share: '101' is not in 0..100");
+	ck_assert_int_eq(lbt_num_parse_double("-1", 0, 0, 1e12, "--min-rate", &v, &err), -1);
+	ck_assert_str_eq(err.msg, "--min-rate: '-1' is not in 0..1e+12");
+	ck_assert_int_eq(lbt_num_parse_double("1", 1, 1, HUGE_VAL, "--jump-factor", &v, &err), -1);
+	ck_assert_str_eq(err.msg, "--jump-factor: '1' must be greater than 1");
+	ck_assert_int_eq(lbt_num_parse_double("-0.5", 0, 0, HUGE_VAL, "--jump-floor", &v, &err),
+	    -1);
+	ck_assert_str_eq(err.msg, "--jump-floor: '-0.5' must be at least 0");
+	ck_assert_int_eq(lbt_num_parse_double("0", 0, 1, 1, "x", &v, &err), -1);
+	ck_assert_str_eq(err.msg, "x: '0' must be greater than 0 and at most 1");
+	ck_assert_int_eq(lbt_num_parse_double(NULL, 0, 0, 1, NULL, &v, &err), -1);
+	ck_assert_str_eq(err.msg, "value: '' is not a number");
+	ck_assert(v == 7);
 }
 END_TEST
 
@@ -117,6 +165,7 @@ static Suite *num_suite(void)
 
 	tcase_add_test(tc, parse_ok);
 	tcase_add_test(tc, parse_bad);
+	tcase_add_test(tc, parse_double);
 	tcase_add_test(tc, duration);
 	tcase_add_test(tc, fast);
 	suite_add_tcase(s, tc);

@@ -469,6 +469,64 @@ START_TEST(random_vs_bruteforce)
 END_TEST
 
 /*
+ * The queue of endpoints across the sign of time and with ties: 300
+ * intervals starting on whole milliseconds of [-30 s, 27 s) (many share a
+ * start or an end, and an end often meets another's start), added in end
+ * order with a 5 s window, then one from 31 s to a day later.  Checked as
+ * random_vs_bruteforce, per 1 s bucket from -30 to 29: at a moment where
+ * one interval ends and another starts, the ending one no longer counts.
+ */
+START_TEST(queue_ties_negative)
+{
+	enum { N = 300 };
+	int64_t s[N], e[N], ord[N];
+	uint32_t x = 4242;
+	lbt_occ *o = occ(1, 5, 0);
+	int i, j, k;
+
+	for (i = 0; i < N; i++) {
+		x = x * 1103515245u + 12345u;
+		s[i] = ((int64_t)(x >> 8) % 57000 - 30000) * 1000;
+		x = x * 1103515245u + 12345u;
+		e[i] = s[i] + (1 + (int64_t)(x >> 8) % 3000) * 1000;
+		ord[i] = i;
+	}
+	for (i = 1; i < N; i++)          /* insertion sort of indices by end */
+		for (j = i; j > 0 && e[ord[j]] < e[ord[j - 1]]; j--) {
+			int64_t t = ord[j];
+
+			ord[j] = ord[j - 1];
+			ord[j - 1] = t;
+		}
+	for (i = 0; i < N; i++)
+		ck_assert_int_eq(lbt_occ_add(o, NULL, s[ord[i]], e[ord[i]], 0), 0);
+	ck_assert_int_eq(lbt_occ_add(o, NULL, S(31), S(31 + 86400), 0), 0);
+	ck_assert_int_eq(lbt_occ_finish(o), 0);
+	ck_assert_uint_eq(lbt_occ_stats_get(o)->late, 0);
+	for (k = -30; k < 30; k++) {
+		int32_t best = 0;
+		int c;
+
+		for (i = -1; i < N; i++) {
+			int64_t t = i < 0 ? S(k) : s[i];
+
+			if (t < S(k) || t >= S(k + 1))
+				continue;
+			for (c = 0, j = 0; j < N; j++)
+				c += s[j] <= t && t < e[j];
+			if (c > best)
+				best = c;
+		}
+		if (best > 0)
+			ck_assert_int_eq(bucket(o, k)->max, best);
+	}
+	ck_assert_int_eq(bucket(o, 31)->max, 1);
+	ck_assert_int_eq(bucket(o, 31 + 86399)->max, 1);
+	lbt_occ_free(o);
+}
+END_TEST
+
+/*
  * Out of order beyond the window: the same 200 intervals added in a
  * shuffled order with a 1 s window.  Slot time stays exact; every bucket
  * maximum is at least the brute-force one, and equal where it is not
@@ -553,6 +611,7 @@ static Suite *occupancy_suite(void)
 	tcase_add_test(tc, periods_join);
 	tcase_add_test(tc, random_vs_bruteforce);
 	tcase_add_test(tc, random_late_bounds);
+	tcase_add_test(tc, queue_ties_negative);
 	tcase_add_test(tc, bad_opts);
 	suite_add_tcase(s, tc);
 	return s;
