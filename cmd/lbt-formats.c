@@ -51,15 +51,6 @@ static void do_show(lbt_cli *cli, const char *name)
 	fputs(text, stdout);
 }
 
-/* Name of a syslog wrapper kind. */
-static const char *wrapper_name(lbt_syslog_kind k)
-{
-	static const char *const names[] = { "none", "rfc3164", "rfc5424", "priority", "iso",
-	    "unix" };
-
-	return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
-}
-
 /* Print "field<TAB>value" for every present field of rec but provenance. */
 static void explain_fields(lbt_out *o, lbt_rec *rec)
 {
@@ -131,7 +122,7 @@ static void do_explain(lbt_cli *cli, const struct mode *m)
 	} else {
 		if (sy.kind != LBT_SYSLOG_NONE) {
 			lbt_out_cstr(o, "wrapper");
-			lbt_out_cstr(o, wrapper_name(sy.kind));
+			lbt_out_cstr(o, lbt_syslog_kind_name(sy.kind));
 		}
 		if (f != NULL && rec->kind == LBT_KIND_REQUEST && !m->format) {
 			lbt_out_cstr(o, "matches");

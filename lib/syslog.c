@@ -300,3 +300,11 @@ lbt_syslog_kind lbt_syslog_strip(const char *line, size_t len, lbt_tz *tz,
 		return out->kind;
 	return LBT_SYSLOG_NONE;
 }
+
+const char *lbt_syslog_kind_name(lbt_syslog_kind k)
+{
+	static const char *const names[] = { "none", "rfc3164", "rfc5424", "priority", "iso",
+	    "unix" };
+
+	return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
+}

@@ -45,4 +45,7 @@ typedef struct lbt_syslog {
 lbt_syslog_kind lbt_syslog_strip(const char *line, size_t len, lbt_tz *tz,
     int64_t ref_s, lbt_syslog *out);
 
+/* Name of a wrapper kind: "none", "rfc3164", "rfc5424", "priority", "iso", "unix". */
+const char *lbt_syslog_kind_name(lbt_syslog_kind k);
+
 #endif
