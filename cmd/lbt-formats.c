@@ -195,39 +195,31 @@ static void do_from(lbt_cli *cli, const struct mode *m)
 }
 
 /*
- * The recommended HAProxy log-format.  Host and User-Agent go through
- * `capture request header` and %hr, whose {a|b} block escapes '"', '|',
- * '{' and '}' as #XX: a %[capture.req.hdr(N)] sample is not escaped at
- * all, so a quote in a User-Agent would end a quoted field early.  %{+Q}r
- * comes last as in httplog: it is the one field that may hold a space.
+ * --recommend: the built-in haproxy-lbt descriptor (formats/haproxy-lbt.fmt
+ * says why each field is there) as haproxy.cfg lines, then the descriptor.
  */
-#define RECOMMENDED_CAPTURES \
-	"    capture request header Host len 64\n" \
-	"    capture request header User-Agent len 128\n"
-#define RECOMMENDED_FORMAT \
-	"%Ts.%ms %ci:%cp %ft %b/%s %Th/%Ti/%TR/%Tw/%Tc/%Tr/%Ta/%Tt %ST %B %tsc " \
-	"%ac/%fc/%bc/%sc/%rc %sq/%bq %hr %{+Q}r"
-
-/* --recommend: an HAProxy log-format with everything lbt reads, and why. */
-static void do_recommend(void)
+static void do_recommend(lbt_cli *cli)
 {
-	fputs("# A compact HAProxy log-format carrying every field lbt reads.  The accept\n"
+	lbt_err err;
+	lbt_format *f = lbt_format_open("haproxy-lbt", &err);
+
+	if (f == NULL)
+		lbt_cli_die(cli, &err);
+	printf("# A compact HAProxy log-format carrying every field lbt reads.  The accept\n"
 	    "# time as epoch seconds.milliseconds needs no zone and no year; all timers\n"
 	    "# (Th Ti TR Tw Tc Tr Ta Tt) let lbt-tarpit measure held sockets and queue\n"
 	    "# time; the connection counters show maxconn pressure; Host and User-Agent\n"
 	    "# come from header captures, escaped by HAProxy inside the {...} block.\n"
 	    "#\n"
 	    "# In the frontend section of haproxy.cfg:\n"
-	    RECOMMENDED_CAPTURES
-	    "    log-format \"" RECOMMENDED_FORMAT "\"\n"
+	    "    capture request header Host len 64\n"
+	    "    capture request header User-Agent len 128\n"
+	    "    log-format \"%s\"\n"
 	    "#\n"
-	    "# The matching descriptor: save the lines below as recommended.fmt and\n"
-	    "# read the logs with --format ./recommended.fmt (or --haproxy-cfg).\n", stdout);
-	fputs("name lbt-recommended\n"
-	    "describe HAProxy log-format of lbt-formats --recommend\n"
-	    "dialect haproxy\n"
-	    "captures host,ua\n"
-	    "template " RECOMMENDED_FORMAT "\n", stdout);
+	    "# lbt reads these logs with --format haproxy-lbt (or --haproxy-cfg); the\n"
+	    "# descriptor, to adapt into a file of your own:\n", lbt_format_template(f));
+	fputs(lbt_format_builtin_text("haproxy-lbt"), stdout);
+	lbt_format_free(f);
 }
 
 /* Run the one mode asked; two modes or none are a usage error. */
@@ -249,7 +241,7 @@ static void dispatch(lbt_cli *cli, const struct mode *m)
 	if (m->list)
 		do_list(cli);
 	else if (m->recommend)
-		do_recommend();
+		do_recommend(cli);
 	else if (m->show)
 		do_show(cli, m->show);
 	else if (m->detect)

@@ -35,7 +35,7 @@ printf '%s\n' "time|client|port|frontend|backend|server|Th|Ti|TR|Tw|Tc|Tr|Ta|Tt|
 
 expect_success 'the recommendation explains itself and has a descriptor' '
 	grep -q "^# " rec.txt && grep -q "^    log-format \"%Ts.%ms " rec.txt &&
-	grep -q "^name lbt-recommended\$" rec.fmt && grep -q "^dialect haproxy\$" rec.fmt &&
+	grep -q "^name haproxy-lbt\$" rec.fmt && grep -q "^dialect haproxy\$" rec.fmt &&
 	grep -q "^captures host,ua\$" rec.fmt
 '
 
@@ -47,6 +47,12 @@ expect_success 'the descriptor template is the log-format of the configuration' 
 expect_success 'every field lbt reads, through the descriptor' '
 	lbt-cat --format ./rec.fmt -f $FIELDS rec.log >out 2>err &&
 	test_cmp expect.tsv out && test ! -s err
+'
+
+expect_success 'the same through the built-in haproxy-lbt, and by detection' '
+	lbt-cat --format haproxy-lbt -f $FIELDS rec.log >out 2>err &&
+	test_cmp expect.tsv out && test ! -s err &&
+	lbt-cat -f $FIELDS rec.log >out 2>err && test_cmp expect.tsv out && test ! -s err
 '
 
 expect_success 'the same through --log-format and --captures' '

@@ -440,7 +440,7 @@ START_TEST(builtins)
 	const char *const *names = lbt_format_builtin_names();
 	const char *want[] = { "haproxy-httplog", "haproxy-tcplog", "haproxy-httpslog",
 		"haproxy-clf", "haproxy-tcpclf", "haproxy-legacy", "haproxy-minimal",
-		"haproxy-json", "haproxy-cbor", "nginx-combined", "nginx-main", "nginx-json",
+		"haproxy-json", "haproxy-cbor", "haproxy-lbt", "nginx-combined", "nginx-main", "nginx-json",
 		"lbt-tsv" };
 	lbt_err err;
 	size_t n = 0;
@@ -582,7 +582,7 @@ START_TEST(detection)
 	lbt_format_score sc[32];
 	int n = detect(http, 4, sc, 32);
 
-	ck_assert_int_eq(n, 13);
+	ck_assert_int_eq(n, 14);
 	ck_assert_str_eq(sc[0].name, "haproxy-httplog");
 	ck_assert_str_eq(sc[1].name, "haproxy-legacy");
 	ck_assert_int_eq(sc[0].parsed, 2);
@@ -591,10 +591,10 @@ START_TEST(detection)
 	ck_assert_int_eq(sc[0].fields, sc[1].fields);
 	ck_assert_int_gt(sc[0].priority, sc[1].priority);
 	ck_assert_int_eq(sc[2].parsed, 0);
-	ck_assert_int_eq(detect(tcpclf, 1, sc, 32), 13);
+	ck_assert_int_eq(detect(tcpclf, 1, sc, 32), 14);
 	ck_assert_str_eq(sc[0].name, "haproxy-tcpclf");
-	ck_assert_int_eq(score_of(sc, 13, "haproxy-clf")->parsed, 1);
-	ck_assert_int_gt(sc[0].literal, score_of(sc, 13, "haproxy-clf")->literal);
+	ck_assert_int_eq(score_of(sc, 14, "haproxy-clf")->parsed, 1);
+	ck_assert_int_gt(sc[0].literal, score_of(sc, 14, "haproxy-clf")->literal);
 	detect(nginx, 2, sc, 32);
 	ck_assert_str_eq(sc[0].name, "nginx-combined");
 	ck_assert_int_eq(sc[0].parsed, 2);
