@@ -4,7 +4,7 @@
 set -eu
 PKGS="build-essential pkg-config libzstd-dev libpcre2-dev libsqlite3-dev
 libmaxminddb-dev zlib1g-dev libjansson-dev libcbor-dev check mandoc zstd gzip
-sqlite3 gawk bc haproxy nginx iproute2 openssl python3 libmaxmind-db-writer-perl"
+sqlite3 gawk bc curl haproxy nginx iproute2 openssl python3 libmaxmind-db-writer-perl"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

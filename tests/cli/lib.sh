@@ -45,6 +45,12 @@ expect_failure() {
 	else record ok "$1"; fi
 }
 
+# A fixture or tool the suite needs is missing: a failure, never a skip.
+missing() {
+	record "not ok" "$1 is here"
+	exit 1
+}
+
 skip() {
 	record ok "$2 # SKIP $1"
 }

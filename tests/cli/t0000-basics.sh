@@ -125,21 +125,17 @@ synopsis() {
 	    -e 's/^ *//'
 }
 
-if test_have mandoc; then
-	for p in lbt lbt-cat lbt-formats; do
-		expect_success "$p: man SYNOPSIS is what usage() prints" '
-			synopsis '"$p"' >expect &&
-			'"$p"' --nosuch-option 2>err;
-			grep -v "unknown option" err | sed -e "s/^usage: //" -e "s/^ *//" >got &&
-			test_cmp expect got
-		'
-	done
-	expect_success 'man pages are mandoc -T lint clean' '
-		mandoc -T lint -W warning "$TOP/man/lbt.1" "$TOP/man/lbt-cat.1" \
-		    "$TOP/man/lbt-formats.1"
+test_have mandoc || missing mandoc
+for p in lbt lbt-cat lbt-formats lbt-rate lbt-offenders lbt-tarpit lbt-index; do
+	expect_success "$p: man SYNOPSIS is what usage() prints" '
+		synopsis '"$p"' >expect &&
+		'"$p"' --nosuch-option 2>err;
+		grep -v "unknown option" err | sed -e "s/^usage: //" -e "s/^ *//" >got &&
+		test_cmp expect got
 	'
-else
-	skip 'no mandoc' 'man SYNOPSIS is what usage() prints'
-fi
+done
+expect_success 'man pages are mandoc -T lint clean' '
+	mandoc -T lint -W warning "$TOP"/man/*.1 "$TOP"/man/*.5
+'
 
 test_done

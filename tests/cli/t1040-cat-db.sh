@@ -7,11 +7,6 @@ cp "$DATA/cli/httplog.log" .
 H="--format haproxy-httplog"
 F=time,client,port,backend,server,path,query,status,bytes,TR,Tw,Tc,Tr,Ta,term,key,file,line
 
-if ! test_have lbt-index; then
-	skip 'lbt-index not built' 'lbt-cat --db'
-	test_done
-	exit
-fi
 
 lbt-index -q -d raw.db --keep-raw $H httplog.log
 lbt-index -q -d plain.db $H httplog.log

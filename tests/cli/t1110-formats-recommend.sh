@@ -66,38 +66,33 @@ expect_success 'the same through --haproxy-cfg' '
 	test_cmp expect.tsv out && test ! -s err
 '
 
-if test_have haproxy; then
-	expect_success 'haproxy -c accepts the recommended configuration' '
-		make_cfg 18080 && haproxy -c -q -f haproxy.cfg
-	'
-	port=$((20000 + $$ % 20000))
-	if test_have curl && make_cfg "$port" && haproxy -c -q -f haproxy.cfg 2>/dev/null; then
-		expect_success 'a line HAProxy writes in that format parses' '
-			timeout 10 haproxy -f haproxy.cfg -db >live.log 2>&1 &
-			pid=$!
-			for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-				curl -s -o /dev/null -m 2 -A "curl/8 \"q\"" \
-				    "http://127.0.0.1:$port/ping/$U?rid=1" && break
-				sleep 0.1
-			done
-			for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-				grep -q "fe_http be_app" live.log && break
-				sleep 0.2
-			done
-			kill $pid 2>/dev/null
-			grep "fe_http be_app" live.log | head -n 1 >one.log &&
-			test -s one.log &&
-			lbt-cat --format ./rec.fmt --strict -f client,status,host,ua,path,key,Tt \
-			    one.log >out &&
-			cut -f 1,3,4,5,6 out | tail -n 1 >got &&
-			printf "127.0.0.1\t127.0.0.1:%s\tcurl/8 \"q\"\t/ping/%s\t%s\n" "$port" "$U" "$U" >expect &&
-			test_cmp expect got
-		'
-	else
-		skip 'cannot run haproxy and curl here' 'a line HAProxy writes in that format parses'
-	fi
-else
-	skip 'no haproxy' 'haproxy -c accepts the recommended configuration'
-fi
+test_have haproxy || missing haproxy
+test_have curl || missing curl
+expect_success 'haproxy -c accepts the recommended configuration' '
+	make_cfg 18080 && haproxy -c -q -f haproxy.cfg
+'
+port=$((20000 + $$ % 20000))
+make_cfg "$port"
+expect_success 'a line HAProxy writes in that format parses' '
+	timeout 10 haproxy -f haproxy.cfg -db >live.log 2>&1 &
+	pid=$!
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		curl -s -o /dev/null -m 2 -A "curl/8 \"q\"" \
+		    "http://127.0.0.1:$port/ping/$U?rid=1" && break
+		sleep 0.1
+	done
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		grep -q "fe_http be_app" live.log && break
+		sleep 0.2
+	done
+	kill $pid 2>/dev/null
+	grep "fe_http be_app" live.log | head -n 1 >one.log &&
+	test -s one.log &&
+	lbt-cat --format ./rec.fmt --strict -f client,status,host,ua,path,key,Tt \
+	    one.log >out &&
+	cut -f 1,3,4,5,6 out | tail -n 1 >got &&
+	printf "127.0.0.1\t127.0.0.1:%s\tcurl/8 \"q\"\t/ping/%s\t%s\n" "$port" "$U" "$U" >expect &&
+	test_cmp expect got
+'
 
 test_done

@@ -3,7 +3,7 @@
 # 203.0.113.7 and 2001:db8:bad:1::/64 rank first and second, with request
 # counts and tarpit seconds (sum of Tw over PT-- lines) counted again with
 # awk on the log; the decoys 203.0.113.8 (same /24) and 2001:db8:bad:2::5
-# (same /48) stay separate sources.  Skipped while the capture is absent.
+# (same /48) stay separate sources.  A missing capture is a failure.
 . "$(dirname "$0")/lib.sh"
 
 inc=${LBT_INCIDENT:-$DATA/incident}
@@ -14,8 +14,7 @@ get() {
 	else return 1; fi
 }
 if ! get haproxy-httplog.log; then
-	echo "# $test_name: no incident capture in $inc, skipped"
-	exit 0
+	missing "the incident capture in $inc"
 fi
 
 # Requests and held seconds per source group, by awk: request lines only

@@ -4,14 +4,12 @@
 # maxconn 20.  The held seconds must equal the sum of Tw over the PT lines
 # computed here with awk, the full frontend must be reported during the
 # tarpit phase (phases.tsv) and not outside it, and the two flooding sources
-# must hold the tarpit.  Skipped while the capture is not there.
+# must hold the tarpit.  A missing capture is a failure.
 . "$(dirname "$0")/lib.sh"
 
 INC=${LBT_INCIDENT:-$DATA/incident}
 if [ ! -f "$INC/haproxy-httplog.log.zst" ] || [ ! -f "$INC/phases.tsv.zst" ]; then
-	echo "# $test_name: no incident capture in $INC, skipped"
-	test_done
-	exit
+	missing "the incident capture in $INC"
 fi
 zstd -dcq "$INC/haproxy-httplog.log.zst" > httplog.log
 zstd -dcq "$INC/phases.tsv.zst" > phases.tsv
