@@ -3,9 +3,13 @@
  * and write errors.  Expected texts are written out by hand.
  */
 #include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lbt/out.h"
 
@@ -271,6 +275,220 @@ START_TEST(write_error)
 }
 END_TEST
 
+/* One special piece of input and its escaped form, written out by hand. */
+struct piece {
+	const char *in, *tsv, *json;
+};
+
+static const struct piece pieces[] = {
+	{ "\t", "\\t", "\\t" },
+	{ "\n", "\\n", "\\n" },
+	{ "\r", "\\r", "\\r" },
+	{ "\\", "\\\\", "\\\\" },
+	{ "\"", "\"", "\\\"" },
+	{ "\x01", "\x01", "\\u0001" },
+	{ "\x0f", "\x0f", "\\u000f" },
+	{ "\x1f", "\x1f", "\\u001f" },
+	{ "\x7f", "\x7f", "\x7f" },
+	{ "|", "|", "|" },
+	{ "\xc3\xa9", "\xc3\xa9", "\xc3\xa9" },                   /* é */
+	{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },
+	{ "\xe9", "\xe9", "\\u00e9" },                            /* Latin-1 é */
+	{ "\xed\xa0\x80", "\xed\xa0\x80", "\\u00ed\\u00a0\\u0080" }, /* surrogate */
+};
+
+/*
+ * Every piece at every offset 0..19 of a cell of 0..19 more 'b's: the
+ * eight-byte scan and its byte tail must find it wherever it falls.  The
+ * expected text is the filler around the hand-written escape.
+ */
+static void pieces_everywhere(lbt_out_mode mode)
+{
+	static const lbt_out_col col[] = { { "s", LBT_COL_STR } };
+	char in[64], want[128];
+
+	for (size_t p = 0; p < sizeof pieces / sizeof pieces[0]; p++) {
+		const char *esc = mode == LBT_OUT_TSV ? pieces[p].tsv : pieces[p].json;
+
+		for (int a = 0; a < 20; a++) {
+			for (int b = 0; b < 20; b++) {
+				struct cap c;
+				lbt_out *o;
+
+				snprintf(in, sizeof in, "%.*s%s%.*s", a, "aaaaaaaaaaaaaaaaaaaa",
+				    pieces[p].in, b, "bbbbbbbbbbbbbbbbbbbb");
+				snprintf(want, sizeof want, mode == LBT_OUT_TSV ? "%.*s%s%.*s\n" :
+				    "{\"s\":\"%.*s%s%.*s\"}\n", a, "aaaaaaaaaaaaaaaaaaaa", esc,
+				    b, "bbbbbbbbbbbbbbbbbbbb");
+				cap_open(&c);
+				o = lbt_out_new(c.fp, mode, col, 1, 0);
+				lbt_out_set_header(o, 0);
+				lbt_out_cstr(o, in);
+				finish(&c, o, want);
+			}
+		}
+	}
+}
+
+START_TEST(tsv_escape_at_every_offset)
+{
+	pieces_everywhere(LBT_OUT_TSV);
+}
+END_TEST
+
+START_TEST(json_escape_at_every_offset)
+{
+	pieces_everywhere(LBT_OUT_JSON);
+}
+END_TEST
+
+/*
+ * Cells longer than the writer's row buffer (64 KiB), and rows that
+ * overflow it across cells: a 200000-byte cell "x..x\t" repeated, in TSV
+ * and JSON; the expected text is built piece by piece here.
+ */
+static void long_cells(lbt_out_mode mode)
+{
+	static const lbt_out_col col[] = { { "a", LBT_COL_STR }, { "b", LBT_COL_NUM } };
+	const size_t n = 200000, rows = 3;
+	char *in = malloc(n), *want = malloc(rows * (3 * n + 64) + 64), *w = want;
+	struct cap c;
+	lbt_out *o;
+
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(want);
+	for (size_t i = 0; i < n; i++)
+		in[i] = i % 97 == 96 ? '\t' : 'x';
+	if (mode == LBT_OUT_TSV)
+		w += sprintf(w, "a\tb\n");
+	cap_open(&c);
+	o = lbt_out_new(c.fp, mode, col, 2, 0);
+	for (size_t r = 0; r < rows; r++) {
+		lbt_out_str(o, in, n - r);
+		lbt_out_int(o, (int64_t)r);
+		w += sprintf(w, mode == LBT_OUT_TSV ? "" : "{\"a\":\"");
+		for (size_t i = 0; i < n - r; i++)
+			w += in[i] == '\t' ? sprintf(w, "\\t") : sprintf(w, "x");
+		w += sprintf(w, mode == LBT_OUT_TSV ? "\t%zu\n" : "\",\"b\":%zu}\n", r);
+	}
+	finish(&c, o, want);
+	free(in);
+	free(want);
+}
+
+START_TEST(tsv_longer_than_buffer)
+{
+	long_cells(LBT_OUT_TSV);
+}
+END_TEST
+
+START_TEST(json_longer_than_buffer)
+{
+	long_cells(LBT_OUT_JSON);
+}
+END_TEST
+
+/* Integers at the edges of the digit conversion, in every mode. */
+START_TEST(int_edges)
+{
+	static const lbt_out_col col[] = { { "n", LBT_COL_NUM } };
+	static const int64_t v[] = { 0, 9, 10, 99, 100, 999, 1000, 9999, 10000, 99999,
+	    -1, -10, INT64_MAX, INT64_MIN };
+	static const char *txt[] = { "0", "9", "10", "99", "100", "999", "1000", "9999",
+	    "10000", "99999", "-1", "-10", "9223372036854775807", "-9223372036854775808" };
+
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		static const lbt_out_mode modes[] = { LBT_OUT_TSV, LBT_OUT_JSON, LBT_OUT_MD };
+		static const char *fmt[] = { "%s\n", "{\"n\":%s}\n", "| n |\n| ---: |\n| %s |\n" };
+
+		for (int m = 0; m < 3; m++) {
+			char want[128];
+			struct cap c;
+			lbt_out *o;
+
+			snprintf(want, sizeof want, fmt[m], txt[i]);
+			cap_open(&c);
+			o = lbt_out_new(c.fp, modes[m], col, 1, 0);
+			lbt_out_set_header(o, 0);
+			lbt_out_int(o, v[i]);
+			finish(&c, o, want);
+		}
+	}
+}
+END_TEST
+
+/*
+ * Writes the caller makes to the same FILE between rows land between
+ * them; a half row is completed with absent cells by lbt_out_flush.
+ */
+START_TEST(interleave_and_half_row)
+{
+	struct cap c;
+	lbt_out *o;
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_TSV, cols2, 2, 0);
+	lbt_out_cstr(o, "a");
+	lbt_out_int(o, 1);
+	fputs("# between\n", c.fp);
+	lbt_out_cstr(o, "b");
+	ck_assert_int_eq(lbt_out_flush(o), 0);
+	fputs("# after\n", c.fp);
+	finish(&c, o, "name\tn\na\t1\n# between\nb\t\n# after\n");
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_JSON, cols2, 2, 0);
+	lbt_out_cstr(o, "a");
+	lbt_out_int(o, 1);
+	fputs("x\n", c.fp);
+	lbt_out_cstr(o, "b");
+	finish(&c, o, "{\"name\":\"a\",\"n\":1}\nx\n{\"name\":\"b\",\"n\":null}\n");
+}
+END_TEST
+
+/* Column names that need escaping, in the TSV header and the JSON keys. */
+START_TEST(escaped_names)
+{
+	static const lbt_out_col cols[] = { { "a\tb", LBT_COL_STR }, { "q\"\\\xe9", LBT_COL_NUM } };
+	struct cap c;
+	lbt_out *o;
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_TSV, cols, 2, 0);
+	lbt_out_cstr(o, "v");
+	lbt_out_int(o, 2);
+	finish(&c, o, "a\\tb\tq\"\\\\\xe9\nv\t2\n");
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_JSON, cols, 2, 0);
+	lbt_out_cstr(o, "v");
+	lbt_out_int(o, 2);
+	finish(&c, o, "{\"a\\tb\":\"v\",\"q\\\"\\\\\\u00e9\":2}\n");
+}
+END_TEST
+
+/* A reader that went away: the flush reports the failed write (EPIPE). */
+START_TEST(write_error_epipe)
+{
+	int fd[2];
+	FILE *fp;
+	lbt_out *o;
+
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(pipe(fd), 0);
+	close(fd[0]);
+	fp = fdopen(fd[1], "w");
+	ck_assert_ptr_nonnull(fp);
+	o = lbt_out_new(fp, LBT_OUT_JSON, cols2, 2, 0);
+	lbt_out_cstr(o, "a");
+	lbt_out_int(o, 1);
+	errno = 0;
+	ck_assert_int_eq(lbt_out_free(o), -1);
+	ck_assert_int_eq(errno, EPIPE);
+	fclose(fp);
+}
+END_TEST
+
 /* Build the suite. */
 static Suite *out_suite(void)
 {
@@ -286,6 +504,14 @@ static Suite *out_suite(void)
 	tcase_add_test(tc, table_blocks);
 	tcase_add_test(tc, markdown);
 	tcase_add_test(tc, write_error);
+	tcase_add_test(tc, tsv_escape_at_every_offset);
+	tcase_add_test(tc, json_escape_at_every_offset);
+	tcase_add_test(tc, tsv_longer_than_buffer);
+	tcase_add_test(tc, json_longer_than_buffer);
+	tcase_add_test(tc, int_edges);
+	tcase_add_test(tc, interleave_and_half_row);
+	tcase_add_test(tc, escaped_names);
+	tcase_add_test(tc, write_error_epipe);
 	suite_add_tcase(s, tc);
 	return s;
 }
