@@ -76,6 +76,7 @@ static void index_all(lbt_cli *cli, lbt_db *db, char **args, const char *name, i
 	}
 }
 
+/* Options, the database, every log indexed, the summary. */
 int main(int argc, char **argv)
 {
 	const char *dbpath = NULL, *name = NULL, *lb = NULL;

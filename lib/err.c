@@ -13,6 +13,7 @@ static void err_vset(lbt_err *err, const char *fmt, va_list ap)
 	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 }
 
+/* Fill the message, clearing file and line (err.h).  @return -1 */
 int lbt_err_set(lbt_err *err, const char *fmt, ...)
 {
 	va_list ap;
@@ -26,6 +27,7 @@ int lbt_err_set(lbt_err *err, const char *fmt, ...)
 	return -1;
 }
 
+/* Fill file, line and message (err.h).  @return -1 */
 int lbt_err_at(lbt_err *err, const char *file, uint64_t line, const char *fmt, ...)
 {
 	va_list ap;
@@ -41,12 +43,14 @@ int lbt_err_at(lbt_err *err, const char *file, uint64_t line, const char *fmt, .
 	return -1;
 }
 
+/* Empty every part of err; NULL accepted. */
 void lbt_err_clear(lbt_err *err)
 {
 	if (err != NULL)
 		memset(err, 0, sizeof *err);
 }
 
+/* "file:line: msg", "file: msg" or "msg" into buf.  @return buf */
 const char *lbt_err_str(const lbt_err *err, char *buf, size_t size)
 {
 	if (err->file[0] != '\0' && err->line > 0)

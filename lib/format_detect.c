@@ -40,6 +40,7 @@ static int score_cmp(const void *a, const void *b)
 	return r != 0 ? r : strcmp(x->name, y->name);
 }
 
+/* True when a parsed something and b ranks exactly like it (format.h). */
 int lbt_format_scores_tied(const lbt_format_score *a, const lbt_format_score *b)
 {
 	return a->parsed > 0 && score_rank(a, b) == 0;

@@ -301,6 +301,7 @@ lbt_syslog_kind lbt_syslog_strip(const char *line, size_t len, lbt_tz *tz,
 	return LBT_SYSLOG_NONE;
 }
 
+/* Name of a wrapper kind, "?" for a value out of range (syslog.h). */
 const char *lbt_syslog_kind_name(lbt_syslog_kind k)
 {
 	static const char *const names[] = { "none", "rfc3164", "rfc5424", "priority", "iso",
