@@ -192,6 +192,18 @@ struct lbt_db {
 	size_t col_off[LBT_DBI_NCOL];    /* ... of each lbt_dbi_cols member */
 };
 
+/* Prepare sql on db's handle (persistent) into *st.  @return 0 or -1 with err. */
+int lbt_dbi_prepare(lbt_db *db, const char *sql, sqlite3_stmt **st, lbt_err *err);
+
+/*
+ * The id caches (db_dict.c): lbt_dbi_load_caches fills db->str_off and
+ * col_off, loads the dictionary, address, network and shape tables into
+ * db's caches and prepares each dictionary's INSERT.  @return 0 or -1 with
+ * err.  lbt_dbi_free_caches frees them (also after a failed load).
+ */
+int lbt_dbi_load_caches(lbt_db *db, lbt_err *err);
+void lbt_dbi_free_caches(lbt_db *db);
+
 /*
  * Begin / commit (buffered rows first) / roll back (buffered rows and
  * cached state of the batch dropped) the writer's transaction.
@@ -203,7 +215,7 @@ void lbt_dbi_rollback(lbt_db *db);
 
 /*
  * Rows are built in two steps, so that the id look-ups run on the reading
- * thread and only the inserts on the writer's:
+ * thread (db_dict.c) and only the inserts on the writer's (db_write.c):
  *
  * lbt_dbi_load_base (writer, before a load): read the time base if it is
  * not known (after a rollback).  @return 0 or -1 with err.

@@ -24,7 +24,8 @@
  *
  * The files, by concern (private header lib/db_int.h): db_schema.c (tables,
  * views, indices, migrations: the one place the layout is written down),
- * db_write.c (bulk load, dictionary caches), db_raw.c (zstd raw lines),
+ * db_write.c (connection, transactions, storing rows), db_dict.c (id caches
+ * and row building, on the parsing thread), db_raw.c (zstd raw lines),
  * db_index.c (lbt-index's per-file driver: recognising files, resuming,
  * committing), db_pipe.c (its parsing thread), db_query.c (the SQL of
  * reads, bound parameters only), db_read.c (the record reader).
