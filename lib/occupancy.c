@@ -9,6 +9,9 @@
  * bucket number (sparse: a bogus date far away costs one entry, not a
  * dense array up to it).  slot_us is added straight into the buckets when
  * a request arrives; maxima are written when the sweep leaves a bucket.
+ *
+ * This file is the sweep; the radix heap and the endpoint kinds are in
+ * occupancy_queue.c and occupancy_int.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,67 +19,7 @@
 #include "lbt/hmap.h"
 #include "lbt/occupancy.h"
 #include "lbt/series.h"
-
-/*
- * Endpoint kinds, in the order they apply at one moment: interval ends,
- * interval starts, then requests of 0 µs.  Such an instant is one event
- * that counts one slot more than those held at its moment, without holding
- * it: it meets the intervals starting then, not those ending then, and not
- * the other instants of the same millisecond (the logs cannot tell whether
- * they overlapped; HAProxy often serves them one after the other on a
- * single free slot).
- */
-#define EV_TARPIT  0x1u
-#define EV_END     0x0u
-#define EV_START   0x2u
-#define EV_INSTANT 0x4u
-#define EV_TYPE(k) ((k) & 0x6u)
-
-struct ev {
-	int64_t t;
-	uint32_t kind;              /* EV_END, EV_START or EV_INSTANT, | EV_TARPIT */
-};
-
-/*
- * Pending endpoints: a radix heap (Ahuja, Mehlhorn, Orlin, Tarjan 1990)
- * with 8-bit digits.  It needs every key pushed to be at least the last
- * one popped, which the sweep gives: it pops endpoints before `swept`
- * only, and pushes none before it.  Bucket (L, d) holds the keys whose
- * highest digit differing from `last` is digit L, of value d; keys equal
- * to `last` are only counted, by kind, since two endpoints of one time and
- * kind are the same to the sweep.  A pop that finds no key equal to `last`
- * takes the lowest bucket's minimum as `last` and spreads that bucket over
- * lower digits: a key moves at most 8 times, 3 or 4 over a minute of µs.
- * Measured (callgrind, lbt-tarpit --tsv on bench/genlog.sh, 400 000
- * lines, the default 60 s window: ~240 000 endpoints pending): the binary
- * heap on (t, kind) it replaces cost ~1490 instructions a line (push and
- * pop), this ~500 (lbt-tarpit 6740 -> 5750 a line); with 1-bit digits
- * (64 buckets) keys moved ~25 times and it saved nothing.
- */
-#define RH_DIG   8                      /* bits of a digit */
-#define RH_NDIG  (64 / RH_DIG)          /* digits of a key */
-#define RH_RADIX (1 << RH_DIG)
-
-struct rev {
-	uint64_t k;                 /* rh_key() of the time */
-	uint32_t kind;
-};
-
-struct rbucket {
-	struct rev *v;
-	size_t n, cap;
-	uint64_t min;               /* smallest key of v (valid when n > 0) */
-};
-
-struct rheap {
-	uint64_t last;              /* key of the last endpoint popped (0 before) */
-	uint64_t lused;             /* bit L: some bucket of digit L is not empty */
-	uint64_t dused[RH_NDIG][RH_RADIX / 64];   /* bit d of digit L: (L, d) is not empty */
-	size_t n;                   /* endpoints pending */
-	size_t n0;                  /* of them with key `last`, counted in cnt0 */
-	size_t cnt0[8];             /* by kind */
-	struct rbucket b[RH_NDIG][RH_RADIX];
-};
+#include "occupancy_int.h"
 
 /* Periods being built by one sweep (all slots, or untarpitted ones). */
 struct ptrack {
@@ -128,154 +71,6 @@ struct lbt_occ {
 	size_t nper[2];
 };
 
-/* Grow *v (elements of `size` bytes, *cap of them) to hold `need`.
- * @return 0, or -1 when out of memory (*v unchanged). */
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap = *cap ? *cap : 16;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*v, ncap * size);
-	if (p == NULL)
-		return -1;
-	*v = p;
-	*cap = ncap;
-	return 0;
-}
-
-/* Key of time t in the radix heap: t with its sign bit flipped, so that
- * unsigned order is the order of the times. */
-static uint64_t rh_key(int64_t t)
-{
-	return (uint64_t)t ^ ((uint64_t)1 << 63);
-}
-
-/* The time of key k (inverse of rh_key). */
-static int64_t rh_time(uint64_t k)
-{
-	return (int64_t)(k ^ ((uint64_t)1 << 63));
-}
-
-/*
- * Put key k of `kind` in its bucket: the counts of k == last, or the bucket
- * of the highest digit where k differs from last (k > last).  Inlined in
- * its two callers: the call cost a third of the queue (callgrind).
- * @return 0 or -1 (out of memory).
- */
-static inline __attribute__((always_inline)) int rh_put(struct rheap *h, uint64_t k,
-    uint32_t kind)
-{
-	struct rbucket *b;
-	int l, d;
-
-	if (k == h->last) {
-		h->cnt0[kind]++;
-		h->n0++;
-		return 0;
-	}
-	l = (63 - __builtin_clzll(k ^ h->last)) / RH_DIG;
-	d = (int)(k >> (l * RH_DIG)) & (RH_RADIX - 1);
-	b = &h->b[l][d];
-	if (b->n == b->cap && grow((void **)&b->v, &b->cap, b->n + 1, sizeof(*b->v)) < 0)
-		return -1;
-	b->v[b->n++] = (struct rev){ k, kind };
-	if (b->n == 1) {
-		b->min = k;
-		h->lused |= (uint64_t)1 << l;
-		h->dused[l][d / 64] |= (uint64_t)1 << (d % 64);
-	} else if (k < b->min) {
-		b->min = k;
-	}
-	return 0;
-}
-
-/* The lowest bucket that is not empty (there must be one); its digit
- * into *l. */
-static struct rbucket *rh_lowest(const struct rheap *h, int *l)
-{
-	int w = 0;
-
-	*l = __builtin_ctzll(h->lused);
-	while (h->dused[*l][w] == 0)
-		w++;
-	return (struct rbucket *)&h->b[*l][w * 64 + __builtin_ctzll(h->dused[*l][w])];
-}
-
-/* Push an endpoint on the stream's queue: t must not be before the last
- * endpoint popped (the sweep guarantees it, see lbt_occ_add).
- * @return 0 or -1 (out of memory). */
-static int heap_push(struct stream *s, int64_t t, uint32_t kind)
-{
-	if (rh_put(&s->rh, rh_key(t), kind) < 0)
-		return -1;
-	s->rh.n++;
-	return 0;
-}
-
-/* The time of the smallest endpoint into *t, without moving anything.
- * @return 1, or 0 when the queue is empty. */
-static int heap_min(const struct stream *s, int64_t *t)
-{
-	const struct rheap *h = &s->rh;
-	int l;
-
-	if (h->n0 > 0)
-		*t = rh_time(h->last);
-	else if (h->lused != 0)
-		*t = rh_time(rh_lowest(h, &l)->min);
-	else
-		return 0;
-	return 1;
-}
-
-/* Empty bucket b of digit l: clear its bits. */
-static void rh_clear(struct rheap *h, struct rbucket *b, int l)
-{
-	int d = (int)(b - h->b[l]), w;
-
-	b->n = 0;
-	h->dused[l][d / 64] &= ~((uint64_t)1 << (d % 64));
-	for (w = 0; w < RH_RADIX / 64; w++)
-		if (h->dused[l][w] != 0)
-			return;
-	h->lused &= ~((uint64_t)1 << l);
-}
-
-/*
- * Remove the smallest endpoint (the queue must not be empty) into *e:
- * when no key equals `last`, the lowest bucket's minimum becomes `last`
- * and its keys are spread over the buckets below.  Endpoints of one time
- * come out by kind, the order of (t, kind) the sweep needs.
- * @return 0 or -1 (out of memory).
- */
-static int heap_pop(struct stream *s, struct ev *e)
-{
-	struct rheap *h = &s->rh;
-	uint32_t kind = 0;
-
-	if (h->n0 == 0) {
-		int l;
-		struct rbucket *b = rh_lowest(h, &l);
-		size_t n = b->n;
-
-		rh_clear(h, b, l);
-		h->last = b->min;
-		for (size_t i = 0; i < n; i++)
-			if (rh_put(h, b->v[i].k, b->v[i].kind) < 0)
-				return -1;
-	}
-	while (h->cnt0[kind] == 0)
-		kind++;
-	h->cnt0[kind]--;
-	h->n0--;
-	h->n--;
-	*e = (struct ev){ rh_time(h->last), kind };
-	return 0;
-}
 
 /* The bucket numbered b, created zeroed when new.  @return it, or NULL
  * when out of memory. */
@@ -405,7 +200,7 @@ static int period_append(struct ptrack *t, const lbt_occ_period *p, int64_t step
 		last->flags |= p->flags;
 		return 0;
 	}
-	if (grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)) < 0)
+	if (occ_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)) < 0)
 		return -1;
 	t->v[t->n++] = *p;
 	return 0;
@@ -503,8 +298,8 @@ static int stream_sweep(lbt_occ *o, struct stream *s, int64_t limit)
 
 	if (s->has_swept && limit <= s->swept)
 		return 0;
-	while (heap_min(s, &t) && t < limit)
-		if (heap_pop(s, &e) < 0 || stream_apply(o, s, &e) < 0)
+	while (occ_rh_min(&s->rh, &t) && t < limit)
+		if (occ_rh_pop(&s->rh, &e) < 0 || stream_apply(o, s, &e) < 0)
 			return -1;
 	if ((!s->has_cb || b != s->cb) && stream_goto(o, s, b) < 0)
 		return -1;
@@ -564,7 +359,7 @@ static struct stream *stream_of(lbt_occ *o, const void *id)
 	for (i = 0; i < o->nst; i++)
 		if (o->st[i]->id == id)
 			return o->last_st = o->st[i];
-	if (grow((void **)&o->st, &o->capst, o->nst + 1, sizeof(*o->st)) < 0)
+	if (occ_grow((void **)&o->st, &o->capst, o->nst + 1, sizeof(*o->st)) < 0)
 		return NULL;
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
@@ -599,9 +394,7 @@ static void stream_free(struct stream *s)
 {
 	if (s == NULL)
 		return;
-	for (int l = 0; l < RH_NDIG; l++)
-		for (int d = 0; d < RH_RADIX; d++)
-			free(s->rh.b[l][d].v);
+	occ_rh_free(&s->rh);
 	free(s->all.v);
 	free(s->nt.v);
 	free(s);
@@ -653,8 +446,9 @@ int lbt_occ_add(lbt_occ *o, const void *stream, int64_t start_us, int64_t end_us
 			return 0;
 		start_us = s->swept;
 	}
-	if (instant ? heap_push(s, start_us, EV_INSTANT | tp) < 0 :
-	    heap_push(s, start_us, EV_START | tp) < 0 || heap_push(s, end_us, EV_END | tp) < 0)
+	if (instant ? occ_rh_push(&s->rh, start_us, EV_INSTANT | tp) < 0 :
+	    occ_rh_push(&s->rh, start_us, EV_START | tp) < 0 ||
+	    occ_rh_push(&s->rh, end_us, EV_END | tp) < 0)
 		return -1;
 	if (!s->has_wm || end_us > s->wm) {
 		s->wm = end_us;
@@ -669,7 +463,7 @@ static int stream_finish(lbt_occ *o, struct stream *s)
 	struct ev e;
 
 	while (s->rh.n > 0)
-		if (heap_pop(s, &e) < 0 || stream_apply(o, s, &e) < 0)
+		if (occ_rh_pop(&s->rh, &e) < 0 || stream_apply(o, s, &e) < 0)
 			return -1;
 	if (!s->has_cb)
 		return 0;

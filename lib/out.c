@@ -22,6 +22,9 @@
  *   MD     as TABLE, plus '|' as \|.
  * A write error (EPIPE, ENOSPC) is remembered by the FILE and reported by
  * lbt_out_flush() / lbt_out_free().
+ *
+ * This file is the writer, its cells and the TSV and NDJSON rows; the TABLE
+ * and Markdown writers are out_table.c, what both share out_int.h.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -29,53 +32,10 @@
 #include <unistd.h>
 
 #include "lbt/out.h"
-
-/*
- * One writer owns its FILE: the unlocked stdio calls save a lock per cell
- * (measured: fwrite's locking was the largest single cost of lbt-cat TSV).
- */
-#define fwrite fwrite_unlocked
-#define fputs  fputs_unlocked
-#undef putc
-#define putc   putc_unlocked
-
-#define BLOCK_ROWS  1000
-#define ROW_CAP     (64u << 10)     /* TSV/JSON row buffer; longer rows go in pieces */
-#define BLOCK_BYTES (8u << 20)
-
-#define ANSI_BOLD  "\033[1m"
-#define ANSI_DIM   "\033[2m"
-#define ANSI_RESET "\033[0m"
-
-/* One buffered TABLE cell: text in o->buf, or absent. */
-struct cell {
-	size_t off;
-	size_t len;
-	int absent;
-};
+#include "out_int.h"
 
 static int json_keys(lbt_out *o);
 static void json_keys_free(lbt_out *o);
-
-struct lbt_out {
-	FILE *fp;
-	lbt_out_mode mode;
-	lbt_out_col *cols;       /* copy of the caller's array (names not copied) */
-	int ncols;
-	int color;
-	int header;              /* print a header line (TSV, TABLE) */
-	int header_done;
-	int col;                 /* next column of the current row */
-	char *buf;               /* TABLE: text of the buffered cells; MD: scratch */
-	size_t len, cap;
-	struct cell *cells;      /* TABLE: nrows * ncols */
-	size_t nrows, rows_cap;
-	size_t *width;           /* TABLE: column widths so far */
-	char **jkey;             /* JSON: each column's {"name": or ,"name": made once */
-	size_t *jkey_len;
-	char *row;               /* TSV, JSON: the row being built (ROW_CAP bytes) */
-	size_t rlen;
-};
 
 /* Mode to use when none was asked: TABLE on a terminal, TSV otherwise. */
 lbt_out_mode lbt_out_default_mode(FILE *fp)
@@ -128,9 +88,12 @@ void lbt_out_set_header(lbt_out *o, int on)
 /*
  * Length of the valid UTF-8 sequence (2 to 4 bytes) starting at p[0..n),
  * or 0 when p[0] does not start one (overlong forms, surrogates and code
- * points above U+10FFFF are invalid).
+ * points above U+10FFFF are invalid).  Shared with out_table.c, and out
+ * of line on purpose: as a static inline in out_int.h it was inlined into
+ * put_json_str, which cost lbt-cat --json 40 instructions a line more
+ * (callgrind, 100k lines of bench/genlog.sh).
  */
-static size_t utf8_len(const unsigned char *p, size_t n)
+size_t out_utf8_len(const unsigned char *p, size_t n)
 {
 	unsigned c = p[0];
 	size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
@@ -336,7 +299,7 @@ static void put_json_str(lbt_out *o, const char *s, size_t n)
 
 	row_byte(o, '"');
 	while ((i = json_scan(u, i, n)) < n) {
-		if (json_cls[u[i]] == 2 && (k = utf8_len(u + i, n - i)) > 0) {
+		if (json_cls[u[i]] == 2 && (k = out_utf8_len(u + i, n - i)) > 0) {
 			i += k;
 			continue;
 		}
@@ -412,73 +375,6 @@ static int is_json_number(const char *s, size_t n)
 	return i == n;
 }
 
-/*
- * Append s[0..n) to the growing buffer b (len, cap), escaped for a
- * terminal (see the file comment); `md` also escapes '|'.
- * @return 0, or -1 when out of memory.
- */
-static int buf_put_safe(char **b, size_t *len, size_t *cap, const char *s, size_t n, int md)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *u = (const unsigned char *)s;
-
-	if (*len + 4 * n + 1 > *cap) {
-		size_t ncap = (*cap ? *cap * 2 : 4096) + 4 * n + 1;
-		char *nb = realloc(*b, ncap);
-
-		if (nb == NULL)
-			return -1;
-		*b = nb;
-		*cap = ncap;
-	}
-	for (size_t i = 0; i < n; i++) {
-		size_t k = u[i] >= 0x80 ? utf8_len(u + i, n - i) : 0;
-		char *o = *b + *len;
-
-		if (k > 0 && !(u[i] == 0xC2 && u[i + 1] < 0xA0)) {      /* not C1 */
-			memcpy(o, s + i, k);
-			*len += k;
-			i += k - 1;
-		} else if ((u[i] >= 0x20 && u[i] < 0x7F && !(md && u[i] == '|'))) {
-			o[0] = s[i];
-			*len += 1;
-		} else if (u[i] == '|' || u[i] == '\t' || u[i] == '\n' || u[i] == '\r') {
-			o[0] = '\\';
-			o[1] = u[i] == '|' ? '|' : u[i] == '\t' ? 't' : u[i] == '\n' ? 'n' : 'r';
-			*len += 2;
-		} else {
-			memcpy(o, "\\x", 2);
-			o[2] = hex[u[i] >> 4];
-			o[3] = hex[u[i] & 15];
-			*len += 4;
-		}
-	}
-	return 0;
-}
-
-/* Code points in the (already escaped, valid UTF-8) s[0..n). */
-static size_t text_width(const char *s, size_t n)
-{
-	size_t w = 0;
-
-	for (size_t i = 0; i < n; i++)
-		w += ((unsigned char)s[i] & 0xC0) != 0x80;
-	return w;
-}
-
-/* Write `n` spaces. */
-static void put_spaces(FILE *fp, size_t n)
-{
-	static const char sp[] = "                                ";
-
-	while (n > 0) {
-		size_t k = n < sizeof sp - 1 ? n : sizeof sp - 1;
-
-		fwrite(sp, 1, k, fp);
-		n -= k;
-	}
-}
-
 /* Write the TSV header line (column names, escaped). */
 static void tsv_header(lbt_out *o)
 {
@@ -491,21 +387,6 @@ static void tsv_header(lbt_out *o)
 	row_flush(o);
 }
 
-/* Write the Markdown header and alignment lines. */
-static void md_header(lbt_out *o)
-{
-	for (int c = 0; c < o->ncols; c++) {
-		o->len = 0;
-		if (buf_put_safe(&o->buf, &o->len, &o->cap, o->cols[c].name,
-		    strlen(o->cols[c].name), 1) == 0)
-			fprintf(o->fp, "| %.*s ", (int)o->len, o->buf);
-	}
-	fputs("|\n", o->fp);
-	for (int c = 0; c < o->ncols; c++)
-		fputs(o->cols[c].type == LBT_COL_NUM ? "| ---: " : "| --- ", o->fp);
-	fputs("|\n", o->fp);
-}
-
 /* Print the header of a streamed mode once, before the first row. */
 static void stream_header(lbt_out *o)
 {
@@ -515,7 +396,7 @@ static void stream_header(lbt_out *o)
 	if (o->mode == LBT_OUT_TSV && o->header)
 		tsv_header(o);
 	else if (o->mode == LBT_OUT_MD)
-		md_header(o);
+		out_md_header(o);
 }
 
 /*
@@ -544,22 +425,6 @@ static void row_cell_end(lbt_out *o)
 	row_flush(o);
 }
 
-/* Write one Markdown cell (s NULL = absent), and the row end after the last. */
-static void md_cell(lbt_out *o, const char *s, size_t n)
-{
-	if (o->col == 0)
-		stream_header(o);
-	o->len = 0;
-	if (s != NULL && buf_put_safe(&o->buf, &o->len, &o->cap, s, n, 1) == 0)
-		fprintf(o->fp, "| %.*s ", (int)o->len, o->buf);
-	else
-		fputs("| - ", o->fp);
-	if (++o->col == o->ncols) {
-		fputs("|\n", o->fp);
-		o->col = 0;
-	}
-}
-
 /*
  * Write one cell in a streamed mode (TSV, JSON, MD).  s NULL = absent;
  * `bare` = a number: unquoted in JSON.
@@ -567,7 +432,9 @@ static void md_cell(lbt_out *o, const char *s, size_t n)
 static void stream_cell(lbt_out *o, const char *s, size_t n, int bare)
 {
 	if (o->mode == LBT_OUT_MD) {
-		md_cell(o, s, n);
+		if (o->col == 0)
+			stream_header(o);
+		out_md_cell(o, s, n);
 		return;
 	}
 	row_cell_start(o);
@@ -584,113 +451,11 @@ static void stream_cell(lbt_out *o, const char *s, size_t n, int bare)
 	row_cell_end(o);
 }
 
-/* Make room for one more TABLE row.  @return 0 or -1 when out of memory. */
-static int table_grow(lbt_out *o)
-{
-	struct cell *nc;
-	size_t ncap;
-
-	if (o->nrows < o->rows_cap)
-		return 0;
-	ncap = o->rows_cap ? o->rows_cap * 2 : 64;
-	nc = realloc(o->cells, ncap * (size_t)o->ncols * sizeof *nc);
-	if (nc == NULL)
-		return -1;
-	o->cells = nc;
-	o->rows_cap = ncap;
-	return 0;
-}
-
-/* Write one TABLE cell padded to width w, aligned by its column type. */
-static void table_put(lbt_out *o, int c, const char *s, size_t n, int absent, int head)
-{
-	size_t pad = o->width[c] - text_width(s, n);
-	int right = o->cols[c].type == LBT_COL_NUM, last = c == o->ncols - 1;
-	const char *on = head ? ANSI_BOLD : absent ? ANSI_DIM : NULL;
-
-	if (c > 0)
-		fputs("  ", o->fp);
-	if (right)
-		put_spaces(o->fp, pad);
-	if (o->color && on)
-		fputs(on, o->fp);
-	fwrite(s, 1, n, o->fp);
-	if (o->color && on)
-		fputs(ANSI_RESET, o->fp);
-	if (!right && !last)
-		put_spaces(o->fp, pad);
-}
-
-/* Grow the column widths to fit the header and the buffered block. */
-static void table_measure(lbt_out *o)
-{
-	for (int c = 0; c < o->ncols; c++) {
-		size_t w = o->header ? text_width(o->cols[c].name, strlen(o->cols[c].name)) : 0;
-
-		if (w > o->width[c])
-			o->width[c] = w;
-		for (size_t r = 0; r < o->nrows; r++) {
-			const struct cell *ce = &o->cells[r * (size_t)o->ncols + c];
-
-			w = ce->absent ? 1 : text_width(o->buf + ce->off, ce->len);
-			if (w > o->width[c])
-				o->width[c] = w;
-		}
-	}
-}
-
-/* Print the buffered TABLE block (header first, once) and empty it. */
-static void table_flush(lbt_out *o)
-{
-	table_measure(o);
-	if (!o->header_done && o->header) {
-		for (int c = 0; c < o->ncols; c++)
-			table_put(o, c, o->cols[c].name, strlen(o->cols[c].name), 0, 1);
-		putc('\n', o->fp);
-	}
-	o->header_done = 1;
-	for (size_t r = 0; r < o->nrows; r++) {
-		for (int c = 0; c < o->ncols; c++) {
-			const struct cell *ce = &o->cells[r * (size_t)o->ncols + c];
-
-			if (ce->absent)
-				table_put(o, c, "-", 1, 1, 0);
-			else
-				table_put(o, c, o->buf + ce->off, ce->len, 0, 0);
-		}
-		putc('\n', o->fp);
-	}
-	o->nrows = 0;
-	o->len = 0;
-}
-
-/* Buffer one TABLE cell (s NULL = absent); print the block when it is full. */
-static void table_cell(lbt_out *o, const char *s, size_t n)
-{
-	struct cell *ce;
-
-	if (o->col == 0 && table_grow(o) < 0)
-		table_flush(o);          /* out of memory: print what we have */
-	if (o->rows_cap == 0)
-		return;
-	ce = &o->cells[o->nrows * (size_t)o->ncols + (size_t)o->col];
-	ce->off = o->len;
-	ce->len = 0;
-	ce->absent = s == NULL;
-	if (s != NULL && buf_put_safe(&o->buf, &o->len, &o->cap, s, n, 0) == 0)
-		ce->len = o->len - ce->off;
-	if (++o->col < o->ncols)
-		return;
-	o->col = 0;
-	if (++o->nrows >= BLOCK_ROWS || o->len >= BLOCK_BYTES)
-		table_flush(o);
-}
-
 /* Route one cell to the mode's writer. */
 static void out_cell(lbt_out *o, const char *s, size_t n, int bare)
 {
 	if (o->mode == LBT_OUT_TABLE)
-		table_cell(o, s, n);
+		out_table_cell(o, s, n);
 	else
 		stream_cell(o, s, n, bare);
 }
@@ -801,7 +566,7 @@ int lbt_out_flush(lbt_out *o)
 	while (o->col != 0)
 		lbt_out_absent(o);
 	if (o->mode == LBT_OUT_TABLE)
-		table_flush(o);
+		out_table_flush(o);
 	else
 		stream_header(o);
 	if (fflush(o->fp) != 0 || ferror(o->fp))
