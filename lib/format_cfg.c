@@ -76,6 +76,69 @@ static const char *fmt_var(void *arg, const char *name)
 	return NULL;
 }
 
+/* Append s[0..n) to the growing string *buf (size *cap, used *len). @return 0 or -1 */
+static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		size_t c = (*len + n + 1) * 2;
+		char *b = realloc(*buf, c);
+
+		if (b == NULL)
+			return -1;
+		*buf = b;
+		*cap = c;
+	}
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+/* The built-in template a ${NAME} stands for, cached in cache[]; NULL if unknown. */
+static const char *known_var(char **cache, const char *name, size_t n)
+{
+	char v[64];
+
+	if (n >= sizeof v)
+		return NULL;
+	memcpy(v, name, n);
+	v[n] = '\0';
+	return fmt_var(cache, v);
+}
+
+char *lbt_format_expand_log_vars(const char *tmpl, lbt_err *err)
+{
+	char *cache[NVARS] = { NULL }, *out = NULL;
+	size_t len = 0, cap = 0;
+	const char *p = tmpl, *ref;
+	int ok = 1;
+
+	while (ok && (ref = strstr(p, "${")) != NULL) {
+		const char *end = strchr(ref, '}');
+		const char *val = end ? known_var(cache, ref + 2, (size_t)(end - ref - 2)) : NULL;
+
+		if (val == NULL) {
+			lbt_err_set(err, "unknown variable '%.*s' in the template: only "
+			    "${HAPROXY_HTTP_LOG_FMT}, _HTTPS_, _TCP_, _HTTP_CLF_ and _TCP_CLF_ "
+			    "are known", (int)(end ? (size_t)(end - ref + 1) : strlen(ref)), ref);
+			ok = 0;
+		} else if (append(&out, &len, &cap, p, (size_t)(ref - p)) < 0 ||
+		    append(&out, &len, &cap, val, strlen(val)) < 0) {
+			ok = !lbt_err_set(err, "out of memory");
+		} else
+			p = end + 1;
+	}
+	if (ok && append(&out, &len, &cap, p, strlen(p)) < 0)
+		ok = !lbt_err_set(err, "out of memory");
+	for (size_t i = 0; i < NVARS; i++)
+		free(cache[i]);
+	if (!ok) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 /* Meaning of a captured header name or sample ("host", "ua", "client", "-"). */
 static const char *cap_meaning(const char *w)
 {

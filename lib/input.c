@@ -31,6 +31,30 @@ int64_t input_now_us(void)
 }
 
 /*
+ * Compile --log-format in dialect d; an HAProxy template may name the
+ * built-in strings as HAProxy 2.8+ does ("${HAPROXY_HTTP_LOG_FMT} ...").
+ * @return the format, or NULL with err
+ */
+static lbt_format *log_format_compile(lbt_dialect d, const lbt_input_opts *o, lbt_err *err)
+{
+	lbt_format *f;
+	char *t;
+
+	if (d != LBT_DIALECT_HAPROXY || strstr(o->log_format, "${") == NULL)
+		return lbt_format_compile(d, o->log_format, o->escape, err);
+	if ((t = lbt_format_expand_log_vars(o->log_format, err)) == NULL) {
+		char why[sizeof err->msg];
+
+		snprintf(why, sizeof why, "%s", err->msg);
+		lbt_err_set(err, "--log-format: %.400s", why);
+		return NULL;
+	}
+	f = lbt_format_compile(d, t, o->escape, err);
+	free(t);
+	return f;
+}
+
+/*
  * Dialect of a --log-format template: the first HAProxy item ('%' then a
  * letter, '{', '[' or '(') or NGINX variable ('$' then a letter, '_' or
  * '{') decides, except that "${HAPROXY_..." is HAProxy's own environment
@@ -97,7 +121,7 @@ static lbt_format *format_from_opts(const lbt_input_opts *o, lbt_err *err)
 		    "NGINX $variables", o->log_format);
 		return NULL;
 	}
-	return lbt_format_compile(d, o->log_format, o->escape, err);
+	return log_format_compile(d, o, err);
 }
 
 /* Give a format the zone, captures and wanted fields.  @return 0 or -1 with err. */

@@ -71,6 +71,15 @@ lbt_format *lbt_format_open(const char *spec, lbt_err *err);
 lbt_format *lbt_format_from_haproxy_cfg(const char *path, const char *frontend, lbt_err *err);
 
 /*
+ * Replace every "${HAPROXY_HTTP_LOG_FMT}"-style reference (HTTP, HTTPS, TCP,
+ * HTTP_CLF, TCP_CLF) in an HAProxy template with the built-in string, as
+ * HAProxy 2.8+ does, so that "${HAPROXY_HTTP_LOG_FMT} %[ssl_fc_sni]" can be
+ * given to --log-format.  @return a malloc'ed template, or NULL with err for
+ * any other ${NAME} (its value on the logging host is not known here).
+ */
+char *lbt_format_expand_log_vars(const char *tmpl, lbt_err *err);
+
+/*
  * Read a `log_format NAME [escape=...] '...' ...;` from nginx.conf (and the
  * files it includes).  `name` NULL means the format of the first access_log,
  * "combined" when it names none.

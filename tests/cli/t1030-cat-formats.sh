@@ -92,4 +92,16 @@ expect_success '--nginx-conf: a named log_format' '
 	printf "client\tstatus\n203.0.113.7\t404\n" >expect && test_cmp expect out
 '
 
+# ${HAPROXY_HTTP_LOG_FMT} is the httplog string (HAProxy 2.8+), alone or extended.
+expect_success '--log-format with ${HAPROXY_HTTP_LOG_FMT}: the httplog records' '
+	lbt-cat --format haproxy-httplog -f client,status,path httplog.log >expect &&
+	lbt-cat --log-format "\${HAPROXY_HTTP_LOG_FMT}" -f client,status,path httplog.log >out 2>err &&
+	test ! -s err && test_cmp expect out
+'
+
+expect_success '--log-format: an unknown ${NAME} is an error' '
+	test_expect_code 1 lbt-cat --log-format "%ci \${NOPE}" httplog.log >out 2>err &&
+	echo "lbt-cat: --log-format: unknown variable '"'"'\${NOPE}'"'"' in the template: only \${HAPROXY_HTTP_LOG_FMT}, _HTTPS_, _TCP_, _HTTP_CLF_ and _TCP_CLF_ are known" >expect &&
+	test_cmp expect err
+'
 test_done

@@ -606,6 +606,26 @@ START_TEST(detection)
 }
 END_TEST
 
+/* ${HAPROXY_*_LOG_FMT} expands to the built-in strings (log-formats.md
+ * §1.3 gives the tcplog one); text around them stays; others are errors. */
+START_TEST(expand_log_vars)
+{
+	lbt_err err;
+	char *t = lbt_format_expand_log_vars("${HAPROXY_TCP_LOG_FMT} %ID", &err);
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(t, "%ci:%cp [%t] %ft %b/%s %Tw/%Tc/%Tt %B %ts %ac/%fc/%bc/%sc/%rc %sq/%bq %ID");
+	free(t);
+	t = lbt_format_expand_log_vars("no reference", &err);
+	ck_assert_str_eq(t, "no reference");
+	free(t);
+	ck_assert_ptr_null(lbt_format_expand_log_vars("%ci ${HOME}", &err));
+	ck_assert_str_eq(err.msg, "unknown variable '${HOME}' in the template: only "
+	    "${HAPROXY_HTTP_LOG_FMT}, _HTTPS_, _TCP_, _HTTP_CLF_ and _TCP_CLF_ are known");
+	ck_assert_ptr_null(lbt_format_expand_log_vars("${HAPROXY_TCP_LOG_FMT", &err));
+}
+END_TEST
+
 /* A tie is equality on every criterion; priority ranks on purpose. */
 START_TEST(detection_ties)
 {
@@ -934,6 +954,7 @@ Suite *format_suite(void)
 	tcase_add_test(tc, descriptors);
 	tcase_add_test(tc, detection);
 	tcase_add_test(tc, detection_ties);
+	tcase_add_test(tc, expand_log_vars);
 	tcase_add_test(tc, haproxy_cfg_real);
 	tcase_add_test(tc, haproxy_cfg_small);
 	tcase_add_test(tc, nginx_conf);
