@@ -53,7 +53,9 @@ enum fmt_kind {
 	K_QUERY,         /* query, with a leading '?' when FL_QMARK */
 	K_CAPBLOCK,      /* HAProxy %hr/%hs "{a|b}" */
 	K_CAPLIST,       /* HAProxy %hrl/%hsl, one token per capture */
-	K_SLOT           /* one capture slot, capture.req.hdr(N) */
+	K_SLOT,          /* one capture slot, capture.req.hdr(N) */
+	K_JSONVAL        /* NGINX JSON fast path: the raw value of key item `slot`
+	                    (format_json.c validates, decodes and converts it) */
 };
 
 /* How the end of an unquoted value is found in a text line. */
@@ -102,6 +104,7 @@ enum fmt_cap {
 #define FL_RAWQ    0x0040   /* sample: may contain raw '"' even when quoted */
 #define FL_NOQUERY 0x0080   /* NGINX $uri: a '?' is part of the path */
 #define FL_ACCEPT_S 0x0100  /* date of the accept with second precision (+%ms) */
+#define FL_JBARE   0x0200   /* K_JSONVAL: a bare value ($status), else a string's inside */
 
 /* One variable of a template. */
 struct fmt_item {
@@ -155,6 +158,7 @@ struct fmt_prog {
 	size_t n, cap;
 	int bslash;                /* literal search skips backslash-escaped matches */
 	int anchor;                /* a last literal is searched from the end of the line */
+	int nocut;                 /* never take a line as cut by the logger (NGINX JSON) */
 };
 
 /* Line encodings. */
@@ -172,7 +176,8 @@ struct lbt_format {
 	lbt_dialect dialect;
 	int enc;                   /* enum fmt_enc */
 	int priority;              /* detection tie-breaker */
-	struct fmt_prog prog;      /* ENC_TEXT */
+	struct fmt_prog prog;      /* ENC_TEXT; ENC_NJSON: the template's literal layout
+	                              (K_JSONVAL items), empty when it has none */
 	struct fmt_item *keys;     /* JSON and CBOR: one item per key */
 	size_t nkeys, keycap;
 	uint8_t caps[FMT_MAX_CAPS];/* enum fmt_cap per request capture slot */
@@ -185,6 +190,8 @@ struct lbt_format {
 	char *scratch;             /* per-line decoded strings */
 	size_t scap, sused;
 	void *json;                /* last JSON document (json_t *), kept for its strings */
+	int njslow;                /* ENC_NJSON: always read with jansson (tests) */
+	unsigned long njfast;      /* ENC_NJSON: lines read by the literal layout (tests) */
 	void *cbor;                /* last CBOR item (cbor_item_t *) */
 	int8_t tsv_col[64];        /* TSV: lbt_field per column, -1 ignored */
 	int tsv_n;                 /* columns, 0 before the header */
@@ -243,6 +250,8 @@ int fmt_cap_lookup(const char *s, size_t n);
 
 /* format_json.c, format_cbor.c, format_tsv.c */
 int fmt_json_parse(struct fmt_ctx *c, const char *s, size_t len);
+int fmt_json_value(struct fmt_ctx *c, const struct fmt_item *it, const char *s, size_t n);
+void fmt_json_layout_check(lbt_format *f);
 void fmt_json_release(lbt_format *f);
 int fmt_cbor_parse(struct fmt_ctx *c, const char *s, size_t len);
 void fmt_cbor_release(lbt_format *f);

@@ -25,7 +25,9 @@
  *     word and conversion mask are planned too: 1860.
  * Lines long enough to have been cut by the logger (CUT_MIN) and values
  * opening with a quote always take the general path (match_item), which
- * the fused one must agree with.
+ * the fused one must agree with.  A program with `nocut` (the literal
+ * layout of an NGINX JSON template) never takes a line as cut: a line
+ * that ends early does not match, and is read by jansson instead.
  */
 #include <string.h>
 
@@ -329,7 +331,8 @@ void fmt_prog_plan(struct fmt_prog *pg)
 		st->delim = st->end == E_SPACE ? ' ' :
 		    st->end == E_LIT && st[1].litlen == 1 && !st->bsl ? st[1].lit[0] : '\0';
 		st->delim8 = 0x0101010101010101ull * (unsigned char)st->delim;
-		st->convmask = st->it.kind == K_MS ? ~(uint64_t)0 : st->it.fills;
+		st->convmask = st->it.kind == K_MS || st->it.kind == K_JSONVAL ? ~(uint64_t)0 :
+		    st->it.fills;
 	}
 }
 
@@ -528,6 +531,19 @@ static int no_end(struct fmt_ctx *c, const struct fmt_prog *pg, size_t i, const 
 }
 
 /*
+ * Convert value s[0..n) of item `it` (col: 1-based column, for messages):
+ * NGINX JSON layout values go to format_json.c, which validates them as
+ * JSON before converting.  @return 0 or -1 with err.
+ */
+static inline int conv_value(struct fmt_ctx *c, const struct fmt_item *it, const char *s,
+    size_t n, size_t col)
+{
+	if (it->kind == K_JSONVAL)
+		return fmt_json_value(c, it, s, n);
+	return fmt_conv_text(c, it, s, n, col);
+}
+
+/*
  * Convert the value s[vs..ve) of item `it` when the caller wants it.
  * Values nobody asked for are only skipped (fmt_conv_text would return at
  * once, after a call); %ms always converts, the time may need it.
@@ -536,9 +552,9 @@ static int no_end(struct fmt_ctx *c, const struct fmt_prog *pg, size_t i, const 
 static inline int conv_wanted(struct fmt_ctx *c, const struct fmt_item *it, const char *s,
     size_t vs, size_t ve)
 {
-	if (!(it->fills & c->f->wanted) && it->kind != K_MS)
+	if (!(it->fills & c->f->wanted) && it->kind != K_MS && it->kind != K_JSONVAL)
 		return 0;
-	return fmt_conv_text(c, it, s + vs, ve - vs, vs + 1);
+	return conv_value(c, it, s + vs, ve - vs, vs + 1);
 }
 
 /*
@@ -554,7 +570,7 @@ static int cut_value(struct fmt_ctx *c, const struct fmt_item *it, const char *s
 	if (len < CUT_MIN || p > len || memchr(s + p, '"', len - p) != NULL ||
 	    it->scan == SC_ZDATE || it->scan == SC_FIXED || it->scan == SC_NUM)
 		return -1;
-	if (fmt_conv_text(c, it, s + p, len - p, p + 1) < 0)
+	if (conv_value(c, it, s + p, len - p, p + 1) < 0)
 		return -1;
 	*pos = len;
 	return CUT;
@@ -577,7 +593,7 @@ static int match_item(struct fmt_ctx *c, const struct fmt_prog *pg, size_t i,
 	const struct fmt_item *it = &pg->v[i].it;
 	size_t p = *pos, vs, ve;
 
-	if (p == len && len >= CUT_MIN)
+	if (p == len && len >= CUT_MIN && !pg->nocut)
 		return CUT;     /* a long line ending before this item: cut by the logger */
 	if (it->scan == SC_BLOCK)
 		return match_block(c, it, s, len, pos);
@@ -585,7 +601,7 @@ static int match_item(struct fmt_ctx *c, const struct fmt_prog *pg, size_t i,
 		return match_list(c, pg, i, s, len, pos);
 	if ((it->flags & FL_QUOTE) && p < len && s[p] == '"') {
 		ve = find_close_quote(pg, i, s, len, p + 1);
-		if (ve == NPOS && cut_value(c, it, s, len, p + 1, pos) == CUT)
+		if (ve == NPOS && !pg->nocut && cut_value(c, it, s, len, p + 1, pos) == CUT)
 			return CUT;
 		if (ve == NPOS)
 			return lbt_err_set(c->err, "line ends inside quoted %s (opened at column %zu)",
@@ -594,14 +610,15 @@ static int match_item(struct fmt_ctx *c, const struct fmt_prog *pg, size_t i,
 		*pos = ve + 1;
 	} else {
 		ve = find_end(pg, i, s, len, p);
-		if (ve == NPOS && quoted_next(pg, i) && cut_value(c, it, s, len, p, pos) == CUT)
+		if (ve == NPOS && !pg->nocut && quoted_next(pg, i) &&
+		    cut_value(c, it, s, len, p, pos) == CUT)
 			return CUT;
 		if (ve == NPOS)
 			return no_end(c, pg, i, s, len, p);
 		vs = p;
 		*pos = ve;
-		if (ve == vs)
-			return 0;
+		if (ve == vs && it->kind != K_JSONVAL)
+			return 0;     /* a JSON value is checked even when empty */
 	}
 	return conv_wanted(c, it, s, vs, ve) < 0 ? -1 : 1;
 }
@@ -629,7 +646,8 @@ static inline int match_fused(struct fmt_ctx *c, const struct fmt_step *st, uint
 	} else if ((ve = find_lit(st->bsl, s, len, p, p, nx->lit, nx->litlen)) == NPOS) {
 		return 0;
 	}
-	if (ve > p && (st->convmask & wanted) && fmt_conv_text(c, &st->it, s + p, ve - p, p + 1) < 0)
+	if ((st->convmask & wanted) && (ve > p || st->it.kind == K_JSONVAL) &&
+	    conv_value(c, &st->it, s + p, ve - p, p + 1) < 0)
 		return -1;
 	if (st->end == E_LIT) {              /* the literal is at ve: OP_LIT matches */
 		*pos = ve + nx->litlen;
@@ -655,7 +673,7 @@ static int match_step(struct fmt_ctx *c, const struct fmt_prog *pg, const struct
 
 	switch (st->op) {
 	case OP_LIT:
-		if (len >= CUT_MIN && trim_end(s, len, p) == p)
+		if (len >= CUT_MIN && !pg->nocut && trim_end(s, len, p) == p)
 			return 0;   /* cut by the logger before this text */
 		if (len - p < st->litlen || !same(s + p, st->lit, st->litlen))
 			return expected(c, pg, i, st->lit, st->litlen, p + 1);
@@ -688,7 +706,7 @@ int fmt_match(struct fmt_ctx *c, const struct fmt_prog *pg, const char *s, size_
 {
 	const struct fmt_step *st = pg->v, *end = pg->v + pg->n;
 	const uint64_t wanted = c->f->wanted;
-	const int uncut = len < CUT_MIN;
+	const int uncut = len < CUT_MIN || pg->nocut;
 	size_t pos = 0;
 	int quiet = 1, r;   /* nothing printed since the last separator */
 

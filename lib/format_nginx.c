@@ -12,7 +12,11 @@
  * A template that is a JSON object and escapes as json (or none) is compiled
  * into keys instead: each member whose value is "$var", $var or a string
  * mixing text and variables; lines are then read with jansson, so member
- * order and spacing do not matter.
+ * order and spacing do not matter.  NGINX writes the template literally,
+ * so the same walk also compiles its literal layout into f->prog: the text
+ * between values as literals, each value as a K_JSONVAL item naming its
+ * key; format_json.c matches lines against it first (no allocation) and
+ * gives those that do not match to jansson.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -176,7 +180,35 @@ struct jt {
 	size_t i;
 	char *path[FMT_MAX_PATH];
 	int depth;
+	size_t lit;                /* layout: start of the literal text not yet added */
 };
+
+/*
+ * Layout: the literal text from j->lit to `from`, then a K_JSONVAL item
+ * for the key item just added (bare: a $var outside quotes); the next
+ * literal starts at `next`.  @return 0 or -1 with err
+ */
+static int jt_layout(struct jt *j, size_t from, size_t next, int bare)
+{
+	struct fmt_prog *pg = &j->f->prog;
+	const struct fmt_item *key = &j->f->keys[j->f->nkeys - 1];
+	struct fmt_step *st;
+
+	if (add_lit(pg, j->t + j->lit, from - j->lit, (uint32_t)(j->lit + 1), j->err) < 0)
+		return -1;
+	st = fmt_prog_add(pg, OP_ITEM, (uint32_t)(from + 1));
+	if (st == NULL)
+		return lbt_err_set(j->err, "out of memory");
+	st->it.kind = K_JSONVAL;
+	st->it.scan = SC_PLAIN;
+	st->it.esc = ESC_NONE;
+	st->it.slot = (int16_t)(j->f->nkeys - 1);
+	st->it.flags = bare ? FL_JBARE : 0;
+	st->it.col = (uint32_t)(from + 1);
+	memcpy(st->it.what, key->what, sizeof st->it.what);
+	j->lit = next;
+	return 0;
+}
 
 /* Skip JSON white space. */
 static void jt_ws(struct jt *j)
@@ -256,7 +288,7 @@ static int jt_value_string(struct jt *j, size_t ks, size_t kn, size_t s, size_t 
 			return -1;
 		snprintf(it->what, sizeof it->what, "%.*s", (int)(kn > 36 ? 36 : kn), j->t + ks);
 	}
-	return 0;
+	return jt_layout(j, s, s + n, 0);
 }
 
 /* A bare variable value ($status) for key ks/kn. @return 0 or -1 */
@@ -271,6 +303,8 @@ static int jt_value_var(struct jt *j, size_t ks, size_t kn)
 	if (it == NULL)
 		return lbt_err_set(j->err, "out of memory");
 	item_var(it, j->t + ns, nl, ESC_NONE, (uint32_t)(j->i + 1));
+	if (jt_layout(j, j->i, e, 1) < 0)
+		return -1;
 	j->i = e;
 	return 0;
 }
@@ -381,7 +415,10 @@ static int json_template(lbt_format *f, const char *tmpl, lbt_err *err)
 	j.err = err;
 	j.t = tmpl;
 	jt_ws(&j);
+	j.lit = j.i;
 	if (jt_object(&j) < 0)
+		return -1;
+	if (add_lit(&f->prog, tmpl + j.lit, j.i - j.lit, (uint32_t)(j.lit + 1), err) < 0)
 		return -1;
 	jt_ws(&j);
 	if (tmpl[j.i] != '\0')
@@ -389,6 +426,9 @@ static int json_template(lbt_format *f, const char *tmpl, lbt_err *err)
 	if (f->nkeys == 0)
 		return lbt_err_set(err, "JSON template without variables");
 	f->enc = ENC_NJSON;
+	f->prog.bslash = 1;        /* a quote after an odd run of backslashes is escaped */
+	f->prog.nocut = 1;
+	fmt_json_layout_check(f);
 	return 0;
 }
 

@@ -932,6 +932,257 @@ START_TEST(real_mixed)
 }
 END_TEST
 
+/*
+ * NGINX JSON fast path (lib/format_json.c): every line read through the
+ * template's literal layout must give what jansson alone gives.  The
+ * internal header exposes the switch (njslow) and the count of lines the
+ * layout took (njfast).
+ */
+#include "../../lib/format_int.h"
+
+/* One parse, kept as bytes: result, error, every field (raw strings). */
+struct njsnap {
+	int r;
+	char b[16384];
+	size_t n;
+};
+
+/* Append s[0..n) to snapshot z (truncating). */
+static void njsnap_put(struct njsnap *z, const char *s, size_t n)
+{
+	if (n > sizeof z->b - z->n)
+		n = sizeof z->b - z->n;
+	memcpy(z->b + z->n, s, n);
+	z->n += n;
+}
+
+/* Parse line[0..len) with f (njslow as given) into snapshot z. */
+static void njsnap_parse(lbt_format *f, int slow, const char *line, size_t len,
+    struct njsnap *z)
+{
+	lbt_rec rec;
+	lbt_err err;
+	char buf[4096];
+
+	f->njslow = slow;
+	z->n = 0;
+	z->r = lbt_format_parse(f, line, len, &rec, &err);
+	if (z->r == LBT_PARSE_BAD) {
+		njsnap_put(z, err.msg, strlen(err.msg));
+		return;
+	}
+	snprintf(buf, sizeof buf, "have=%llx clock=%d|", (unsigned long long)rec.have,
+	    (int)rec.clock);
+	njsnap_put(z, buf, strlen(buf));
+	for (int fl = 0; fl < LBT_F_COUNT; fl++) {
+		lbt_str *sv = lbt_rec_str(&rec, (lbt_field)fl);
+		size_t n = lbt_rec_format_field(&rec, (lbt_field)fl, buf, sizeof buf);
+
+		njsnap_put(z, buf, n);
+		if (sv != NULL && (rec.have & LBT_BIT(fl))) {
+			snprintf(buf, sizeof buf, "[%zu]", sv->n);
+			njsnap_put(z, buf, strlen(buf));
+			njsnap_put(z, sv->p, sv->n);
+		}
+		njsnap_put(z, "|", 1);
+	}
+}
+
+/* Parse line both ways with f and compare. @return 1 when the layout took it */
+static int nj_same(lbt_format *f, const char *line, size_t len)
+{
+	static struct njsnap a, b;
+	unsigned long before;
+
+	njsnap_parse(f, 1, line, len, &a);
+	before = f->njfast;
+	njsnap_parse(f, 0, line, len, &b);
+	ck_assert_msg(a.r == b.r && a.n == b.n && memcmp(a.b, b.b, a.n) == 0,
+	    "paths differ on '%.*s':\njansson %d %.*s\nlayout  %d %.*s", (int)len, line, a.r,
+	    (int)a.n, a.b, b.r, (int)b.n, b.b);
+	return f->njfast > before;
+}
+
+/* Next pseudo-random number of state *x (LCG, fixed seed: a repeatable corpus). */
+static unsigned nj_rand(unsigned long long *x)
+{
+	*x = *x * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned)(*x >> 33);
+}
+
+/* A value for variable `name`: usually a plausible one, else an odd one. */
+static const char *nj_value(const char *name, size_t nl, int bare, unsigned long long *x)
+{
+	static const char *odd_str[] = {
+		"", "-", "\\\"q\\\"", "a\\\\b", "\\n\\r\\t\\b\\f\\/", "\\u0000x", "\\u00e9t\\u00C9",
+		"\\ud83d\\ude00", "\\ud83d", "\\udc00", "\\ud83dx", "\\ud83d\\u0041", "\\u12",
+		"\\uZZZZ", "\\x41", "\\", "caf\xc3\xa9", "\xff\xfe", "\xe2\x82", "\x01raw", "a\"b",
+		"\tTab", "GET /x\\\"y HTTP/1.1", "1e3", "200", " 404", "\\u0032\\u0030\\u0030",
+		"\xf0\x9f\x98\x80", "\xed\xa0\x80", "\xc0\xaf", "::ffff:1.2.3.4", "0.013",
+		"\\u0016\\u0003\\u0001\\u0000\xc3\\u0001", "GET http://h.example/p?q HTTP/1.0",
+		"\xe9t\xe9", "x\\\\\\\"y", "abc\\\\"
+	};
+	static const char *odd_bare[] = {
+		"", "200", "0", "-0", "01", "1e3", "1.5", "0.000", "0.013", "-1",
+		"99999999999999999999", "-99999999999999999999", "9223372036854775807", "1e999",
+		"1e-999", "true", "false", "null", "abc", " 200", "2.", ".5", "1E+2", "\"200\"",
+		"2147483648", "0.0005", "12345678901234.567", "-", "1e", "0x10", "2e-3"
+	};
+	static const struct { const char *name, *v; } good[] = {
+		{ "time_iso8601", "2026-11-30T07:49:44+00:00" }, { "msec", "1796024984.526" },
+		{ "remote_addr", "192.0.2.10" }, { "remote_port", "51234" },
+		{ "request", "GET /ping/abc?x=1 HTTP/1.1" }, { "request_method", "GET" },
+		{ "request_uri", "/ping/abc?x=1" }, { "server_protocol", "HTTP/1.1" },
+		{ "status", "200" }, { "body_bytes_sent", "3" }, { "bytes_sent", "150" },
+		{ "request_time", "0.013" }, { "host", "hc-ping.com" },
+		{ "http_user_agent", "curl/7.88.1" }, { "remote_user", "" }
+	};
+
+	if (nj_rand(x) % 16 == 0 && !bare)
+		return nj_rand(x) % 2 ? "caf\xe9 \xff" : "ok\xc3\xa9\xe2\x82";  /* not UTF-8 */
+	if (nj_rand(x) % 24 != 0) {
+		for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+			if (strlen(good[i].name) == nl && memcmp(good[i].name, name, nl) == 0)
+				return good[i].v;
+		return bare ? "1" : "v";
+	}
+	if (bare)
+		return odd_bare[nj_rand(x) % (sizeof odd_bare / sizeof odd_bare[0])];
+	return odd_str[nj_rand(x) % (sizeof odd_str / sizeof odd_str[0])];
+}
+
+/* Write a line of template t into out (size cap): values from nj_value. @return length */
+static size_t nj_line(const char *t, char *out, size_t cap, unsigned long long *x)
+{
+	size_t w = 0;
+	int in = 0;
+
+	for (size_t i = 0; t[i] != '\0' && w + 1200 < cap;) {
+		if (t[i] == '$') {
+			size_t s = i + 1, e = s;
+			const char *v;
+
+			while (t[e] == '_' || (t[e] >= 'a' && t[e] <= 'z') || (t[e] >= '0' && t[e] <= '9'))
+				e++;
+			v = nj_value(t + s, e - s, !in, x);
+			memcpy(out + w, v, strlen(v));
+			w += strlen(v);
+			if (in && nj_rand(x) % 30 == 0) {           /* a long value: lines >= 900 */
+				memset(out + w, 'a', 900);
+				w += 900;
+			}
+			i = e;
+			continue;
+		}
+		if (t[i] == '"' && (i == 0 || t[i - 1] != '\\'))
+			in = !in;
+		out[w++] = t[i++];
+	}
+	return w;
+}
+
+/* Change a generated line the way a shipper or a cut would. @return new length */
+static size_t nj_mutate(char *l, size_t n, size_t cap, unsigned long long *x)
+{
+	char *c;
+
+	switch (nj_rand(x) % 10) {
+	case 0:
+		return n > 0 ? nj_rand(x) % n : n;                  /* cut */
+	case 1:
+		l[n++] = nj_rand(x) % 2 ? ' ' : '\t';               /* trailing blank */
+		return n;
+	case 2:
+		if ((c = memchr(l, ',', n)) != NULL && n + 1 < cap) {  /* respaced */
+			memmove(c + 2, c + 1, n - (size_t)(c - l) - 1);
+			c[1] = ' ';
+			n++;
+		}
+		return n;
+	case 4:
+	case 5:
+		for (size_t i = nj_rand(x) % (n + 1); i < n; i++)    /* cut after a ':' or ',' */
+			if (l[i] == ':' || l[i] == ',')
+				return i + 1 + (i + 1 < n && l[i + 1] == '"');
+		return n;
+	case 3:
+		if (n + 1 < cap) {                                   /* leading blank */
+			memmove(l + 1, l, n);
+			l[0] = ' ';
+			n++;
+		}
+		return n;
+	default:
+		return n;
+	}
+}
+
+/* Both paths give the same records on fixtures, cases and a generated corpus. */
+START_TEST(nginx_json_layout_same)
+{
+	static const char *tmpls[] = {
+		NULL,   /* the built-in nginx-json */
+		"{\"src\":{\"ip\":\"$remote_addr\",\"port\":$remote_port},\"req\":\"$request_method "
+		"$request_uri\",\"st\":$status,\"t\":$request_time}",
+		"{\"ra\":\"$remote_addr\",\"req\":\"$request\",\"st\":$status,\"ua\":\"$http_user_agent\","
+		"\"urt\":\"$upstream_response_time\",\"ref\":\"$http_referer\"}",
+		"{ \"a\": \"$remote_addr\", \"s\": ${status}, \"k\": [1, \"x\"], \"u\": \"[$uri]\", "
+		"\"t\": \"$msec\" }",
+		"{\"a\":\"$status\",\"a\":\"x\"}",         /* duplicate member: no layout */
+		"{\"a\\\"b\":\"$status\",\"t\":\"$msec\"}", /* escaped key: no layout */
+	};
+	static char line[8192];
+	unsigned long long x = 42;
+	lbt_err err;
+	int fast = 0, slow = 0;
+
+	for (size_t k = 0; k < sizeof tmpls / sizeof tmpls[0]; k++) {
+		lbt_format *f = k == 0 ? lbt_format_open("nginx-json", &err) :
+		    lbt_format_compile(LBT_DIALECT_NGINX, tmpls[k], k == 3 ? "none" : "json", &err);
+		const char *t = k == 0 ? "" : tmpls[k];
+		char tb[2048];
+
+		ck_assert_msg(f != NULL, "%zu: %s", k, err.msg);
+		ck_assert_int_eq(f->prog.n > 0, k < 4);
+		if (k == 0) {
+			FILE *fp = fopen(REAL "/nginx-json.template", "r");
+
+			ck_assert_ptr_nonnull(fp);
+			tb[fread(tb, 1, sizeof tb - 1, fp)] = '\0';
+			fclose(fp);
+			tb[strcspn(tb, "\n")] = '\0';
+			t = tb;
+		}
+		for (const char *src = REAL "/nginx-json.log"; k == 0 && src != NULL;
+		    src = strcmp(src, REAL "/nginx-json.log") == 0 ? DATA "/nginx-json.cases" : NULL) {
+			FILE *fp = fopen(src, "r");
+			int n = 0, took = 0;
+
+			ck_assert_ptr_nonnull(fp);
+			while (fgets(line, sizeof line, fp) != NULL)
+				if (line[0] == '{' || line[0] == ' ') {
+					n++;
+					took += nj_same(f, line, strlen(line));
+				}
+			fclose(fp);
+			if (strstr(src, ".log") != NULL)
+				ck_assert_int_eq(took, n);   /* every real line takes the layout */
+		}
+		for (int i = 0; i < 6000; i++) {
+			size_t n = nj_line(t, line, sizeof line - 8, &x);
+
+			n = nj_mutate(line, n, sizeof line - 8, &x);
+			if (nj_same(f, line, n))
+				fast++;
+			else
+				slow++;
+		}
+		lbt_format_free(f);
+	}
+	ck_assert_msg(fast > 5000 && slow > 5000, "fast %d, jansson %d", fast, slow);
+}
+END_TEST
+
 Suite *format_suite(void);
 
 /* The suite; targeted tests are added by the functions below. */
@@ -964,6 +1215,7 @@ Suite *format_suite(void)
 	glob(REAL "/*.log", 0, NULL, &fixtures);
 	tcase_add_loop_test(tc, real_fixture, 0, (int)fixtures.gl_pathc);
 	tcase_add_test(tc, real_mixed);
+	tcase_add_test(tc, nginx_json_layout_same);
 	suite_add_tcase(s, tc);
 	return s;
 }
