@@ -160,16 +160,59 @@ static int find_key(struct fmt_ctx *c, cbor_item_t *k)
 	return -1;
 }
 
+/*
+ * Walk the CBOR headers of b[0..n) in order, without building anything,
+ * and check that no definite array or map claims more items than there are
+ * bytes left (an item takes at least one byte, a pair two).  libcbor
+ * allocates a definite array or map for its declared size before reading
+ * it, so "BA E7E8E7E8" (a map of 3.9e9 pairs) in a 5-byte line would ask
+ * for tens of GiB (found by tests/fuzz).  A string running past the end is
+ * a line cut short, which libcbor reports without allocating: the walk
+ * stops there.
+ * @return 0, or -1 with *at the offset of the first implausible header.
+ */
+static int lengths_plausible(const unsigned char *b, size_t n, size_t *at)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned major = b[i] >> 5, info = b[i] & 31, k;
+		uint64_t v = info;
+
+		*at = i++;
+		if (info >= 24 && info <= 27) {
+			k = 1u << (info - 24);
+			if (n - i < k)
+				return 0;            /* cut short: libcbor says so */
+			for (v = 0; k-- > 0; i++)
+				v = v << 8 | b[i];
+		}
+		if (info == 31 || major == 0 || major == 1 || major == 6 || major == 7)
+			continue;            /* no length, or a fixed-size payload skipped below */
+		if (major == 2 || major == 3) {
+			if (v > n - i)
+				return 0;
+			i += (size_t)v;
+		} else if ((major == 5 && v > (n - i) / 2) || v > n - i)
+			return -1;
+	}
+	return 0;
+}
+
 /* Decode the line into a map item owned by f. @return it or NULL with err */
 static cbor_item_t *load(struct fmt_ctx *c, const char *s, size_t len)
 {
 	struct cbor_load_result res;
 	const unsigned char *b = (const unsigned char *)s;
-	size_t n = len;
+	size_t n = len, at;
 	cbor_item_t *root;
 
 	if (c->f->enc == ENC_CBOR && (b = unhex(c, s, len, &n)) == NULL)
 		return NULL;
+	if (lengths_plausible(b, n, &at) < 0) {
+		lbt_err_set(c->err, "bad CBOR at byte %zu: a length beyond the end of the line", at);
+		return NULL;
+	}
 	root = cbor_load(b, n, &res);
 	if (root == NULL || res.error.code != CBOR_ERR_NONE) {
 		if (root != NULL)
