@@ -5,7 +5,8 @@ set -eu
 bin=$(cd "$1" && pwd)
 log=tests/data/incident/haproxy-httplog.log.zst
 cfg=tests/data/incident/haproxy-tarpit.cfg
-say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+if [ -t 1 ]; then bold='\033[1m' plain='\033[0m'; else bold='' plain=''; fi
+say() { printf "\n${bold}\$ %s${plain}\n" "$*"; }
 run() { say "$*"; "$@"; }
 PATH="$bin:$PATH"; export PATH
 run lbt-formats --detect "$log"
