@@ -189,6 +189,14 @@ static void print_help(const lbt_cli *cli, const struct group *g, int ng)
 	}
 }
 
+/* Print "NAME: msg" and a newline to stderr. */
+static void vsay(const lbt_cli *cli, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", cli->prog->name);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 /* Print a usage error "NAME: msg" and the usage, exit 1. */
 static _Noreturn void usage_error(const lbt_cli *cli, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -197,11 +205,9 @@ static _Noreturn void usage_error(const lbt_cli *cli, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", cli->prog->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay(cli, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	lbt_cli_usage(cli);
 }
 
@@ -446,11 +452,9 @@ void lbt_cli_errorf(lbt_cli *cli, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", cli->prog->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay(cli, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	cli->status = 1;
 }
 

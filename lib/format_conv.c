@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lbt/utf8.h"
 #include "format_int.h"
 #include "lbt/addr.h"
 #include "lbt/num.h"
@@ -211,24 +212,6 @@ static int unhex(struct fmt_ctx *c, int esc, const char **s, size_t *n)
 	return 0;
 }
 
-/* Write code point cp as UTF-8 at w. @return bytes written */
-static size_t utf8_put(char *w, unsigned cp)
-{
-	if (cp < 0x80) {
-		w[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		w[0] = (char)(0xC0 | cp >> 6);
-		w[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	w[0] = (char)(0xE0 | cp >> 12);
-	w[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	w[2] = (char)(0x80 | (cp & 0x3F));
-	return 3;
-}
-
 /* One JSON escape at p (after the backslash); writes to *w. @return bytes consumed */
 static size_t json_escape(const char *p, const char *e, char **w)
 {
@@ -253,7 +236,7 @@ static size_t json_escape(const char *p, const char *e, char **w)
 		}
 		cp = cp << 4 | (unsigned)d;
 	}
-	*w += utf8_put(*w, cp);
+	*w += lbt_utf8_put(*w, cp);
 	return 5;
 }
 

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbt/utf8.h"
 #include "format_int.h"
 
 static int json_parse_doc(struct fmt_ctx *c, const char *s, size_t len);
@@ -44,35 +45,6 @@ void fmt_json_release(lbt_format *f)
 	}
 }
 
-/* Length of a valid UTF-8 sequence at p (end e), or 0 when invalid. */
-static size_t utf8_len(const unsigned char *p, const unsigned char *e)
-{
-	size_t n;
-	unsigned cp;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xC2 && p[0] <= 0xDF)
-		n = 2, cp = p[0] & 0x1F;
-	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
-		n = 3, cp = p[0] & 0x0F;
-	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
-		n = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if ((size_t)(e - p) < n)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xC0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3F);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-		return 0;
-	return n;
-}
-
 /* Copy s[0..len) into scratch with invalid UTF-8 bytes replaced by '?'. @return it or NULL */
 static const char *sanitize(lbt_format *f, const char *s, size_t len)
 {
@@ -82,7 +54,7 @@ static const char *sanitize(lbt_format *f, const char *s, size_t len)
 	if (o == NULL)
 		return NULL;
 	for (size_t w = 0; p < e;) {
-		size_t n = utf8_len(p, e);
+		size_t n = lbt_utf8_len(p, (size_t)(e - p));
 
 		if (n == 0) {
 			o[w++] = '?';
@@ -243,31 +215,6 @@ static long hex4(const char *p, const char *e)
 	return v;
 }
 
-/* Write code point cp (<= 0x10FFFF, no surrogate) as UTF-8 at w. @return bytes written */
-static size_t put_utf8(char *w, unsigned long cp)
-{
-	if (cp < 0x80) {
-		w[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		w[0] = (char)(0xC0 | cp >> 6);
-		w[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		w[0] = (char)(0xE0 | cp >> 12);
-		w[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		w[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	w[0] = (char)(0xF0 | cp >> 18);
-	w[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	w[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	w[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
 /*
  * One escape at p (just after the backslash, end e) as jansson reads it:
  * \" \\ \/ \b \f \n \r \t, \uXXXX, a surrogate pair \uD8xx\uDCxx.  Writes
@@ -288,13 +235,13 @@ static size_t unescape(const char *p, const char *e, char *w, size_t *wn)
 	if (p >= e || *p != 'u' || (cp = hex4(p + 1, e)) < 0 || (cp >= 0xDC00 && cp <= 0xDFFF))
 		return 0;
 	if (cp < 0xD800 || cp > 0xDBFF) {
-		*wn = put_utf8(w, (unsigned long)cp);
+		*wn = lbt_utf8_put(w, (unsigned long)cp);
 		return 5;
 	}
 	if (e - p < 11 || p[5] != '\\' || p[6] != 'u' || (lo = hex4(p + 7, e)) < 0xDC00 ||
 	    lo > 0xDFFF)
 		return 0;
-	*wn = put_utf8(w, 0x10000 + ((unsigned long)(cp - 0xD800) << 10) +
+	*wn = lbt_utf8_put(w, 0x10000 + ((unsigned long)(cp - 0xD800) << 10) +
 	    (unsigned long)(lo - 0xDC00));
 	return 11;
 }
@@ -319,7 +266,7 @@ static int json_inside(lbt_format *f, const char *s, size_t n, size_t i, const c
 
 		if (ch < 0x20 || ch == '"')
 			return -1;
-		k = ch >= 0x80 ? utf8_len((const unsigned char *)s + i, (const unsigned char *)s + n) :
+		k = ch >= 0x80 ? lbt_utf8_len((const unsigned char *)s + i, n - i) :
 		    ch != '\\';
 		if (k > 0) {
 			i += k;

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lbt/utf8.h"
 #include "lbt/out.h"
 #include "out_int.h"
 
@@ -83,38 +84,6 @@ lbt_out *lbt_out_new(FILE *fp, lbt_out_mode mode, const lbt_out_col *cols, int n
 void lbt_out_set_header(lbt_out *o, int on)
 {
 	o->header = on;
-}
-
-/*
- * Length of the valid UTF-8 sequence (2 to 4 bytes) starting at p[0..n),
- * or 0 when p[0] does not start one (overlong forms, surrogates and code
- * points above U+10FFFF are invalid).  Shared with out_table.c, and out
- * of line on purpose: as a static inline in out_int.h it was inlined into
- * put_json_str, which cost lbt-cat --json 40 instructions a line more
- * (callgrind, 100k lines of bench/genlog.sh).
- */
-size_t out_utf8_len(const unsigned char *p, size_t n)
-{
-	unsigned c = p[0];
-	size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
-	unsigned lo = 0x80, hi = 0xBF;
-
-	if (c < 0xC2 || c > 0xF4 || n < len)
-		return 0;
-	if (c == 0xE0)
-		lo = 0xA0;
-	else if (c == 0xED)
-		hi = 0x9F;
-	else if (c == 0xF0)
-		lo = 0x90;
-	else if (c == 0xF4)
-		hi = 0x8F;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (p[i] < 0x80 || p[i] > 0xBF)
-			return 0;
-	return len;
 }
 
 /*
@@ -299,7 +268,7 @@ static void put_json_str(lbt_out *o, const char *s, size_t n)
 
 	row_byte(o, '"');
 	while ((i = json_scan(u, i, n)) < n) {
-		if (json_cls[u[i]] == 2 && (k = out_utf8_len(u + i, n - i)) > 0) {
+		if (json_cls[u[i]] == 2 && (k = lbt_utf8_len(u + i, n - i)) > 0) {
 			i += k;
 			continue;
 		}

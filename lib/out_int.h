@@ -5,7 +5,7 @@
  *   out_table.c  the TABLE (aligned, in blocks) and Markdown writers
  *
  * Direction: out.c calls out_table.c; out_table.c uses nothing of out.c
- * but out_utf8_len().
+ * but lbt_utf8_len() (utf8.h).
  */
 #ifndef LBT_OUT_INT_H
 #define LBT_OUT_INT_H
@@ -57,7 +57,6 @@ struct lbt_out {
 };
 
 /* out.c (its comment is above its definition) */
-size_t out_utf8_len(const unsigned char *p, size_t n);
 
 /* out_table.c (each function's comment is above its definition) */
 void out_md_header(lbt_out *o);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbt/utf8.h"
 #include "out_int.h"
 
 #define ANSI_BOLD  "\033[1m"
@@ -36,7 +37,7 @@ static int buf_put_safe(char **b, size_t *len, size_t *cap, const char *s, size_
 		*cap = ncap;
 	}
 	for (size_t i = 0; i < n; i++) {
-		size_t k = u[i] >= 0x80 ? out_utf8_len(u + i, n - i) : 0;
+		size_t k = u[i] >= 0x80 ? lbt_utf8_len(u + i, n - i) : 0;
 		char *o = *b + *len;
 
 		if (k > 0 && !(u[i] == 0xC2 && u[i + 1] < 0xA0)) {      /* not C1 */
