@@ -4,6 +4,7 @@
 #   make check           unit (Check) and CLI tests under ASan+UBSan, then the lab
 #                        when this machine can make network namespaces
 #   make check-lab       the real HAProxy + NGINX lab (root, netns)
+#   make check-fresh     make demo + make check in a clean Debian 12 root (root)
 #   make demo            triage the bundled sample incident
 #   make install PREFIX=/usr/local DESTDIR=
 #
@@ -24,6 +25,9 @@ PKGS    := libzstd libpcre2-8 sqlite3 libmaxminddb zlib jansson libcbor
 comma   := ,
 SANFLAGS := $(if $(SAN),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
 
+# pkg-config is asked once, when make reads this file.  The targets that
+# install packages (demo, check, check-lab, fuzz) therefore run mk/deps.sh
+# first and then make again, so the flags are read after the install.
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
@@ -44,12 +48,12 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/formats_builtin.o
 PROGS    := $(CMD_SRC:cmd/%.c=$(B)/bin/%)
 UNITS    := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-.PHONY: all check unit cli check-lab demo deps install clean lint fuzz bench
+.PHONY: all check unit cli check-lab check-fresh demo deps build-deps install clean lint fuzz bench
 # Keep objects made through pattern chains (cmd/*.o, tests/unit/*.o).
 .SECONDARY:
 all: $(B)/liblbt.a $(PROGS)
 
-$(B)/%.o: %.c
+$(B)/%.o: %.c | build-deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -89,14 +93,25 @@ unit: $(UNITS)
 cli: all
 	@sh tests/run-cli.sh $(B)/bin
 
-check-lab: deps all
+check-lab: deps
+	@$(MAKE) --no-print-directory all
 	sh tests/lab/run-checks.sh $(B)/bin
 
-demo: deps all
+# The README's two commands in a minimal Debian root, on the committed HEAD.
+check-fresh:
+	bash tests/fresh/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@sh mk/demo.sh $(B)/bin
 
 deps:
 	@sh mk/deps.sh
+
+# Without the -dev packages pkg-config finds nothing: stop before the first
+# compile with one line that names them, never a wall of linker errors.
+build-deps:
+	@[ -n "$(PKG_LIBS)" ] || sh mk/deps.sh --build-check
 
 lint:
 	mandoc -T lint -W warning $(MAN_SRC)
@@ -115,7 +130,7 @@ clean:
 
 # Coverage-guided fuzzing of the line parsers (clang's libFuzzer), 60 s.
 FUZZ_SECONDS ?= 60
-fuzz:
+fuzz: deps
 	$(MAKE) --no-print-directory B=build/fuzz CC=clang \
 		CFLAGS='-O1 -g -fsanitize=fuzzer-no-link,address,undefined' build/fuzz/liblbt.a
 	clang -std=c11 -D_GNU_SOURCE -Iinclude -g -O1 -fsanitize=fuzzer,address,undefined \

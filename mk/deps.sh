@@ -1,15 +1,52 @@
 #!/bin/sh
 # Install the Debian packages lbtriage builds and tests with, when missing.
-# As root: apt-get update, then apt-get install -y.  Otherwise: say what to run.
+#
+#   sh mk/deps.sh                 as root: apt-get update, then apt-get install -y
+#                                 what is missing; otherwise say what to run (exit 1)
+#   sh mk/deps.sh --build-check   install nothing: name the missing build packages
+#                                 and the apt-get line, exit 1 (make's guard when
+#                                 pkg-config finds nothing)
+#   sh mk/deps.sh --list          print every package, one a line
+#
+# BUILD: what `make` needs.  TEST: every program a test, the lab, the demo or
+# the benchmark calls that a new Debian 12 machine (gcc, make, git, python3)
+# lacks.  A test never relies on a tool that happens to be on the developer's
+# machine: tests/fresh proves the list in a clean root.
 set -eu
-PKGS="build-essential pkg-config libzstd-dev libpcre2-dev libsqlite3-dev
-libmaxminddb-dev zlib1g-dev libjansson-dev libcbor-dev check mandoc zstd gzip
-sqlite3 gawk bc curl haproxy nginx iproute2 openssl python3 libmaxmind-db-writer-perl"
-missing=""
-for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing="$missing $p"
-done
+BUILD="build-essential pkg-config libzstd-dev libpcre2-dev libsqlite3-dev
+libmaxminddb-dev zlib1g-dev libjansson-dev libcbor-dev check"
+# mandoc: man page lint and SYNOPSIS tests; zstd gzip sqlite3 gawk bc:
+# fixtures and independent counts; curl haproxy nginx iproute2 openssl
+# python3 procps: the lab; libmaxmind-db-writer-perl: GeoIP test databases.
+TEST="mandoc zstd gzip sqlite3 gawk bc curl haproxy nginx iproute2 openssl
+python3 procps libmaxmind-db-writer-perl"
+
+missing_of() {
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			printf ' %s' "$p"
+	done
+}
+
+case "${1:-}" in
+--list)
+	printf '%s\n' $BUILD $TEST
+	exit 0 ;;
+--build-check)
+	missing=$(missing_of $BUILD)
+	if [ -z "$missing" ]; then
+		echo "lbtriage: pkg-config finds none of: libzstd libpcre2-8 sqlite3 libmaxminddb zlib jansson libcbor (PKG_CONFIG_PATH?)" >&2
+	else
+		echo "lbtriage: missing build packages:$missing; run: apt-get install -y$missing (or make demo / make check as root)" >&2
+	fi
+	exit 1 ;;
+"") ;;
+*)
+	echo "usage: sh mk/deps.sh [--build-check | --list]" >&2
+	exit 2 ;;
+esac
+
+missing=$(missing_of $BUILD $TEST)
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
 	echo "lbtriage needs these Debian packages:$missing" >&2

@@ -118,9 +118,11 @@ expect_success 'lbt-formats takes no operand' '
 	test_cmp expect got
 '
 
-# The SYNOPSIS of a man page, one form per line, as usage() prints it.
+# The SYNOPSIS of a man page, one form per line, as usage() prints it
+# (mandoc's overstrike bold and underline removed: "X\bX" and "_\bX").
+bs=$(printf '\b')
 synopsis() {
-	mandoc -T ascii "$TOP/man/$1.1" | col -b |
+	mandoc -T ascii "$TOP/man/$1.1" | sed "s/.$bs//g" |
 	    sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' | sed -e '1d' -e '$d' -e '/^$/d' \
 	    -e 's/^ *//'
 }

@@ -185,6 +185,7 @@ tarpit_start=$(phase_start tarpit)
 tarpit_end=$(phase_end tarpit)
 # the reload to deny completed: until then the tarpit rule was in force
 deny_ready=$(gawk -F'\t' '$2 == "reload" && $3 == "deny" { print int($1 / 1000); exit }' "$out/run/events.tsv")
+reject_ready=$(gawk -F'\t' '$2 == "reload" && $3 == "reject" { print int($1 / 1000); exit }' "$out/run/events.tsv")
 off4=$(grep -v : "$out/conf/offenders.lst")
 off6=$(grep : "$out/conf/offenders.lst")
 decoy4=203.0.113.8
@@ -214,7 +215,9 @@ truth_sane() {
 	for d in $decoy4 $decoy6; do
 		grep -q "^$d	" "$tmp/truth.src" || { echo "decoy $d sent nothing"; return 1; }
 	done
-	if [ -z "$tarpit_start" ] || [ -z "$deny_ready" ]; then echo "no tarpit phase or deny reload"; return 1; fi
+	if [ -z "$tarpit_start" ] || [ -z "$deny_ready" ] || [ -z "$reject_ready" ]; then
+		echo "no tarpit phase, deny reload or reject reload"; return 1
+	fi
 }
 t "truth.tsv: the offenders of offenders.lst flooded one UUID from the tarpit phase on; decoys present" truth_sane
 
@@ -500,15 +503,20 @@ t "lbt-tarpit --sources: each source's tarpitted and held seconds = awk's" tp_so
 # Saturation: the periods at >= 90 % of maxconn 20 (18 slots).  The tarpit
 # rule is in force from the flood start (tarpit phase) until the reload to
 # deny is complete; a request tarpitted just before holds its slot for
-# "timeout tarpit 1s" more, +0.5 s for its own accept and timers.  So every
-# logged period lies in [flood start, deny ready + 1.5 s], and the first one
-# begins within 2 s of the flood start (52 flood threads, 1 s holds, 20
-# slots: full in well under a second).
+# "timeout tarpit 1s" more, +0.5 s for its own accept and timers.  On a quiet
+# machine every logged period lies in [flood start, deny ready + 1.5 s].  The
+# flood goes on through the deny phase, answered at once; but on a loaded
+# machine (2 cores, a build beside the lab) HAProxy answers it late enough
+# that its connections alone can fill 18 slots.  The tolerance follows the
+# schedule: a period may reach until the reload to reject is complete + 1.5 s
+# (the flood's last connections), is reported when it lies past deny ready,
+# and the first one begins within 2 s of the flood start (52 flood threads,
+# 1 s holds, 20 slots: full in well under a second).
 tp_saturation() {
 	"$bin/lbt-tarpit" --maxconn 20 --periods --format haproxy-httplog "$lf" >"$tmp/tpp.tsv" 2>/dev/null
 	gawk -F'\t' -v OFS='\t' 'NR == 1 || $3 == "logged"' "$tmp/tpp.tsv" >"$tmp/tpp.l"
 	col "$tmp/tpp.l" start,end,seconds,peak >"$tmp/tpp.c"
-	lo=$tarpit_start hi=$((deny_ready + 1500))
+	lo=$tarpit_start hi=$((reject_ready + 1500))
 	[ -s "$tmp/tpp.c" ] || { echo "no period at >= 90 % of maxconn"; return 1; }
 	ok=0 first=""
 	while read -r s e secs peak; do
@@ -516,31 +524,47 @@ tp_saturation() {
 		[ -n "$first" ] || first=$a
 		echo "period $s .. $e ($secs s, peak $peak): starts $((a - lo)) ms after the flood start," \
 			"ends $((b - deny_ready)) ms after the deny reload"
-		if [ "$a" -lt "$lo" ] || [ "$b" -gt "$hi" ]; then echo "  outside [flood start, deny ready + 1.5 s]"; ok=1; fi
+		if [ "$a" -lt "$lo" ] || [ "$b" -gt "$hi" ]; then echo "  outside [flood start, reject ready + 1.5 s]"; ok=1
+		elif [ "$b" -gt $((deny_ready + 1500)) ]; then echo "  (into the deny phase: a loaded machine)"; fi
 	done <"$tmp/tpp.c"
 	[ $((first - lo)) -le 2000 ] || { echo "the first period starts late"; ok=1; }
 	return $ok
 }
-t "lbt-tarpit: saturation (>= 90 % of maxconn 20) during the tarpit phase only" tp_saturation
+t "lbt-tarpit: saturation (>= 90 % of maxconn 20) starts with the flood, ends with it" tp_saturation
 
-# The "fc at maxconn" evidence: buckets (10 s) where the logged fc reached
-# 19 or 20; the tarpit phase must have some (it held all 20 slots), each
-# must overlap [flood start, deny ready + 1.5 s].
+# The "fc at maxconn" evidence: the 10 s buckets (epoch-aligned, by accept
+# time) where the logged fc reached 19 or 20 are exactly those awk finds in
+# the log, each with an evidence line that logged such an fc; the tarpit phase
+# has some (it held all 20 slots); and, with the tolerance of tp_saturation,
+# each overlaps [flood start, reject ready + 1.5 s].
 tp_full() {
-	"$bin/lbt-tarpit" --maxconn 20 --step 10s --full --format haproxy-httplog "$lf" >"$tmp/tpf.tsv" 2>/dev/null
+	"$bin/lbt-tarpit" --maxconn 20 --step 10s --full --top 0 --format haproxy-httplog "$lf" >"$tmp/tpf.tsv" 2>/dev/null
 	col "$tmp/tpf.tsv" time,fc_max,evidence >"$tmp/tpf.c"
 	[ -s "$tmp/tpf.c" ] || { echo "no full bucket"; return 1; }
-	ok=0
+	gawk -F'\t' -v OFS='\t' '{
+		split($2, d, /[-T:.Z]/)
+		b = int(mktime(d[1] " " d[2] " " d[3] " " d[4] " " d[5] " " d[6], 1) / 10) * 10
+		if ($8 != "-" && $8 + 0 > max[b] + 0) max[b] = $8
+	} END { for (b in max) if (max[b] >= 19)
+		print strftime("%Y-%m-%dT%H:%M:%SZ", b, 1), max[b] }' "$tmp/fields.tsv" | sort >"$tmp/tpf.want"
+	cut -f1,2 "$tmp/tpf.c" | sed 's/\.000Z\t/Z\t/' | sort >"$tmp/tpf.got"
+	same "$tmp/tpf.want" "$tmp/tpf.got" || { echo "(awk's full buckets, then lbt's)"; return 1; }
+	ok=0 intarpit=0
 	while read -r s fc ev; do
 		a=$(ms "$s")
-		echo "full bucket $s: fc $fc, e.g. $ev"
-		if [ $((a + 10000)) -le "$tarpit_start" ] || [ "$a" -gt $((deny_ready + 1500)) ]; then
-			echo "  outside the tarpit phase"; ok=1
-		fi
+		line=${ev##*:}
+		evfc=$(gawk -F'\t' -v l="$line" '$1 == l { print $8 }' "$tmp/fields.tsv")
+		echo "full bucket $s: fc $fc, e.g. $ev (fc $evfc)"
+		[ "$evfc" = "$fc" ] || { echo "  the evidence line logged fc $evfc"; ok=1; }
+		if [ $((a + 10000)) -le "$tarpit_start" ] || [ "$a" -gt $((reject_ready + 1500)) ]; then
+			echo "  outside [flood start, reject ready + 1.5 s]"; ok=1
+		elif [ "$a" -le $((deny_ready + 1500)) ]; then intarpit=1
+		else echo "  (in the deny phase: a loaded machine)"; fi
 	done <"$tmp/tpf.c"
+	[ $intarpit = 1 ] || { echo "no full bucket in the tarpit phase"; ok=1; }
 	return $ok
 }
-t "lbt-tarpit: the fc-at-maxconn evidence lies in the tarpit phase" tp_full
+t "lbt-tarpit --full: the fc-at-maxconn buckets and evidence are awk's, in the flood" tp_full
 
 # 5. lbt-index, then --db: the same output as from the logs
 
