@@ -9,8 +9,9 @@
 #   make install PREFIX=/usr/local DESTDIR=
 #
 # A new program touches four places: cmd/lbt-NAME.c, man/lbt-NAME.1,
-# tests/cli/tNNNN-NAME-*.sh and the table in cmd/lbt.c.  lib/*.c,
-# cmd/*.c, formats/*.fmt and tests/unit/check_*.c are picked up by wildcard.
+# tests/cli/tNNNN-NAME-*.sh and the table in cmd/lbt.c.  lib/LAYER/*.c,
+# cmd/*.c, formats/*.fmt and tests/unit/check_*.c are picked up by wildcard;
+# lib/README.md says which layer may include which (make lint checks it).
 
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
@@ -38,7 +39,7 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -I$(B)/gen 
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 LIBS := $(PKG_LIBS) -lm
 
-LIB_SRC  := $(sort $(wildcard lib/*.c))
+LIB_SRC  := $(sort $(wildcard lib/*/*.c))
 CMD_SRC  := $(sort $(wildcard cmd/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/check_*.c))
 FMT_SRC  := $(sort $(wildcard formats/*.fmt))
@@ -115,6 +116,7 @@ build-deps:
 
 lint:
 	mandoc -T lint -W warning $(MAN_SRC)
+	@sh mk/lint-layers.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(FMTDIR)

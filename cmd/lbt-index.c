@@ -1,7 +1,7 @@
 /*
  * lbt-index - load logs into a SQLite index, idempotent and resumable.
  *
- * Options, then lib/db_index.c per file; progress on stderr when it is a
+ * Options, then lib/db/db_index.c per file; progress on stderr when it is a
  * terminal, a summary at the end.  Every analysis reads the index back with
  * --db FILE.  See lbt-index(1).
  */

@@ -2,7 +2,7 @@
  * lbt-offenders - who sends the traffic: sources grouped as IPv4 /32 and
  * IPv6 /64 networks (configurable), ranked, with their baseline ratio,
  * tarpit cost, GeoIP/ASN and an evidence line.  The work is in
- * lib/offenders.c and lib/geoip.c; this file is options and output.  The
+ * lib/analysis/offenders.c and lib/analysis/geoip.c; this file is options and output.  The
  * first column is the source, so `cut -f 1` of the TSV is an HAProxy ACL file.
  */
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * lbt-rate - request rates per key over time: the keys with the highest
  * peak (or total), their baseline, the jump and how long it lasted; or,
  * with --series, the counts per bucket for plotting.  The work is in
- * lib/rate.c; this file is options and output.
+ * lib/analysis/rate.c; this file is options and output.
  */
 #include <stdio.h>
 #include <unistd.h>

@@ -3,7 +3,7 @@
  * connection slots: held seconds per source and bucket, slot occupancy
  * against maxconn, periods near it, the same had the tarpitted requests
  * been denied at once, and where fc says the frontend was full.  The work
- * is in lib/tarpit*.c and lib/occupancy.c; this file is options and output.
+ * is in lib/tarpit*.c and lib/analysis/occupancy.c; this file is options and output.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * records back from it (--db FILE) and gets the same lbt_rec stream as from
  * the raw logs.
  *
- * How lib/input.c uses it: when opts->db is set, lbt_input_new() calls
+ * How lib/read/input.c uses it: when opts->db is set, lbt_input_new() calls
  *
  *     lbt_db_reader *r = lbt_db_reader_open(opts->db, opts, err);
  *
@@ -22,7 +22,7 @@
  * Only the fields in opts->wanted (plus those the filter reads) are filled;
  * wanted 0 means all.
  *
- * The files, by concern (private header lib/db_int.h): db_schema.c (tables,
+ * The files, by concern (private header lib/db/db_int.h): db_schema.c (tables,
  * views, indices, migrations: the one place the layout is written down),
  * db_write.c (connection, transactions, storing rows), db_dict.c (id caches
  * and row building, on the parsing thread), db_raw.c (zstd raw lines),

@@ -22,7 +22,7 @@
  * text lines cost no allocation, JSON and CBOR lines one document each
  * (jansson, libcbor), kept until the next line.  The mapping of aliases and
  * variables to fields, the descriptor syntax and the limits are in
- * lbt-formats(5).  Implementation map: lib/format_int.h.
+ * lbt-formats(5).  Implementation map: lib/read/format_int.h.
  * Includes: err.h, rec.h, timeparse.h.
  */
 #ifndef LBT_FORMAT_H

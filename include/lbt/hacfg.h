@@ -2,7 +2,7 @@
  * hacfg.h - a haproxy.cfg read the way HAProxy 2.6 reads it: lines split
  * into words, grouped into sections, each proxy tied to the defaults
  * section it starts from.  What a directive means is its reader's business
- * (lib/format_cfg.c: log formats; lib/tarpit_cfg.c: maxconn).
+ * (lib/read/format_cfg.c: log formats; lib/config/maxconn.c: maxconn).
  *
  * Words (HAProxy's parse_line()): leading blanks are skipped; blanks
  * separate words; '#' outside quotes ends the line (also inside a word:

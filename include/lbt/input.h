@@ -40,7 +40,7 @@ typedef struct lbt_input_opts {
 	const char *log_tz;        /* --log-tz ZONE, NULL = UTC */
 	const char *lb;            /* --lb-name: LB host for files without syslog host */
 	const char *db;            /* --db FILE: read records from an lbt-index database
-	                              instead of logs (lib/db.c); filters pushed into SQL */
+	                              instead of logs (lib/db/); filters pushed into SQL */
 	lbt_filter_opts filter;
 	uint64_t wanted;           /* fields the program needs; 0 = all */
 	int own_provenance;        /* file:line always of this input, even when lbt-tsv
@@ -88,7 +88,7 @@ const lbt_input_stats *lbt_input_stats_get(const lbt_input *in);
 const lbt_format *lbt_input_format(const lbt_input *in);
 
 /*
- * For lbt-index (lib/db_index.c; added by "index", implemented in input.c):
+ * For lbt-index (lib/db/db_index.c; added by "index", implemented in input.c):
  *
  * lbt_input_add_at: queue `path` like lbt_input_add, with `name` (NULL = the
  * path) as the provenance name given to lbt_source_open (rec->file,

@@ -37,7 +37,7 @@
  * step apart.  The same is done with tarpitted requests left out (the
  * what-if: had they been refused at once, holding nothing).  Buckets whose
  * maximum is only an upper bound add periods of whole buckets, flagged.
- * The header includes nothing of lbt; lib/occupancy.c uses hmap and series
+ * The header includes nothing of lbt; lib/analysis/occupancy.c uses hmap and series
  * (lbt_bucket_of).
  */
 #ifndef LBT_OCCUPANCY_H

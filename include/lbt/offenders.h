@@ -35,7 +35,7 @@
  * no jump and no --baseline, there is no baseline and no ratio.  Because
  * every source keeps its 1 s series, both windows are summed at the end:
  * one pass over the input suffices.
- * Includes: err.h, rec.h, netgroup.h, geoip.h, series.h (lib/offenders.c also
+ * Includes: err.h, rec.h, netgroup.h, geoip.h, series.h (lib/analysis/offenders.c also
  * evidence.h).
  */
 #ifndef LBT_OFFENDERS_H

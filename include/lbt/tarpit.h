@@ -43,7 +43,7 @@
  *
  * Memory grows with groups, sources (netgroup.h) and time buckets, plus the
  * requests of one reorder window (occupancy.h), never with the input.
- * The sections printed by lbt-tarpit(1) are written by lib/tarpit_report.c
+ * The sections printed by lbt-tarpit(1) are written by lib/report/tarpit_report.c
  * through lbt_out (lbt_tarpit_write()).
  * Includes: err.h, rec.h, netgroup.h, occupancy.h, out.h.
  */
@@ -54,41 +54,11 @@
 #include <stdint.h>
 
 #include "lbt/err.h"
+#include "lbt/maxconn.h"
 #include "lbt/netgroup.h"
 #include "lbt/occupancy.h"
 #include "lbt/out.h"
 #include "lbt/rec.h"
-
-/* ---- maxconn from haproxy.cfg ----------------------------------------- */
-
-typedef struct lbt_maxconn_cfg lbt_maxconn_cfg;
-
-/*
- * Read the `maxconn` lines of a haproxy.cfg (through lbt_hacfg, hacfg.h):
- * in `global`, in `defaults` sections (named or not, `from` inheritance)
- * and in `frontend` / `listen` sections; other keywords are skipped.
- * @return the table, or NULL with err naming file and line: file
- * unreadable, a line HAProxy would not split (quote, escape, variable), a
- * section error, `maxconn` without a number in 0..2^31-1.
- */
-lbt_maxconn_cfg *lbt_maxconn_cfg_read(const char *path, lbt_err *err);
-
-/*
- * The frontend maxconn of proxy name[0..len) (a trailing '~', as %ft logs
- * SSL listeners, is ignored): its own `maxconn`, else that of the defaults
- * section it uses, else the global one (HAProxy's rule: 0 or unset means
- * the global maxconn).  `where` (may be NULL) gets "haproxy.cfg:17
- * (frontend fe_http)".  @return the value, or 0 when unknown (no such
- * proxy, or no maxconn anywhere: HAProxy then derives it from ulimit -n).
- */
-int32_t lbt_maxconn_cfg_get(const lbt_maxconn_cfg *c, const char *name, size_t len,
-    char *where, size_t size);
-
-/* The global maxconn (limit of ac), or 0 when the file sets none. */
-int32_t lbt_maxconn_cfg_global(const lbt_maxconn_cfg *c, char *where, size_t size);
-
-/* NULL accepted. */
-void lbt_maxconn_cfg_free(lbt_maxconn_cfg *c);
 
 /* ---- the accumulator --------------------------------------------------- */
 
@@ -238,7 +208,7 @@ const lbt_tarpit_opts *lbt_tarpit_opts_get(const lbt_tarpit *t);
 /* NULL accepted. */
 void lbt_tarpit_free(lbt_tarpit *t);
 
-/* ---- output (lib/tarpit_report.c) ------------------------------------- */
+/* ---- output (lib/report/tarpit_report.c) ------------------------------------- */
 
 typedef enum lbt_tarpit_section {
 	LBT_TARPIT_SUMMARY,   /* one row per group (TABLE: one block per group) */

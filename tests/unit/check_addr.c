@@ -1,5 +1,5 @@
 /*
- * check_addr.c - unit tests for lib/addr.c (parse, prefix, mask, in, format, cmp).
+ * check_addr.c - unit tests for lib/base/addr.c (parse, prefix, mask, in, format, cmp).
  * Expected bytes are written out by hand; inet_pton is the second method for v6.
  */
 #include <arpa/inet.h>

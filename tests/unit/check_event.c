@@ -1,5 +1,5 @@
 /*
- * check_event.c - unit tests for lib/event.c: HAProxy event lines, with the
+ * check_event.c - unit tests for lib/read/event.c: HAProxy event lines, with the
  * names each one carries, request lines that are not events, and every line
  * of real HAProxy 2.6 output in tests/data/syslog/haproxy-2.6-events.txt.
  */

@@ -1,5 +1,5 @@
 /*
- * check_evidence.c - unit tests for lib/evidence.c: the order of evidence
+ * check_evidence.c - unit tests for lib/base/evidence.c: the order of evidence
  * keys (time, file name, line), records without a time or a file, and
  * that the kept minimum is the same for every order of a set.
  */

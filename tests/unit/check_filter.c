@@ -1,5 +1,5 @@
 /*
- * check_filter.c - lib/filter.c: every option, its shapes and its errors.
+ * check_filter.c - lib/read/filter.c: every option, its shapes and its errors.
  *
  * Epoch values worked out by hand: 2025-01-01T00:00:00Z is 1735689600; Jan
  * to Oct 2025 have 304 days, so 2025-11-01T00:00:00Z is 1735689600 + 304 *

@@ -933,12 +933,12 @@ START_TEST(real_mixed)
 END_TEST
 
 /*
- * NGINX JSON fast path (lib/format_json.c): every line read through the
+ * NGINX JSON fast path (lib/read/format_json.c): every line read through the
  * template's literal layout must give what jansson alone gives.  The
  * internal header exposes the switch (njslow) and the count of lines the
  * layout took (njfast).
  */
-#include "../../lib/format_int.h"
+#include "../../lib/read/format_int.h"
 
 /* One parse, kept as bytes: result, error, every field (raw strings). */
 struct njsnap {

@@ -1,5 +1,5 @@
 /*
- * check_geoip.c - unit tests for lib/geoip.c against the two tiny
+ * check_geoip.c - unit tests for lib/analysis/geoip.c against the two tiny
  * databases of tests/data/geoip (made by make-mmdb.pl; the expected
  * answers are the ones that script inserts).
  */

@@ -1,5 +1,5 @@
 /*
- * check_hacfg.c - unit tests for lib/hacfg.c: word splitting (blanks, '#',
+ * check_hacfg.c - unit tests for lib/config/hacfg.c: word splitting (blanks, '#',
  * backslash escapes, quotes, ${VAR} expansion), sections and the defaults
  * each one starts from, conditional blocks, and the errors with file:line.
  *

@@ -1,5 +1,5 @@
 /*
- * check_hmap.c - unit tests for lib/hmap.c: find-or-add, zeroed values,
+ * check_hmap.c - unit tests for lib/base/hmap.c: find-or-add, zeroed values,
  * stable pointers across growth, binary keys, insertion order, stable sort.
  * The second method for counts is a plain array indexed by the key number.
  */

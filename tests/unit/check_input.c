@@ -1,5 +1,5 @@
 /*
- * check_input.c - lib/input.c: the record stream over files, formats,
+ * check_input.c - lib/read/input.c: the record stream over files, formats,
  * wrappers, detection, malformed lines, strict mode, failed files, filters,
  * keys, provenance and lbt-index's resume hooks.
  *

@@ -1,5 +1,5 @@
 /*
- * check_key.c - lib/key.c: the default ping key and --key-regex.
+ * check_key.c - lib/read/key.c: the default ping key and --key-regex.
  * Expected keys are read off the inputs by hand.
  */
 #include <check.h>

@@ -1,5 +1,5 @@
 /*
- * check_netgroup.c - unit tests for lib/netgroup.c: the default /32 and /64
+ * check_netgroup.c - unit tests for lib/base/netgroup.c: the default /32 and /64
  * grouping, decoys sharing a /24 or /48 kept apart, other prefixes, option
  * errors.  Expected groups are written by hand.
  */

@@ -1,5 +1,5 @@
 /*
- * check_num.c - unit tests for lib/num.c (bounded and fast number parsing).
+ * check_num.c - unit tests for lib/base/num.c (bounded and fast number parsing).
  */
 #include <check.h>
 #include <math.h>

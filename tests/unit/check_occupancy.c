@@ -1,5 +1,5 @@
 /*
- * check_occupancy.c - unit tests for lib/occupancy.c (slot occupancy from
+ * check_occupancy.c - unit tests for lib/analysis/occupancy.c (slot occupancy from
  * request intervals).  Every expected number is worked out by hand in the
  * comment above the test.
  */

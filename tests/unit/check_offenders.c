@@ -1,5 +1,5 @@
 /*
- * check_offenders.c - unit tests for lib/offenders.c on hand-built records.
+ * check_offenders.c - unit tests for lib/analysis/offenders.c on hand-built records.
  *
  * The flood (seconds s = 0..39 from T0 = 23:24:01Z, records in time order,
  * in each second: A, D1, B, D2; line numbers count from 1 in "a.log"):

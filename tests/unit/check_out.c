@@ -1,5 +1,5 @@
 /*
- * check_out.c - lib/out.c: TSV, NDJSON, aligned tables, Markdown, escaping
+ * check_out.c - lib/out/out.c: TSV, NDJSON, aligned tables, Markdown, escaping
  * and write errors.  Expected texts are written out by hand.
  */
 #include <check.h>

@@ -1,5 +1,5 @@
 /*
- * check_rate.c - unit tests for lib/rate.c on hand-built records.
+ * check_rate.c - unit tests for lib/analysis/rate.c on hand-built records.
  *
  * The main case: over 60 s starting at T0, key A runs at 2/s for 30 s,
  * 30/s for 20 s, then 2/s for 10 s; B, C and D stay flat at 3, 2 and 1/s.

@@ -1,5 +1,5 @@
 /*
- * check_rec.c - unit tests for lib/rec.c (field vocabulary, clear, format).
+ * check_rec.c - unit tests for lib/base/rec.c (field vocabulary, clear, format).
  */
 #include <check.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * check_series.c - unit tests for lib/series.c: sparse buckets filled out
+ * check_series.c - unit tests for lib/analysis/series.c: sparse buckets filled out
  * of order, span/peak/total/dense, median, jump start/end/baseline worked
  * out by hand on small arrays, sparkline and bucket times.
  */

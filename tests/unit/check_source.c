@@ -1,5 +1,5 @@
 /*
- * check_source.c - unit tests for lib/source.c.
+ * check_source.c - unit tests for lib/read/source.c.
  *
  * Inputs are written to a fresh temporary directory by each test; zstd and
  * gzip inputs are made here with libzstd and zlib, so no binary fixture is

@@ -1,5 +1,5 @@
 /*
- * check_timeparse.c - unit tests for lib/timeparse.c.
+ * check_timeparse.c - unit tests for lib/base/timeparse.c.
  * Expected epochs were computed with Python's calendar.timegm() and
  * `TZ=... date -d ... +%s`; days_from_civil is also checked against timegm().
  */

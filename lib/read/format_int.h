@@ -1,0 +1,263 @@
+/*
+ * format_int.h - what the lib/format*.c files share; never installed.
+ *
+ * A template compiles into items (one per variable: HAProxy alias, sample
+ * or NGINX variable), each saying what its value means for an lbt_rec
+ * (kind), how its end is found in a line (scan) and how it is unescaped
+ * (esc).  Text lines are matched by a program of steps (literal text,
+ * HAProxy separator, item); JSON and CBOR lines by a list of keyed items.
+ *
+ *   format.c          the object: lifecycle, accessors, setters, parse dispatch
+ *   format_desc.c     descriptors (formats/NAME.fmt), built-ins, lbt_format_open
+ *   format_detect.c   scoring the built-ins on sample lines
+ *   format_haproxy.c  HAProxy log-format compiler (aliases, flags, samples)
+ *   format_nginx.c    NGINX log_format compiler (text and JSON templates)
+ *   format_match.c    the text matcher (steps, memchr scanning)
+ *   format_conv.c     values to lbt_rec fields, decoders, request splitting
+ *   format_json.c     JSON lines (HAProxy %{+json}o, NGINX escape=json objects)
+ *   format_cbor.c     CBOR lines (HAProxy %{+cbor}o, hex text or +bin)
+ *   format_tsv.c      lbt-cat TSV read back
+ *   format_cfg.c      haproxy.cfg reader
+ *   format_ngxconf.c  nginx.conf reader
+ *
+ * Direction: format.c calls the others; the compilers and decoders call
+ * format_conv.c; nothing here calls upward (input, event, filter).
+ */
+#ifndef LBT_FORMAT_INT_H
+#define LBT_FORMAT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lbt/err.h"
+#include "lbt/format.h"
+#include "lbt/rec.h"
+#include "lbt/timeparse.h"
+
+#define FMT_MAX_CAPS 32          /* capture slots with a meaning */
+#define FMT_MAX_PATH 4           /* nesting of NGINX JSON templates */
+
+/* What a value means for the record. */
+enum fmt_kind {
+	K_OPAQUE,        /* carried by the line, no record field */
+	K_STR,           /* string into `field` */
+	K_I32,           /* int32 into `field` (status, timers, counters, port) */
+	K_BYTES,         /* int64 bytes */
+	K_SEC_MS,        /* seconds with a fraction into `field` as ms (NGINX $request_time) */
+	K_CLIENT,        /* client address */
+	K_TIME,          /* a date: `tfmt`, `clock`, precision in `rank` */
+	K_MS,            /* HAProxy %ms: milliseconds of the accept date */
+	K_REQUEST,       /* "METHOD URI VERSION" */
+	K_URI,           /* URI with query (may be absolute-form) */
+	K_PATH,          /* URI without query (may be absolute-form) */
+	K_QUERY,         /* query, with a leading '?' when FL_QMARK */
+	K_CAPBLOCK,      /* HAProxy %hr/%hs "{a|b}" */
+	K_CAPLIST,       /* HAProxy %hrl/%hsl, one token per capture */
+	K_SLOT,          /* one capture slot, capture.req.hdr(N) */
+	K_JSONVAL        /* NGINX JSON fast path: the raw value of key item `slot`
+	                    (format_json.c validates, decodes and converts it) */
+};
+
+/* How the end of an unquoted value is found in a text line. */
+enum fmt_scan {
+	SC_PLAIN,        /* up to the next literal or separator */
+	SC_NUM,          /* digits (may be followed directly by another item) */
+	SC_IP,           /* an address: before ':' splits on the last colon */
+	SC_ZDATE,        /* "dd/Mon/yyyy:hh:mm:ss +zzzz": one inner space */
+	SC_REQ,          /* a request line: two inner spaces */
+	SC_FIXED,        /* exactly `width` bytes (%ts, %tsc) */
+	SC_BLOCK,        /* optional "{...}" */
+	SC_LIST          /* optional list of tokens */
+};
+
+/* How a value is unescaped. */
+enum fmt_esc {
+	ESC_NONE,
+	ESC_HASH,        /* HAProxy "#XX" (%r, %H*, captures) */
+	ESC_NGX_HEX,     /* NGINX escape=default "\xHH" */
+	ESC_NGX_JSON     /* NGINX escape=json "\"", "\\", "\n", "\u00XX" */
+};
+
+/* Date shapes. */
+enum fmt_tfmt {
+	TM_CLF_LOCAL,    /* 01/Nov/2025:23:24:01.123, zone from lbt_format_set_tz */
+	TM_CLF_ZONED,    /* 01/Nov/2025:23:24:01 +0100 */
+	TM_ISO,          /* 2025-11-01T23:24:01+01:00 */
+	TM_EPOCH         /* 1762035841[.123], or hex with FL_HEX */
+};
+
+/* Meaning of a capture slot (lbt_format_set_captures). */
+enum fmt_cap {
+	CAP_NONE,        /* "-": ignored */
+	CAP_HOST,
+	CAP_UA,
+	CAP_CLIENT       /* X-Forwarded-For style: first address of the list */
+};
+
+/* Item flags. */
+#define FL_QUOTE   0x0001   /* HAProxy +Q: the value may be in double quotes */
+#define FL_BSLASH  0x0002   /* HAProxy +E: '"', '\' and ']' carry a backslash */
+#define FL_HEX     0x0004   /* HAProxy +X: numbers and addresses in hex */
+#define FL_TILDE   0x0008   /* %ft: drop a trailing '~' */
+#define FL_RESP    0x0010   /* response captures: skipped, not mapped */
+#define FL_QMARK   0x0020   /* %HQ: query printed with its '?' */
+#define FL_RAWQ    0x0040   /* sample: may contain raw '"' even when quoted */
+#define FL_NOQUERY 0x0080   /* NGINX $uri: a '?' is part of the path */
+#define FL_ACCEPT_S 0x0100  /* date of the accept with second precision (+%ms) */
+#define FL_JBARE   0x0200   /* K_JSONVAL: a bare value ($status), else a string's inside */
+
+/* One variable of a template. */
+struct fmt_item {
+	uint8_t kind;              /* enum fmt_kind */
+	uint8_t scan;              /* enum fmt_scan */
+	uint8_t esc;               /* enum fmt_esc */
+	uint8_t field;             /* lbt_field for K_STR, K_I32, K_SEC_MS */
+	uint8_t clock;             /* lbt_clock for K_TIME */
+	uint8_t tfmt;              /* enum fmt_tfmt for K_TIME */
+	uint8_t rank;              /* priority against other items filling the same field */
+	uint8_t width;             /* SC_FIXED */
+	uint16_t off;              /* offset in lbt_rec of `field` (K_STR, K_I32, K_SEC_MS) */
+	uint16_t flags;            /* FL_* */
+	int16_t slot;              /* capture slot for K_SLOT */
+	uint32_t col;              /* 1-based column in the template */
+	uint64_t fills;            /* LBT_BIT mask of the fields it can fill */
+	char what[40];             /* name in messages: "status", "$status" */
+	char *key;                 /* JSON/CBOR key (owned), NULL in text mode */
+	size_t keylen;
+	char *path[FMT_MAX_PATH];  /* NGINX JSON: enclosing object keys (owned) */
+	int npath;
+	struct fmt_prog *sub;      /* NGINX JSON: string value mixing text and variables */
+};
+
+/* Steps of a text program. */
+enum fmt_op { OP_LIT, OP_SEP, OP_ITEM };
+
+struct fmt_step {
+	uint8_t op;                /* enum fmt_op */
+	uint8_t end;               /* OP_ITEM: how its value ends (format_match.c, set by
+	                              lbt_fmti_prog_plan; 0 = not planned, worked out per line) */
+	uint8_t reqskip;           /* OP_ITEM: skip "METHOD URI " before applying `end` */
+	uint8_t bsl;               /* OP_ITEM: literal search skips backslash-escaped matches */
+	uint8_t fuse;              /* OP_ITEM: ends at the next separator or literal, which
+	                              the matcher then takes in the same stride; 2 when
+	                              the value may be quoted instead */
+	char delim;                /* fused: the one byte that ends it (' ' or the
+	                              literal's), 0 = search the literal */
+	uint64_t delim8;           /* delim in every byte of a word */
+	uint64_t convmask;         /* fused: fields that make it converted (fills, or
+	                              every field for %ms) */
+	uint32_t col;              /* 1-based column in the template */
+	char *lit;                 /* OP_LIT text (owned) */
+	size_t litlen;
+	struct fmt_item it;        /* OP_ITEM */
+};
+
+/* A text program: the compiled form of a text template. */
+struct fmt_prog {
+	struct fmt_step *v;
+	size_t n, cap;
+	int bslash;                /* literal search skips backslash-escaped matches */
+	int anchor;                /* a last literal is searched from the end of the line */
+	int nocut;                 /* never take a line as cut by the logger (NGINX JSON) */
+};
+
+/* Line encodings. */
+enum fmt_enc {
+	ENC_TEXT,                  /* steps */
+	ENC_HJSON,                 /* HAProxy %{+json}o */
+	ENC_CBOR,                  /* HAProxy %{+cbor}o, hex text */
+	ENC_CBOR_BIN,              /* HAProxy %{+cbor,+bin}o, raw bytes */
+	ENC_NJSON,                 /* NGINX template that is a JSON object */
+	ENC_TSV                    /* lbt-cat TSV */
+};
+
+struct lbt_format {
+	char *name, *describe, *tmpl, *escape;
+	lbt_dialect dialect;
+	int enc;                   /* enum fmt_enc */
+	int priority;              /* detection tie-breaker */
+	struct fmt_prog prog;      /* ENC_TEXT; ENC_NJSON: the template's literal layout
+	                              (K_JSONVAL items), empty when it has none */
+	struct fmt_item *keys;     /* JSON and CBOR: one item per key */
+	size_t nkeys, keycap;
+	uint8_t caps[FMT_MAX_CAPS];/* enum fmt_cap per request capture slot */
+	int ncaps;                 /* slots with a meaning */
+	int req_caps, resp_caps;   /* capture counts known from a config, -1 unknown */
+	uint64_t wanted;           /* fields to convert */
+	uint64_t fields;           /* fields the format can fill */
+	lbt_tz *tz;                /* zone of %t/%tr, NULL = UTC; not owned */
+	lbt_time_cache tcache;     /* last minute of a CLF date (zeroed with the zone) */
+	char *scratch;             /* per-line decoded strings */
+	size_t scap, sused;
+	void *json;                /* last JSON document (json_t *), kept for its strings */
+	int njslow;                /* ENC_NJSON: always read with jansson (tests) */
+	unsigned long njfast;      /* ENC_NJSON: lines read by the literal layout (tests) */
+	void *cbor;                /* last CBOR item (cbor_item_t *) */
+	int8_t tsv_col[64];        /* TSV: lbt_field per column, -1 ignored */
+	int tsv_n;                 /* columns, 0 before the header */
+};
+
+/* Per-line state while filling a record. */
+struct fmt_ctx {
+	lbt_format *f;
+	lbt_rec *rec;
+	lbt_err *err;
+	const char *base;          /* start of the message: columns count from here */
+	uint8_t rank[LBT_F_COUNT]; /* rank of the item that set each field */
+	int32_t ms;                /* %ms, -1 when absent */
+	int time_accept_s;         /* the time came from a second-precision accept date */
+};
+
+/* format.c */
+lbt_format *lbt_fmti_new(lbt_dialect d);
+char *lbt_fmti_scratch(lbt_format *f, size_t n);
+int lbt_fmti_set_captures(lbt_format *f, const char *list, lbt_err *err);
+void lbt_fmti_item_free(struct fmt_item *it);
+void lbt_fmti_prog_free(struct fmt_prog *pg);
+struct fmt_step *lbt_fmti_prog_add(struct fmt_prog *pg, int op, uint32_t col);
+struct fmt_item *lbt_fmti_key_add(lbt_format *f);
+void lbt_fmti_compute_fields(lbt_format *f);
+void lbt_fmti_item_finish(struct fmt_item *it);
+int lbt_fmti_check_adjacent(const struct fmt_prog *pg, lbt_err *err);
+char *lbt_fmti_strndup(const char *s, size_t n);
+
+/* format_haproxy.c */
+int lbt_fmti_haproxy_compile(lbt_format *f, const char *tmpl, lbt_err *err);
+
+/* format_nginx.c */
+int lbt_fmti_nginx_compile(lbt_format *f, const char *tmpl, const char *escape, lbt_err *err);
+int lbt_fmti_nginx_prog(struct fmt_prog *pg, const char *s, size_t n, uint32_t col0, int esc,
+    lbt_err *err);
+
+/* format_match.c */
+void lbt_fmti_prog_plan(struct fmt_prog *pg);
+int lbt_fmti_match(struct fmt_ctx *c, const struct fmt_prog *pg, const char *s, size_t len);
+
+/* format_conv.c */
+void lbt_fmti_ctx_init(struct fmt_ctx *c, lbt_format *f, lbt_rec *rec, lbt_err *err,
+    const char *base);
+void lbt_fmti_ctx_finish(struct fmt_ctx *c);
+int lbt_fmti_conv_text(struct fmt_ctx *c, const struct fmt_item *it, const char *s, size_t n,
+    size_t col);
+int lbt_fmti_conv_int(struct fmt_ctx *c, const struct fmt_item *it, int64_t v);
+int lbt_fmti_conv_real(struct fmt_ctx *c, const struct fmt_item *it, double v);
+int lbt_fmti_conv_block(struct fmt_ctx *c, const struct fmt_item *it, const char *s, size_t n);
+void lbt_fmti_conv_slot(struct fmt_ctx *c, const struct fmt_item *it, int slot, const char *s,
+    size_t n);
+int lbt_fmti_decode(struct fmt_ctx *c, int esc, int bslash, const char *s, size_t n,
+    const char **out, size_t *outlen);
+int lbt_fmti_cap_lookup(const char *s, size_t n);
+
+/* format_json.c, format_cbor.c, format_tsv.c */
+int lbt_fmti_json_parse(struct fmt_ctx *c, const char *s, size_t len);
+int lbt_fmti_json_value(struct fmt_ctx *c, const struct fmt_item *it, const char *s, size_t n);
+void lbt_fmti_json_layout_check(lbt_format *f);
+void lbt_fmti_json_release(lbt_format *f);
+int lbt_fmti_cbor_parse(struct fmt_ctx *c, const char *s, size_t len);
+void lbt_fmti_cbor_release(lbt_format *f);
+int lbt_fmti_tsv_parse(struct fmt_ctx *c, const char *s, size_t len);
+
+/* format_desc.c */
+lbt_format *lbt_fmti_from_desc(const char *text, const char *name, const char *file, lbt_err *err);
+
+#endif
