@@ -97,4 +97,7 @@ int lbt_time_parse_bsd(const char *s, size_t len, lbt_tz *tz, int64_t ref_s, int
  */
 size_t lbt_time_format(int64_t us, int offset_s, char *buf, size_t size);
 
+/* The current time (CLOCK_REALTIME) in UTC µs since the epoch. */
+int64_t lbt_time_now_us(void);
+
 #endif

@@ -656,3 +656,12 @@ size_t lbt_time_format(int64_t us, int offset_s, char *buf, size_t size)
 		    (int)(rem / 3600), (int)(rem / 60 % 60), (int)(rem % 60), (int)frac, zone);
 	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
+
+/* The current time in UTC µs; see timeparse.h. */
+int64_t lbt_time_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}

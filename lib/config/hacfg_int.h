@@ -1,14 +1,16 @@
 /*
  * hacfg_int.h - what the files of the hacfg module share; never installed.
  *
- *   hacfg.c       the reader: lines, words (HAProxy's parse_line()),
- *                 sections and their defaults, the public verbs
- *   hacfg_cond.c  conditional blocks (.if / .elif / .else / .endif) and the
- *                 other '.' directives
+ *   hacfg.c        the reader: lines, sections and their defaults, the
+ *                  public verbs
+ *   hacfg_cond.c   conditional blocks (.if / .elif / .else / .endif) and
+ *                  the other '.' directives
+ *   hacfg_words.c  the words of a line (HAProxy's parse_line()), variables,
+ *                  errors with file:line
  *
  * Direction: hacfg.c calls hacfg_cond.c for lines starting with '.' and
- * for lines inside a skipped block; hacfg_cond.c calls back only
- * lbt_hacfgi_err() and lbt_hacfgi_var().
+ * for lines inside a skipped block; both call hacfg_words.c, which calls
+ * neither.
  */
 #ifndef LBT_HACFG_INT_H
 #define LBT_HACFG_INT_H
@@ -55,7 +57,13 @@ struct rd {
 	int lvl;                        /* open .if blocks */
 };
 
-/* hacfg.c */
+/* hacfg_words.c */
+
+/*
+ * Split one line into r->out / r->start (HAProxy's parse_line()).
+ * @return the number of words (0 for a blank or comment line), or -1 with err
+ */
+int lbt_hacfgi_split(struct rd *r, const char *in);
 
 /* Fill r->err with path:line and the message.  @return -1 */
 int lbt_hacfgi_err(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -192,7 +192,7 @@ struct lbt_db {
 	size_t col_off[LBT_DBI_NCOL];    /* ... of each lbt_dbi_cols member */
 };
 
-/* Prepare sql on db's handle (persistent) into *st.  @return 0 or -1 with err. */
+/* Prepare sql on db's handle (persistent) into *st (db_schema.c).  @return 0 or -1 with err. */
 int lbt_dbi_prepare(lbt_db *db, const char *sql, sqlite3_stmt **st, lbt_err *err);
 
 /*

@@ -450,12 +450,8 @@ static int reader_init(lbt_db_reader *r, const lbt_input_opts *o, lbt_err *err)
 
 	if ((r->h = lbt_dbi_open(r->path, 0, err)) == NULL)
 		return -1;
-	if (now == 0) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-	}
+	if (now == 0)
+		now = lbt_time_now_us();
 	if ((r->filter = lbt_filter_new(f, now, err)) == NULL)
 		return -1;
 	if (o->key_regex && (r->key = lbt_key_new(o->key_regex, err)) == NULL)

@@ -409,3 +409,11 @@ int lbt_dbi_time_base(sqlite3 *h, const char *path, int64_t *base, lbt_err *err)
 		return lbt_dbi_fail(h, path, "time base", err);
 	return rc == SQLITE_ROW;
 }
+
+/* Prepare sql on db into *st.  @return 0 or -1 with err. */
+int lbt_dbi_prepare(lbt_db *db, const char *sql, sqlite3_stmt **st, lbt_err *err)
+{
+	if (sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
+		return lbt_dbi_fail(db->h, db->path, "prepare", err);
+	return 0;
+}

@@ -37,14 +37,6 @@ static const char write_pragmas[] =
 	"PRAGMA cache_size = -8192;"
 	"PRAGMA wal_autocheckpoint = 16384;";
 
-/* Prepare sql on db into *st.  @return 0 or -1 with err. */
-int lbt_dbi_prepare(lbt_db *db, const char *sql, sqlite3_stmt **st, lbt_err *err)
-{
-	if (sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
-		return lbt_dbi_fail(db->h, db->path, "prepare", err);
-	return 0;
-}
-
 /*
  * Prepare "INSERT INTO requests VALUES (NULL, ?...), ..." for `rows` rows
  * into *st.  @return 0 or -1 with err.

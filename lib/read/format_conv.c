@@ -290,27 +290,6 @@ int lbt_fmti_decode(struct fmt_ctx *c, int esc, int bslash, const char *s, size_
 	return 0;
 }
 
-/* Capture slot meaning of a name (case-insensitive). @return enum fmt_cap or -1 */
-int lbt_fmti_cap_lookup(const char *s, size_t n)
-{
-	static const struct { const char *name; int cap; } names[] = {
-		{ "-", CAP_NONE }, { "", CAP_NONE }, { "host", CAP_HOST },
-		{ "ua", CAP_UA }, { "user-agent", CAP_UA }, { "client", CAP_CLIENT },
-		{ "x-forwarded-for", CAP_CLIENT }, { "xff", CAP_CLIENT }
-	};
-
-	while (n > 0 && (*s == ' ' || *s == '\t')) {
-		s++;
-		n--;
-	}
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-		n--;
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (strlen(names[i].name) == n && strncasecmp(names[i].name, s, n) == 0)
-			return names[i].cap;
-	return -1;
-}
-
 /* Parse a client address; IPv4 from 8 and IPv6 from 32 hex digits under +X. @return 0 or -1 */
 static int parse_client(const struct fmt_item *it, const char *s, size_t n, lbt_addr *a)
 {

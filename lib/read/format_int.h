@@ -7,7 +7,8 @@
  * (esc).  Text lines are matched by a program of steps (literal text,
  * HAProxy separator, item); JSON and CBOR lines by a list of keyed items.
  *
- *   format.c          the object: lifecycle, accessors, setters, parse dispatch
+ *   format.c          the public face: compile, free, setters, accessors, parse dispatch
+ *   format_prog.c     the toolbox: a new format, items, programs, keys, fields, scratch
  *   format_desc.c     descriptors (formats/NAME.fmt), built-ins, lbt_format_open
  *   format_detect.c   scoring the built-ins on sample lines
  *   format_haproxy.c  HAProxy log-format compiler (aliases, flags, samples)
@@ -20,8 +21,13 @@
  *   format_cfg.c      haproxy.cfg reader
  *   format_ngxconf.c  nginx.conf reader
  *
- * Direction: format.c calls the others; the compilers and decoders call
- * format_conv.c; nothing here calls upward (input, event, filter).
+ * Direction, top down: the format sources (format_desc, format_detect,
+ * format_cfg, format_ngxconf) use the public face (format.c); the face calls
+ * the compilers (format_haproxy, format_nginx) and the readers (format_json,
+ * format_cbor, format_tsv, format_match); the JSON reader uses the text
+ * matcher (sub-templates, the NGINX layout), the matcher and the readers
+ * use format_conv, and everyone builds with format_prog.  No file calls a
+ * file above it, and nothing here calls upward (input, event, filter).
  */
 #ifndef LBT_FORMAT_INT_H
 #define LBT_FORMAT_INT_H
@@ -161,6 +167,12 @@ struct fmt_prog {
 	int nocut;                 /* never take a line as cut by the logger (NGINX JSON) */
 };
 
+/* A value's place in the line (NGINX JSON layout, format_match.c -> format_json.c). */
+struct fmt_span {
+	const char *s;
+	size_t n;
+};
+
 /* Line encodings. */
 enum fmt_enc {
 	ENC_TEXT,                  /* steps */
@@ -185,11 +197,14 @@ struct lbt_format {
 	int req_caps, resp_caps;   /* capture counts known from a config, -1 unknown */
 	uint64_t wanted;           /* fields to convert */
 	uint64_t fields;           /* fields the format can fill */
+	int planned;               /* the matcher's plan of every program is made */
 	lbt_tz *tz;                /* zone of %t/%tr, NULL = UTC; not owned */
 	lbt_time_cache tcache;     /* last minute of a CLF date (zeroed with the zone) */
 	char *scratch;             /* per-line decoded strings */
 	size_t scap, sused;
 	void *json;                /* last JSON document (json_t *), kept for its strings */
+	struct fmt_span *jspan;    /* ENC_NJSON layout: the value of each key item in the
+	                              line being matched (nkeys entries, owned) */
 	int njslow;                /* ENC_NJSON: always read with jansson (tests) */
 	unsigned long njfast;      /* ENC_NJSON: lines read by the literal layout (tests) */
 	void *cbor;                /* last CBOR item (cbor_item_t *) */
@@ -208,8 +223,9 @@ struct fmt_ctx {
 	int time_accept_s;         /* the time came from a second-precision accept date */
 };
 
-/* format.c */
+/* format_prog.c */
 lbt_format *lbt_fmti_new(lbt_dialect d);
+int lbt_fmti_cap_lookup(const char *s, size_t n);
 char *lbt_fmti_scratch(lbt_format *f, size_t n);
 int lbt_fmti_set_captures(lbt_format *f, const char *list, lbt_err *err);
 void lbt_fmti_item_free(struct fmt_item *it);
@@ -230,7 +246,7 @@ int lbt_fmti_nginx_prog(struct fmt_prog *pg, const char *s, size_t n, uint32_t c
     lbt_err *err);
 
 /* format_match.c */
-void lbt_fmti_prog_plan(struct fmt_prog *pg);
+void lbt_fmti_plan(lbt_format *f);
 int lbt_fmti_match(struct fmt_ctx *c, const struct fmt_prog *pg, const char *s, size_t len);
 
 /* format_conv.c */
@@ -246,11 +262,9 @@ void lbt_fmti_conv_slot(struct fmt_ctx *c, const struct fmt_item *it, int slot, 
     size_t n);
 int lbt_fmti_decode(struct fmt_ctx *c, int esc, int bslash, const char *s, size_t n,
     const char **out, size_t *outlen);
-int lbt_fmti_cap_lookup(const char *s, size_t n);
 
 /* format_json.c, format_cbor.c, format_tsv.c */
 int lbt_fmti_json_parse(struct fmt_ctx *c, const char *s, size_t len);
-int lbt_fmti_json_value(struct fmt_ctx *c, const struct fmt_item *it, const char *s, size_t n);
 void lbt_fmti_json_layout_check(lbt_format *f);
 void lbt_fmti_json_release(lbt_format *f);
 int lbt_fmti_cbor_parse(struct fmt_ctx *c, const char *s, size_t len);

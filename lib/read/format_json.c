@@ -368,7 +368,7 @@ static int bare_value(struct fmt_ctx *c, const struct fmt_item *key, const char 
  * its key item): checked as JSON and converted as the jansson path would.
  * @return 0, or -1 (with err when c->err) when the line must go to jansson
  */
-int lbt_fmti_json_value(struct fmt_ctx *c, const struct fmt_item *it, const char *s, size_t n)
+static int layout_value(struct fmt_ctx *c, const struct fmt_item *it, const char *s, size_t n)
 {
 	const struct fmt_item *key = &c->f->keys[it->slot];
 	size_t i;
@@ -422,8 +422,32 @@ void lbt_fmti_json_layout_check(lbt_format *f)
 		items++;
 	}
 	json_decref(root);
-	if (items != f->nkeys || items == 0)
-		lbt_fmti_prog_free(pg);
+	if (items == f->nkeys && items > 0 &&
+	    (f->jspan = calloc(f->nkeys, sizeof *f->jspan)) != NULL)
+		return;
+	lbt_fmti_prog_free(pg);
+}
+
+/*
+ * The values the matcher kept for a layout that matched (f->jspan), checked
+ * and converted in template order, as the steps met them.
+ * @return 0, or -1 (with err when c->err) when the line must go to jansson
+ */
+static int layout_values(struct fmt_ctx *c)
+{
+	const struct fmt_prog *pg = &c->f->prog;
+
+	for (size_t i = 0; i < pg->n; i++) {
+		const struct fmt_step *st = &pg->v[i];
+		const struct fmt_span *v;
+
+		if (st->op != OP_ITEM || st->it.kind != K_JSONVAL)
+			continue;
+		v = &c->f->jspan[st->it.slot];
+		if (layout_value(c, &st->it, v->s, v->n) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /*
@@ -440,6 +464,8 @@ static int parse_layout(struct fmt_ctx *c, const char *s, size_t len)
 
 	c->err = NULL;             /* a mismatch is no error: jansson says what is wrong */
 	r = lbt_fmti_match(c, &f->prog, s, len);
+	if (r == 0)
+		r = layout_values(c);
 	c->err = err;
 	if (r == 0) {
 		f->njfast++;

@@ -15,7 +15,7 @@
  *
  * Speed (halog's ideas; callgrind on bench/genlog.sh, haproxy-httplog,
  * lbt-rate, instructions a line in lbt_fmti_match itself: 4550 before):
- *   - each item's end rule is planned once per program (lbt_fmti_prog_plan),
+ *   - each item's end rule is planned once per program (prog_plan),
  *     values nobody asked for are not converted, bytes are searched eight
  *     at a time (scan_byte): 3620;
  *   - an item followed by a separator or a literal ("fused", most items)
@@ -236,7 +236,7 @@ static size_t end_number(const struct fmt_item *it, const struct fmt_item *next,
 
 /*
  * How the end of an item's value is found, worked out once per program
- * from its scan rule and the step after it (lbt_fmti_prog_plan) instead of on
+ * from its scan rule and the step after it (prog_plan) instead of on
  * every line: the per-line matcher then switches once on `end` (see the
  * measurements at the top of the file).
  */
@@ -315,7 +315,7 @@ static int req_skips(const struct fmt_prog *pg, size_t i)
  * whether it is fused with the step after it, and for a fused one the byte
  * that ends it and the fields that make it converted.
  */
-void lbt_fmti_prog_plan(struct fmt_prog *pg)
+static void prog_plan(struct fmt_prog *pg)
 {
 	for (size_t i = 0; i < pg->n; i++) {
 		struct fmt_step *st = &pg->v[i];
@@ -334,6 +334,16 @@ void lbt_fmti_prog_plan(struct fmt_prog *pg)
 		st->convmask = st->it.kind == K_MS || st->it.kind == K_JSONVAL ? ~(uint64_t)0 :
 		    st->it.fills;
 	}
+}
+
+/* Plan every text program of f: its own and the sub-templates of its keys. */
+void lbt_fmti_plan(lbt_format *f)
+{
+	prog_plan(&f->prog);
+	for (size_t i = 0; i < f->nkeys; i++)
+		if (f->keys[i].sub != NULL)
+			prog_plan(f->keys[i].sub);
+	f->planned = 1;
 }
 
 /*
@@ -531,15 +541,19 @@ static int no_end(struct fmt_ctx *c, const struct fmt_prog *pg, size_t i, const 
 }
 
 /*
- * Convert value s[0..n) of item `it` (col: 1-based column, for messages):
- * NGINX JSON layout values go to format_json.c, which validates them as
- * JSON before converting.  @return 0 or -1 with err.
+ * Convert value s[0..n) of item `it` (col: 1-based column, for messages).
+ * An NGINX JSON layout value is only kept (f->jspan of its key item): the
+ * caller, format_json.c, validates and converts the values once the whole
+ * line has matched, so this file never calls back into the JSON reader.
+ * @return 0 or -1 with err.
  */
 static inline int conv_value(struct fmt_ctx *c, const struct fmt_item *it, const char *s,
     size_t n, size_t col)
 {
-	if (it->kind == K_JSONVAL)
-		return lbt_fmti_json_value(c, it, s, n);
+	if (it->kind == K_JSONVAL) {
+		c->f->jspan[it->slot] = (struct fmt_span){ s, n };
+		return 0;
+	}
 	return lbt_fmti_conv_text(c, it, s, n, col);
 }
 

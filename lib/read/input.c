@@ -7,7 +7,7 @@
  * (LB host, syslog time, provenance, key) and filter it.
  *
  * A detected file's first lines are read once, into a sample
- * (lbt_inputi_detect.c), and replayed here before the rest of the file.
+ * (input_detect.c), and replayed here before the rest of the file.
  *
  * Per-line work allocates nothing: the record, the key buffer and the
  * format's scratch are reused.
@@ -20,15 +20,6 @@
 #include "input_int.h"
 #include "lbt/event.h"
 #include "lbt/syslog.h"
-
-/* Current time in UTC µs. */
-int64_t lbt_inputi_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 /*
  * Compile --log-format in dialect d; an HAProxy template may name the
@@ -125,7 +116,7 @@ static lbt_format *format_from_opts(const lbt_input_opts *o, lbt_err *err)
 }
 
 /* Give a format the zone, captures and wanted fields.  @return 0 or -1 with err. */
-int lbt_inputi_format_setup(lbt_input *in, lbt_format *f, lbt_err *err)
+static int format_setup(lbt_input *in, lbt_format *f, lbt_err *err)
 {
 	lbt_format_set_tz(f, in->tz);
 	lbt_format_set_wanted(f, in->wanted);
@@ -168,7 +159,7 @@ static int input_setup(lbt_input *in, lbt_err *err)
 	in->fixed = format_from_opts(o, err);
 	if (in->fixed == NULL && err->msg[0] != '\0')
 		return -1;
-	if (in->fixed && lbt_inputi_format_setup(in, in->fixed, err) < 0)
+	if (in->fixed && format_setup(in, in->fixed, err) < 0)
 		return -1;
 	return 0;
 }
@@ -186,7 +177,7 @@ lbt_input *lbt_input_new(const lbt_input_opts *opts, lbt_err *err)
 		return NULL;
 	}
 	in->o = *opts;
-	in->now_us = opts->now_us ? opts->now_us : lbt_inputi_now_us();
+	in->now_us = opts->now_us ? opts->now_us : lbt_time_now_us();
 	in->o.max_reported = opts->max_reported == 0 ? DEFAULT_REPORTED : opts->max_reported;
 	if (opts->db != NULL) {
 		/* --db: records come from the SQLite index (lib/db*.c), filters pushed into SQL. */
@@ -259,6 +250,22 @@ static int skip_lines(lbt_input *in, uint64_t skip, lbt_err *err)
 }
 
 /*
+ * Detect the format of the file just opened and set a new one up.
+ * @return 1, or -1 with err (file named)
+ */
+static int detect_format(lbt_input *in, lbt_err *err)
+{
+	int r = lbt_inputi_detect(in, err);
+
+	if (r == 1 && format_setup(in, in->det, err) < 0) {
+		lbt_err_at(err, in->name, 0, "%s", err->msg);
+		in->cur = NULL;
+		return -1;
+	}
+	return r < 0 ? -1 : 1;
+}
+
+/*
  * Open the next queued file and choose its format.
  * @return 1 opened, 0 no more files, -1 this file failed (err filled).
  */
@@ -283,8 +290,8 @@ static int file_open(lbt_input *in, lbt_err *err)
 	if (p->skip > 0 && skip_lines(in, p->skip, err) < 0)
 		return -1;
 	in->cur = in->fixed;
-	if (in->fixed == NULL && lbt_inputi_detect(in, err) < 0)
-		return -1;
+	if (in->fixed == NULL)
+		return detect_format(in, err);
 	return 1;
 }
 
@@ -548,4 +555,38 @@ void lbt_input_free(lbt_input *in)
 	free(in->sbuf);
 	free(in->sl);
 	free(in);
+}
+
+/*
+ * Score the built-ins on the first lines of path, as detection does; see
+ * input.h.  @return the number of scores copied to scores[], or -1 with err.
+ */
+int lbt_input_score_file(const char *path, const char *log_tz, lbt_format_score *scores,
+    int max, int *tried, lbt_err *err)
+{
+	lbt_input *in = calloc(1, sizeof *in);
+	lbt_format_score *sc = NULL;
+	int n = -1;
+
+	*tried = 0;
+	if (in == NULL)
+		return lbt_err_set(err, "input: out of memory");
+	if ((in->tz = lbt_tz_new(log_tz, err)) == NULL && log_tz != NULL)
+		goto out;
+	if ((in->src = lbt_source_open(path, NULL, err)) == NULL)
+		goto out;
+	in->name = strdup(lbt_source_name(in->src));
+	in->ref_s = lbt_source_mtime(in->src) ? lbt_source_mtime(in->src) : lbt_time_now_us() / 1000000;
+	n = lbt_inputi_score(in, &sc, tried);
+	if (n == -2)
+		*err = in->pend_err, n = -1;
+	else if (n < 0)
+		lbt_err_set(err, "input: out of memory");
+	for (int i = 0; i < n && i < max; i++)
+		scores[i] = sc[i];
+	n = n < max ? n : max;
+out:
+	free(sc);
+	lbt_input_free(in);
+	return n;
 }

@@ -186,7 +186,11 @@ static void detect_fail(lbt_input *in, const lbt_format_score *sc, int nsc, int 
 	    nsc > 0 ? best : "none");
 }
 
-/* Use the built-in format `name` for this file (reusing the last one). @return 0 or -1 */
+/*
+ * Use the built-in format `name` for this file, reusing the last one.
+ * @return 0 the same format as before, 1 a new one (in->det, for the caller
+ * to set up), -1 with err
+ */
 static int detect_use(lbt_input *in, const char *name, lbt_err *err)
 {
 	if (in->det != NULL && strcmp(lbt_format_name(in->det), name) == 0) {
@@ -199,12 +203,8 @@ static int detect_use(lbt_input *in, const char *name, lbt_err *err)
 		lbt_err_at(err, in->name, 0, "%s", err->msg);
 		return -1;
 	}
-	if (lbt_inputi_format_setup(in, in->det, err) < 0) {
-		lbt_err_at(err, in->name, 0, "%s", err->msg);
-		return -1;
-	}
 	in->cur = in->det;
-	return 0;
+	return 1;
 }
 
 /* Sample the new file and choose its format; see input_int.h. */
@@ -219,44 +219,17 @@ int lbt_inputi_detect(lbt_input *in, lbt_err *err)
 		rc = lbt_err_at(err, in->name, 0, "out of memory while detecting the format");
 	else if (tried > 0 && (nsc == 0 || sc[0].parsed == 0))
 		detect_fail(in, sc, nsc, tried, err), rc = -1;
-	else if (tried > 0 && (rc = detect_use(in, sc[0].name, err)) == 0)
+	else if (tried > 0 && (rc = detect_use(in, sc[0].name, err)) >= 0)
 		detect_note(in, sc, nsc);
 	free(sc);
 	return rc;
 }
-/*
- * Score the built-ins on the first lines of path, as detection does; see
- * input.h.  @return the number of scores copied to scores[], or -1 with err.
- */
-int lbt_input_score_file(const char *path, const char *log_tz, lbt_format_score *scores,
-    int max, int *tried, lbt_err *err)
-{
-	lbt_input *in = calloc(1, sizeof *in);
-	lbt_format_score *sc = NULL;
-	int n = -1;
 
-	*tried = 0;
-	if (in == NULL)
-		return lbt_err_set(err, "input: out of memory");
-	if ((in->tz = lbt_tz_new(log_tz, err)) == NULL && log_tz != NULL)
-		goto out;
-	if ((in->src = lbt_source_open(path, NULL, err)) == NULL)
-		goto out;
-	in->name = strdup(lbt_source_name(in->src));
-	in->ref_s = lbt_source_mtime(in->src) ? lbt_source_mtime(in->src) : lbt_inputi_now_us() / 1000000;
+/* The sample and the scores of every built-in on it; see input_int.h. */
+int lbt_inputi_score(lbt_input *in, lbt_format_score **sc, int *tried)
+{
 	sample_read(in);
-	if (in->pending && in->ns == 0) {
-		*err = in->pend_err;
-		goto out;
-	}
-	n = sample_score(in, &sc, tried);
-	if (n < 0)
-		lbt_err_set(err, "input: out of memory");
-	for (int i = 0; i < n && i < max; i++)
-		scores[i] = sc[i];
-	n = n < max ? n : max;
-out:
-	free(sc);
-	lbt_input_free(in);
-	return n;
+	if (in->pending && in->ns == 0)
+		return -2;
+	return sample_score(in, sc, tried);
 }

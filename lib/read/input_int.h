@@ -67,18 +67,21 @@ struct lbt_input {
 	lbt_db_reader *db;       /* --db: records from the index instead */
 };
 
-/* Current time in UTC µs. */
-int64_t lbt_inputi_now_us(void);
-
-/* Give a format the zone, captures and wanted fields.  @return 0 or -1 with err. */
-int lbt_inputi_format_setup(lbt_input *in, lbt_format *f, lbt_err *err);
-
 /*
- * Sample the file just opened and choose its format (in->cur); the sample
- * is replayed by the caller before reading on.  A file with no candidate
- * line needs none.  @return 0, or -1 with err (file named) when no format
- * matches.
+ * input_detect.c, called by input.c only.
+ *
+ * lbt_inputi_detect: sample the file just opened and choose its format
+ * (in->cur); the sample is replayed by the caller before reading on.  A
+ * file with no candidate line needs none.  @return 1 a new format (in->det)
+ * that the caller must set up, 0 the format of the previous file or none
+ * needed, -1 with err (file named) when no format matches.
+ *
+ * lbt_inputi_score: sample the file just opened and score every built-in
+ * on it (*sc, to free; *tried: lines scored).  @return the number of
+ * scores, -1 out of memory, -2 the source failed before any line
+ * (in->pend_err).
  */
 int lbt_inputi_detect(lbt_input *in, lbt_err *err);
+int lbt_inputi_score(lbt_input *in, lbt_format_score **sc, int *tried);
 
 #endif
