@@ -26,6 +26,9 @@ die() { echo "fresh: $*" >&2; exit 1; }
 # inside ROOT: the part that runs in the new mount and PID namespaces.
 if [ "${1:-}" = --inside ]; then
 	root=$2
+	# The root must be a mount point, as / is on a real machine: `ip netns
+	# exec` (the lab) runs "mount --make-rslave /".
+	mount --bind "$root" "$root"
 	mount -t proc proc "$root/proc"
 	mount --rbind /sys "$root/sys"
 	mount --rbind /dev "$root/dev"
