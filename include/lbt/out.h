@@ -56,6 +56,11 @@ void lbt_out_int(lbt_out *o, int64_t v);
 void lbt_out_double(lbt_out *o, double v, int decimals);
 void lbt_out_absent(lbt_out *o);
 
+/* A time cell, ISO 8601 UTC: lbt_out_time with milliseconds (lbt_time_format),
+ * lbt_out_time_s with whole seconds unless it has a fraction (bucket starts). */
+void lbt_out_time(lbt_out *o, int64_t us);
+void lbt_out_time_s(lbt_out *o, int64_t us);
+
 /* Flush buffered rows (TABLE).  @return 0, or -1 when writing failed (EPIPE...). */
 int lbt_out_flush(lbt_out *o);
 

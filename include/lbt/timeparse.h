@@ -97,6 +97,13 @@ int lbt_time_parse_bsd(const char *s, size_t len, lbt_tz *tz, int64_t ref_s, int
  */
 size_t lbt_time_format(int64_t us, int offset_s, char *buf, size_t size);
 
+/*
+ * Write `us` as ISO 8601 UTC with whole seconds, "2025-11-01T23:24:01Z", or
+ * with milliseconds when it is not a whole second (bucket starts).
+ * @return length written.
+ */
+size_t lbt_time_format_s(int64_t us, char *buf, size_t size);
+
 /* The current time (CLOCK_REALTIME) in UTC µs since the epoch. */
 int64_t lbt_time_now_us(void);
 

@@ -9,12 +9,11 @@
  * median of everything before the candidate in two heaps (O(n log n)).
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lbt/series.h"
+#include "lbt/timeparse.h"
 
 #define EMPTY INT64_MIN
 #define MAX_DENSE ((int64_t)1 << 28)
@@ -559,20 +558,10 @@ size_t lbt_sparkline(const int64_t *v, size_t n, size_t width, char *buf, size_t
  * @return the length written (0 when buf is too small). */
 size_t lbt_bucket_format(int64_t bucket, int64_t step_us, char *buf, size_t size)
 {
-	int64_t us = bucket * step_us, s = lbt_bucket_of(us, 1000000);
-	time_t tt = (time_t)s;
-	struct tm tm;
-	size_t len;
-	int ms = (int)((us - s * 1000000) / 1000);
-
-	if (gmtime_r(&tt, &tm) == NULL || size < 25) {
+	if (size < 25) {
 		if (size)
 			buf[0] = '\0';
 		return 0;
 	}
-	len = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (us % 1000000 != 0)
-		len += (size_t)snprintf(buf + len, size - len, ".%03d", ms);
-	len += (size_t)snprintf(buf + len, size - len, "Z");
-	return len;
+	return lbt_time_format_s(bucket * step_us, buf, size);
 }

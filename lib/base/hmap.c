@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lbt/hmap.h"
+#include "lbt/vec.h"
 
 #define BLOCK0_SHIFT 8                 /* block 0 holds 256 values */
 #define NBLOCKS 24                     /* 256 * (2^24 - 1) entries: more than UINT32_MAX */
@@ -245,15 +246,8 @@ static int reserve_entry(lbt_hmap *m)
 
 	if (m->count >= MAX_ENTRIES)
 		return -1;
-	if (m->count == m->meta_cap) {
-		size_t ncap = m->meta_cap ? m->meta_cap * 2 : 16;
-		struct meta *nm = realloc(m->meta, ncap * sizeof(*nm));
-
-		if (nm == NULL)
-			return -1;
-		m->meta = nm;
-		m->meta_cap = ncap;
-	}
+	if (LBT_GROW(m->meta, m->meta_cap, m->count + 1, 16) < 0)
+		return -1;
 	locate(m->count, &k, &off);
 	if (m->blocks[k] == NULL) {
 		m->blocks[k] = malloc(((size_t)256 << k) * m->val_size);

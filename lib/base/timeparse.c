@@ -657,6 +657,23 @@ size_t lbt_time_format(int64_t us, int offset_s, char *buf, size_t size)
 	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
 
+/*
+ * ISO 8601 UTC of us with whole seconds, "2025-11-01T23:24:01Z", or with
+ * milliseconds (truncated) when us is not a whole second.  @return length.
+ */
+size_t lbt_time_format_s(int64_t us, char *buf, size_t size)
+{
+	int64_t whole = floor_div(us, 1000000) * 1000000;
+	size_t n = lbt_time_format(whole + (us - whole) / 1000 * 1000, 0, buf, size);
+
+	if (us == whole && n >= 5 && memcmp(buf + n - 5, ".000Z", 5) == 0) {
+		buf[n - 5] = 'Z';
+		buf[n - 4] = '\0';
+		n -= 4;
+	}
+	return n;
+}
+
 /* The current time in UTC µs; see timeparse.h. */
 int64_t lbt_time_now_us(void)
 {

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "hacfg_int.h"
+#include "lbt/vec.h"
 
 #define MAX_WORDS LBT_HACFG_MAX_WORDS
 
@@ -88,18 +89,10 @@ static struct sect *add_section(struct rd *r, int kind, const char *kw, const ch
 		free(s);
 		s = NULL;
 	}
-	if (s != NULL && r->c->n == r->c->cap) {
-		size_t cap = r->c->cap ? 2 * r->c->cap : 16;
-		struct sect **v = realloc(r->c->v, cap * sizeof *v);
-
-		if (v == NULL) {
-			free(s->text);
-			free(s);
-			s = NULL;
-		} else {
-			r->c->v = v;
-			r->c->cap = cap;
-		}
+	if (s != NULL && LBT_GROW(r->c->v, r->c->cap, r->c->n + 1, 16) < 0) {
+		free(s->text);
+		free(s);
+		s = NULL;
 	}
 	if (s == NULL) {
 		lbt_err_set(r->err, "out of memory");
@@ -151,16 +144,9 @@ static int add_dir(struct rd *r, int nw)
 	lbt_hacfg_dir *d;
 	char *block;
 
-	if (s->pub.ndir == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 8;
-		lbt_hacfg_dir *v = realloc(s->dir, cap * sizeof *v);
-
-		if (v == NULL)
-			return lbt_err_set(r->err, "out of memory");
-		s->dir = v;
-		s->cap = cap;
-		s->pub.dir = v;
-	}
+	if (LBT_GROW(s->dir, s->cap, s->pub.ndir + 1, 8) < 0)
+		return lbt_err_set(r->err, "out of memory");
+	s->pub.dir = s->dir;
 	if ((block = malloc(np + r->n + lu)) == NULL)
 		return lbt_err_set(r->err, "out of memory");
 	d = &s->dir[s->pub.ndir++];

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hacfg_int.h"
+#include "lbt/vec.h"
 
 #define MAX_WORDS LBT_HACFG_MAX_WORDS
 
@@ -33,15 +34,8 @@ int lbt_hacfgi_err(struct rd *r, const char *fmt, ...)
 /* Append byte ch to the line's output.  @return 0, or -1 with err */
 static int emit(struct rd *r, char ch)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 256;
-		char *p = realloc(r->out, cap);
-
-		if (p == NULL)
-			return lbt_err_set(r->err, "out of memory");
-		r->out = p;
-		r->cap = cap;
-	}
+	if (LBT_GROW(r->out, r->cap, r->n + 1, 256) < 0)
+		return lbt_err_set(r->err, "out of memory");
 	r->out[r->n++] = ch;
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "db_int.h"
+#include "lbt/vec.h"
 
 /* Value of a dictionary cache: the id, and the map's copy of the key. */
 struct dict_val {
@@ -217,26 +218,9 @@ static struct lbt_dbi_new *news_add(struct lbt_dbi_news *n, enum lbt_dbi_new_kin
 {
 	struct lbt_dbi_new *e;
 
-	if (n->n == n->cap) {
-		size_t cap = n->cap ? n->cap * 2 : 256;
-		struct lbt_dbi_new *v = realloc(n->v, cap * sizeof *v);
-
-		if (v == NULL)
-			return NULL;
-		n->v = v;
-		n->cap = cap;
-	}
-	if (n->text_n + len > n->text_cap) {
-		size_t cap = n->text_cap ? n->text_cap : 16384;
-		char *t;
-
-		while (cap < n->text_n + len)
-			cap *= 2;
-		if ((t = realloc(n->text, cap)) == NULL)
-			return NULL;
-		n->text = t;
-		n->text_cap = cap;
-	}
+	if (LBT_GROW(n->v, n->cap, n->n + 1, 256) < 0 ||
+	    LBT_GROW(n->text, n->text_cap, n->text_n + len, 16384) < 0)
+		return NULL;
 	e = &n->v[n->n++];
 	memset(e, 0, sizeof *e);
 	e->kind = kind;

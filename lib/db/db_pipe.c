@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "db_int.h"
+#include "lbt/vec.h"
 
 #define NBATCH 4
 #define BATCH_RECS 4096
@@ -66,17 +67,8 @@ static size_t arena_put(struct batch *b, const char *p, size_t n)
 {
 	size_t off = b->used;
 
-	if (b->used + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 65536;
-		char *a;
-
-		while (cap < b->used + n)
-			cap *= 2;
-		if ((a = realloc(b->arena, cap)) == NULL)
-			return SIZE_MAX;
-		b->arena = a;
-		b->cap = cap;
-	}
+	if (LBT_GROW(b->arena, b->cap, b->used + n, 65536) < 0)
+		return SIZE_MAX;
 	if (n > 0)
 		memcpy(b->arena + off, p, n);
 	b->used += n;

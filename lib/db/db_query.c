@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "db_int.h"
+#include "lbt/vec.h"
 
 /* A bound value of a query. */
 struct bind {
@@ -28,7 +29,7 @@ struct query {
 	char *sql;
 	size_t n, cap;
 	struct bind *v;
-	int nv, vcap;
+	size_t nv, vcap;
 	int oom;
 };
 
@@ -37,18 +38,9 @@ static void q_sql(struct query *q, const char *s)
 {
 	size_t k = strlen(s);
 
-	if (q->n + k + 1 > q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 1024;
-		char *t;
-
-		while (cap < q->n + k + 1)
-			cap *= 2;
-		if ((t = realloc(q->sql, cap)) == NULL) {
-			q->oom = 1;
-			return;
-		}
-		q->sql = t;
-		q->cap = cap;
+	if (LBT_GROW(q->sql, q->cap, q->n + k + 1, 1024) < 0) {
+		q->oom = 1;
+		return;
 	}
 	memcpy(q->sql + q->n, s, k + 1);
 	q->n += k;
@@ -57,16 +49,9 @@ static void q_sql(struct query *q, const char *s)
 /* Append a parameter; its "?" is written by the caller.  @return it or NULL */
 static struct bind *q_val(struct query *q)
 {
-	if (q->nv == q->vcap) {
-		int cap = q->vcap ? q->vcap * 2 : 16;
-		struct bind *t = realloc(q->v, (size_t)cap * sizeof *t);
-
-		if (t == NULL) {
-			q->oom = 1;
-			return NULL;
-		}
-		q->v = t;
-		q->vcap = cap;
+	if (LBT_GROW(q->v, q->vcap, q->nv + 1, 16) < 0) {
+		q->oom = 1;
+		return NULL;
 	}
 	memset(&q->v[q->nv], 0, sizeof q->v[0]);
 	return &q->v[q->nv++];
@@ -109,28 +94,24 @@ static void q_blob(struct query *q, const uint8_t b16[16])
 /* Free the query's text and parameters. */
 static void q_free(struct query *q)
 {
-	for (int i = 0; i < q->nv; i++)
+	for (size_t i = 0; i < q->nv; i++)
 		free(q->v[i].text);
 	free(q->v);
 	free(q->sql);
 }
 
-/* Call fn(q, item, len) for each comma-separated item of list. */
-static void q_each(struct query *q, const char *list,
+/* Call fn(q, item, len) for each comma-separated item of list, with the SQL
+ * text `join` between two. */
+static void q_each(struct query *q, const char *list, const char *join,
     void (*fn)(struct query *, const char *, size_t))
 {
-	const char *p = list;
+	const char *cur = list;
+	lbt_str it;
 
-	for (int first = 1;; first = 0) {
-		const char *c = strchr(p, ',');
-		size_t n = c ? (size_t)(c - p) : strlen(p);
-
+	for (int first = 1; lbt_str_next_item(&cur, ',', &it); first = 0) {
 		if (!first)
-			q_sql(q, ", ");
-		fn(q, p, n);
-		if (c == NULL)
-			break;
-		p = c + 1;
+			q_sql(q, join);
+		fn(q, it.p, it.n);
 	}
 }
 
@@ -180,24 +161,6 @@ static void src_item(struct query *q, const char *s, size_t n)
 static void text_item(struct query *q, const char *s, size_t n)
 {
 	q_text(q, s, n);
-}
-
-/* Call fn for each comma-separated item of list, joined by " OR ". */
-static void or_list(struct query *q, const char *list,
-    void (*fn)(struct query *, const char *, size_t))
-{
-	const char *p = list;
-
-	for (int first = 1;; first = 0) {
-		const char *c = strchr(p, ',');
-
-		if (!first)
-			q_sql(q, " OR ");
-		fn(q, p, c ? (size_t)(c - p) : strlen(p));
-		if (c == NULL)
-			break;
-		p = c + 1;
-	}
 }
 
 /*
@@ -257,25 +220,25 @@ static void q_where(struct query *q, const lbt_filter_opts *o, int64_t since,
 	}
 	if (o->lb) {
 		q_sql(q, " AND lb_id IN (SELECT id FROM lbs WHERE name IN (");
-		q_each(q, o->lb, text_item);
+		q_each(q, o->lb, ", ", text_item);
 		q_sql(q, "))");
 	}
 	if (ev)
 		return;
 	if (o->key) {
 		q_sql(q, " AND key_id IN (SELECT id FROM keys WHERE name COLLATE NOCASE IN (");
-		q_each(q, o->key, text_item);
+		q_each(q, o->key, ", ", text_item);
 		q_sql(q, "))");
 	}
 	if (o->term) {
 		q_sql(q, " AND shape_id IN (SELECT id FROM shapes WHERE term_id IN"
 		    " (SELECT id FROM terms WHERE ");
-		or_list(q, o->term, term_item);
+		q_each(q, o->term, " OR ", term_item);
 		q_sql(q, "))");
 	}
 	if (o->src) {
 		q_sql(q, " AND net_id IN (SELECT id FROM nets WHERE ");
-		or_list(q, o->src, src_item);
+		q_each(q, o->src, " OR ", src_item);
 		q_sql(q, ")");
 	}
 	if (o->status)
@@ -290,15 +253,16 @@ static int q_prepare(sqlite3 *h, const char *path, struct query *q, sqlite3_stmt
 		return lbt_err_set(err, "out of memory");
 	if (sqlite3_prepare_v2(h, q->sql, -1, st, NULL) != SQLITE_OK)
 		return lbt_dbi_fail(h, path, "query", err);
-	for (int i = 0; i < q->nv; i++) {
+	for (size_t i = 0; i < q->nv; i++) {
 		struct bind *b = &q->v[i];
+		int col = (int)i + 1;
 
 		if (b->blob)
-			sqlite3_bind_blob(*st, i + 1, b->b, 16, SQLITE_TRANSIENT);
+			sqlite3_bind_blob(*st, col, b->b, 16, SQLITE_TRANSIENT);
 		else if (b->is_text)
-			sqlite3_bind_text(*st, i + 1, b->text, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(*st, col, b->text, -1, SQLITE_TRANSIENT);
 		else
-			sqlite3_bind_int64(*st, i + 1, b->i);
+			sqlite3_bind_int64(*st, col, b->i);
 	}
 	return 0;
 }

@@ -17,6 +17,7 @@
 
 #include "db_int.h"
 #include "lbt/source.h"
+#include "lbt/vec.h"
 
 #define TRAIN_LINES 20000
 #define DICT_SIZE (32 * 1024)
@@ -48,25 +49,6 @@ struct lbt_dbi_raw {
 	char *out;                  /* decompressed line */
 	size_t out_cap;
 };
-
-/* Grow *p (elements of size sz, capacity *cap) to hold n.  @return 0 or -1 */
-static int grow(void *p, size_t *cap, size_t n, size_t sz)
-{
-	void **pp = p;
-	size_t c = *cap ? *cap : 1024;
-	void *q;
-
-	if (n <= *cap)
-		return 0;
-	while (c < n)
-		c *= 2;
-	q = realloc(*pp, c * sz);
-	if (q == NULL)
-		return -1;
-	*pp = q;
-	*cap = c;
-	return 0;
-}
 
 /* Make a CDict from dict[0..n) and set it on the compression context. @return 0/-1 */
 static int use_dict(lbt_dbi_raw *r, int64_t id, const void *dict, size_t n, lbt_err *err)
@@ -144,7 +126,7 @@ static int store(lbt_dbi_raw *r, sqlite3 *h, sqlite3_stmt *ins, int64_t file_id,
 	size_t need = ZSTD_compressBound(len), zn;
 	int rc;
 
-	if (grow(&r->zbuf, &r->zcap, need, 1) < 0)
+	if (lbt_grow(&r->zbuf, &r->zcap, need, 1, 1024) < 0)
 		return lbt_err_set(err, "out of memory");
 	zn = ZSTD_compress2(r->cctx, r->zbuf, r->zcap, text, len);
 	if (ZSTD_isError(zn))
@@ -228,8 +210,8 @@ int lbt_dbi_raw_add(lbt_dbi_raw *r, sqlite3 *h, sqlite3_stmt *ins, int64_t file_
 
 	if (r->decided)
 		return store(r, h, ins, file_id, line, text, len, err);
-	if (grow(&r->text, &r->text_cap, r->text_n + len, 1) < 0 ||
-	    grow(&r->pend, &r->pend_cap, r->npend + 1, sizeof *r->pend) < 0)
+	if (LBT_GROW(r->text, r->text_cap, r->text_n + len, 1024) < 0 ||
+	    LBT_GROW(r->pend, r->pend_cap, r->npend + 1, 1024) < 0)
 		return lbt_err_set(err, "out of memory");
 	p = &r->pend[r->npend++];
 	*p = (struct pending){ file_id, line, r->text_n, len };
@@ -287,7 +269,7 @@ int lbt_dbi_raw_decode(lbt_dbi_raw *r, sqlite3 *h, int64_t dict_id, const void *
 		return lbt_err_set(err, "corrupt raw line in the index");
 	if (dict_id > 0 && (d = ddict_get(r, h, dict_id, err)) == NULL)
 		return -1;
-	if (grow(&r->out, &r->out_cap, (size_t)size + 1, 1) < 0)
+	if (LBT_GROW(r->out, r->out_cap, (size_t)size + 1, 1024) < 0)
 		return lbt_err_set(err, "out of memory");
 	n = d ? ZSTD_decompress_usingDDict(r->dctx, r->out, r->out_cap, z, zn, d) :
 	    ZSTD_decompressDCtx(r->dctx, r->out, r->out_cap, z, zn);

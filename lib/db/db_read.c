@@ -21,6 +21,7 @@
 #include "db_int.h"
 #include "lbt/filter.h"
 #include "lbt/key.h"
+#include "lbt/vec.h"
 
 /* A dictionary table in memory: id -> bytes. */
 struct strs {
@@ -71,17 +72,8 @@ static void strs_free(struct strs *s)
 /* Append bytes p[0..n) as entry id of s (NUL-terminated). @return 0 or -1 */
 static int strs_put(struct strs *s, int64_t id, const void *p, size_t n)
 {
-	if (s->text_n + n + 1 > s->text_cap) {
-		size_t cap = s->text_cap ? s->text_cap : 4096;
-		char *t;
-
-		while (cap < s->text_n + n + 1)
-			cap *= 2;
-		if ((t = realloc(s->text, cap)) == NULL)
-			return -1;
-		s->text = t;
-		s->text_cap = cap;
-	}
+	if (LBT_GROW(s->text, s->text_cap, s->text_n + n + 1, 4096) < 0)
+		return -1;
 	if (n > 0)
 		memcpy(s->text + s->text_n, p, n);
 	s->text[s->text_n + n] = '\0';

@@ -33,6 +33,7 @@
 
 #include "lbt/utf8.h"
 #include "lbt/out.h"
+#include "lbt/timeparse.h"
 #include "out_int.h"
 
 static int json_keys(lbt_out *o);
@@ -503,6 +504,22 @@ void lbt_out_int(lbt_out *o, int64_t v)
 	if (v < 0)
 		*--p = '-';
 	row_cell_end(o);
+}
+
+/* A time cell with milliseconds; see out.h. */
+void lbt_out_time(lbt_out *o, int64_t us)
+{
+	char b[48];
+
+	out_cell(o, b, lbt_time_format(us, 0, b, sizeof b), 0);
+}
+
+/* A time cell with whole seconds, or milliseconds when it has a fraction. */
+void lbt_out_time_s(lbt_out *o, int64_t us)
+{
+	char b[48];
+
+	out_cell(o, b, lbt_time_format_s(us, b, sizeof b), 0);
 }
 
 /* A number with `decimals` digits after the point; NaN and infinities are absent. */

@@ -12,6 +12,7 @@
 
 #include "lbt/utf8.h"
 #include "out_int.h"
+#include "lbt/vec.h"
 
 #define ANSI_BOLD  "\033[1m"
 #define ANSI_DIM   "\033[2m"
@@ -27,15 +28,8 @@ static int buf_put_safe(char **b, size_t *len, size_t *cap, const char *s, size_
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *u = (const unsigned char *)s;
 
-	if (*len + 4 * n + 1 > *cap) {
-		size_t ncap = (*cap ? *cap * 2 : 4096) + 4 * n + 1;
-		char *nb = realloc(*b, ncap);
-
-		if (nb == NULL)
-			return -1;
-		*b = nb;
-		*cap = ncap;
-	}
+	if (n > (SIZE_MAX - *len - 1) / 4 || LBT_GROW(*b, *cap, *len + 4 * n + 1, 4096) < 0)
+		return -1;
 	for (size_t i = 0; i < n; i++) {
 		size_t k = u[i] >= 0x80 ? lbt_utf8_len(u + i, n - i) : 0;
 		char *o = *b + *len;
@@ -117,18 +111,9 @@ void lbt_outi_md_cell(lbt_out *o, const char *s, size_t n)
 /* Make room for one more TABLE row.  @return 0 or -1 when out of memory. */
 static int table_grow(lbt_out *o)
 {
-	struct cell *nc;
-	size_t ncap;
-
-	if (o->nrows < o->rows_cap)
-		return 0;
-	ncap = o->rows_cap ? o->rows_cap * 2 : 64;
-	nc = realloc(o->cells, ncap * (size_t)o->ncols * sizeof *nc);
-	if (nc == NULL)
-		return -1;
-	o->cells = nc;
-	o->rows_cap = ncap;
-	return 0;
+	/* one element a row: ncols cells */
+	return lbt_grow((void **)&o->cells, &o->rows_cap, o->nrows + 1,
+	    (size_t)o->ncols * sizeof *o->cells, 64);
 }
 
 /* Write one TABLE cell padded to width w, aligned by its column type. */

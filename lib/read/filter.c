@@ -79,7 +79,8 @@ static void list_free(struct list *l)
 static int list_split(struct list *l, const char *s, const char *what, lbt_err *err)
 {
 	size_t n = 1;
-	char *p;
+	const char *cur;
+	lbt_str it;
 
 	for (const char *q = s; *q; q++)
 		n += *q == ',';
@@ -88,17 +89,13 @@ static int list_split(struct list *l, const char *s, const char *what, lbt_err *
 	l->len = calloc(n, sizeof *l->len);
 	if (l->text == NULL || l->item == NULL || l->len == NULL)
 		return lbt_err_set(err, "%s: out of memory", what);
-	p = l->text;
-	for (l->n = 0; l->n < (int)n; l->n++) {
-		char *comma = strchr(p, ',');
-
-		l->item[l->n] = p;
-		l->len[l->n] = comma ? (size_t)(comma - p) : strlen(p);
-		if (l->len[l->n] == 0)
+	cur = l->text;
+	for (l->n = 0; lbt_str_next_item(&cur, ',', &it); l->n++) {
+		if (it.n == 0)
 			return lbt_err_set(err, "%s: empty item in '%s'", what, s);
-		if (comma != NULL)
-			*comma = '\0';
-		p = comma ? comma + 1 : p;
+		l->item[l->n] = (char *)it.p;
+		l->len[l->n] = it.n;
+		l->item[l->n][it.n] = '\0';  /* the comma, or the end already */
 	}
 	return 0;
 }

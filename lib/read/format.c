@@ -8,6 +8,7 @@
 
 #include "format_int.h"
 #include "lbt/format.h"
+#include "lbt/vec.h"
 
 /* Reset the scratch for a line of `len` bytes, growing it if needed. @return 0 or -1 */
 static int scratch_reset(lbt_format *f, size_t len)
@@ -15,15 +16,7 @@ static int scratch_reset(lbt_format *f, size_t len)
 	size_t need = 3 * len + 256;
 
 	f->sused = 0;
-	if (need > f->scap) {
-		char *p = realloc(f->scratch, need);
-
-		if (p == NULL)
-			return -1;
-		f->scratch = p;
-		f->scap = need;
-	}
-	return 0;
+	return LBT_GROW(f->scratch, f->scap, need, 256);
 }
 
 /*

@@ -25,6 +25,7 @@
 
 #include "format_int.h"
 #include "lbt/hacfg.h"
+#include "lbt/vec.h"
 
 enum logopt { LO_NONE, LO_FORMAT, LO_HTTP, LO_HTTP_CLF, LO_HTTPS, LO_TCP, LO_TCP_CLF };
 
@@ -79,15 +80,8 @@ static const char *fmt_var(void *arg, const char *name)
 /* Append s[0..n) to the growing string *buf (size *cap, used *len). @return 0 or -1 */
 static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 {
-	if (*len + n + 1 > *cap) {
-		size_t c = (*len + n + 1) * 2;
-		char *b = realloc(*buf, c);
-
-		if (b == NULL)
-			return -1;
-		*buf = b;
-		*cap = c;
-	}
+	if (n > SIZE_MAX - *len - 1 || LBT_GROW(*buf, *cap, *len + n + 1, 256) < 0)
+		return -1;
 	memcpy(*buf + *len, s, n);
 	*len += n;
 	(*buf)[*len] = '\0';

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "format_int.h"
+#include "lbt/vec.h"
 
 /* Fields an item of its kind can fill (captures: see item_cap_fills). */
 static uint64_t kind_fills(const struct fmt_item *it)
@@ -133,15 +134,8 @@ struct fmt_step *lbt_fmti_prog_add(struct fmt_prog *pg, int op, uint32_t col)
 {
 	struct fmt_step *st;
 
-	if (pg->n == pg->cap) {
-		size_t cap = pg->cap ? pg->cap * 2 : 16;
-		struct fmt_step *v = realloc(pg->v, cap * sizeof *v);
-
-		if (v == NULL)
-			return NULL;
-		pg->v = v;
-		pg->cap = cap;
-	}
+	if (LBT_GROW(pg->v, pg->cap, pg->n + 1, 16) < 0)
+		return NULL;
 	st = &pg->v[pg->n++];
 	memset(st, 0, sizeof *st);
 	st->op = (uint8_t)op;
@@ -152,15 +146,8 @@ struct fmt_step *lbt_fmti_prog_add(struct fmt_prog *pg, int op, uint32_t col)
 /* Append a zeroed keyed item (JSON/CBOR).  @return it, or NULL (no memory). */
 struct fmt_item *lbt_fmti_key_add(lbt_format *f)
 {
-	if (f->nkeys == f->keycap) {
-		size_t cap = f->keycap ? f->keycap * 2 : 16;
-		struct fmt_item *v = realloc(f->keys, cap * sizeof *v);
-
-		if (v == NULL)
-			return NULL;
-		f->keys = v;
-		f->keycap = cap;
-	}
+	if (LBT_GROW(f->keys, f->keycap, f->nkeys + 1, 16) < 0)
+		return NULL;
 	memset(&f->keys[f->nkeys], 0, sizeof f->keys[0]);
 	return &f->keys[f->nkeys++];
 }
@@ -270,26 +257,22 @@ int lbt_fmti_set_captures(lbt_format *f, const char *list, lbt_err *err)
 {
 	uint8_t caps[FMT_MAX_CAPS];
 	int n = 0;
-	const char *p = list;
+	const char *cur = list;
+	lbt_str it;
 
 	if (list == NULL || *list == '\0') {
 		f->ncaps = 0;
 		return 0;
 	}
-	for (;;) {
-		const char *e = strchr(p, ',');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		int cap = lbt_fmti_cap_lookup(p, len);
+	while (lbt_str_next_item(&cur, ',', &it)) {
+		int cap = lbt_fmti_cap_lookup(it.p, it.n);
 
 		if (cap < 0)
 			return lbt_err_set(err, "unknown capture '%.*s' (host, ua, client or -)",
-			    (int)len, p);
+			    (int)it.n, it.p);
 		if (n == FMT_MAX_CAPS)
 			return lbt_err_set(err, "more than %d captures", FMT_MAX_CAPS);
 		caps[n++] = (uint8_t)cap;
-		if (e == NULL)
-			break;
-		p = e + 1;
 	}
 	memcpy(f->caps, caps, (size_t)n);
 	f->ncaps = n;

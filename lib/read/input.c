@@ -20,6 +20,7 @@
 #include "input_int.h"
 #include "lbt/event.h"
 #include "lbt/syslog.h"
+#include "lbt/vec.h"
 
 /*
  * Compile --log-format in dialect d; an HAProxy template may name the
@@ -200,15 +201,8 @@ void lbt_input_add_at(lbt_input *in, const char *path, const char *name, uint64_
 {
 	struct path *p;
 
-	if (in->npaths == in->cap) {
-		size_t ncap = in->cap ? in->cap * 2 : 8;
-		struct path *np = realloc(in->paths, ncap * sizeof *np);
-
-		if (np == NULL)
-			return;      /* reported as a failed file would need memory too */
-		in->paths = np;
-		in->cap = ncap;
-	}
+	if (LBT_GROW(in->paths, in->cap, in->npaths + 1, 8) < 0)
+		return;      /* reported as a failed file would need memory too */
 	p = &in->paths[in->npaths];
 	p->path = strdup(path);
 	p->name = name ? strdup(name) : NULL;

@@ -17,6 +17,7 @@
 #include "input_int.h"
 #include "lbt/event.h"
 #include "lbt/syslog.h"
+#include "lbt/vec.h"
 /*
  * Append a non-blank line to the detection sample; `skip` keeps it out of
  * the scoring.  @return 0, or -1 when out of memory.
@@ -24,15 +25,8 @@
 static int sample_add(lbt_input *in, const char *line, size_t len, uint64_t lineno, int trunc,
     int skip)
 {
-	if (in->slen + len > in->scap) {
-		size_t ncap = (in->scap ? in->scap * 2 : 65536) + len;
-		char *nb = realloc(in->sbuf, ncap);
-
-		if (nb == NULL)
-			return -1;
-		in->sbuf = nb;
-		in->scap = ncap;
-	}
+	if (LBT_GROW(in->sbuf, in->scap, in->slen + len, 65536) < 0)
+		return -1;
 	if (in->sl == NULL && (in->sl = calloc(SAMPLE_STORED, sizeof *in->sl)) == NULL)
 		return -1;
 	memcpy(in->sbuf + in->slen, line, len);

@@ -290,6 +290,24 @@ START_TEST(format)
 }
 END_TEST
 
+/* Whole seconds without decimals; a fraction as milliseconds, truncated. */
+START_TEST(format_s)
+{
+	char buf[64];
+
+	ck_assert_uint_eq(lbt_time_format_s(US(1762039441), buf, sizeof buf), 20);
+	ck_assert_str_eq(buf, "2025-11-01T23:24:01Z");
+	lbt_time_format_s(US(1762039441) + 500000, buf, sizeof buf);
+	ck_assert_str_eq(buf, "2025-11-01T23:24:01.500Z");
+	lbt_time_format_s(US(1762039441) + 123456, buf, sizeof buf);
+	ck_assert_str_eq(buf, "2025-11-01T23:24:01.123Z");
+	lbt_time_format_s(-1000000, buf, sizeof buf);
+	ck_assert_str_eq(buf, "1969-12-31T23:59:59Z");
+	lbt_time_format_s(-1, buf, sizeof buf);
+	ck_assert_str_eq(buf, "1969-12-31T23:59:59.999Z");
+}
+END_TEST
+
 /* The timeparse suite. */
 static Suite *timeparse_suite(void)
 {
@@ -297,6 +315,7 @@ static Suite *timeparse_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, days);
+	tcase_add_test(tc, format_s);
 	tcase_add_test(tc, months);
 	tcase_add_test(tc, clf_local);
 	tcase_add_test(tc, clf_bad);
