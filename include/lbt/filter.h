@@ -13,7 +13,8 @@
 
 /* The option values as given on the command line; NULL = no filter. */
 typedef struct lbt_filter_opts {
-	const char *since;    /* ISO date-time, "HH:MM[:SS]" on the log's first day, or "-15m" (before now) */
+	const char *since;    /* ISO date-time, "HH:MM[:SS]" (its occurrence nearest the first
+	                         record), or "-15m" (before now) */
 	const char *until;    /* same shapes; exclusive */
 	const char *key;      /* exact key; comma-separated list */
 	const char *src;      /* ADDR or ADDR/BITS, v4 or v6; comma-separated list */
@@ -42,8 +43,10 @@ uint64_t lbt_filter_fields(const lbt_filter *f);
 
 /*
  * @return 1 when rec passes every option.  A record lacking a field that an
- * option tests does not pass.  HH:MM bounds are fixed on the first record's
- * day (the filter keeps that state).
+ * option tests does not pass.  HH:MM bounds are fixed on the first record
+ * that has a time: --since (or a lone --until) at the occurrence nearest to
+ * it, --until at its first occurrence after --since (the filter keeps that
+ * state).
  */
 int lbt_filter_match(lbt_filter *f, const lbt_rec *rec);
 

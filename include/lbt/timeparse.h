@@ -104,6 +104,14 @@ size_t lbt_time_format(int64_t us, int offset_s, char *buf, size_t size);
  */
 size_t lbt_time_format_s(int64_t us, char *buf, size_t size);
 
+/*
+ * The occurrence of time of day `tod_us` (µs after midnight UTC) nearest to
+ * `ref_us`: on ref's day, the day before or the day after, whichever lies
+ * within 12 hours of ref (the earlier one on an exact tie).  What a bare
+ * "HH:MM" means in --since, --until and --baseline.
+ */
+int64_t lbt_time_nearest_tod(int64_t tod_us, int64_t ref_us);
+
 /* The current time (CLOCK_REALTIME) in UTC µs since the epoch. */
 int64_t lbt_time_now_us(void);
 

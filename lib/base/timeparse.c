@@ -674,6 +674,19 @@ size_t lbt_time_format_s(int64_t us, char *buf, size_t size)
 	return n;
 }
 
+/* The occurrence of a time of day nearest to ref_us; see timeparse.h. */
+int64_t lbt_time_nearest_tod(int64_t tod_us, int64_t ref_us)
+{
+	const int64_t day_us = INT64_C(86400000000);
+	int64_t t = floor_div(ref_us, day_us) * day_us + tod_us;
+
+	if (t - ref_us > day_us / 2)
+		t -= day_us;
+	else if (ref_us - t > day_us / 2)
+		t += day_us;
+	return t;
+}
+
 /* The current time in UTC µs; see timeparse.h. */
 int64_t lbt_time_now_us(void)
 {

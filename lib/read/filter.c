@@ -13,10 +13,12 @@
  *   2025-11-01T23:24, 2025-11-01               seconds, time of day default to 0
  *   @1762035841[.123]                          Unix time
  *   -15m, -2h, -1d, -90s                       before now_us
- *   23:24[:01]                                 on the UTC day of the first
- *                                              record that has a time
- * When both bounds are times of day and --until is not after --since, the
- * window crosses midnight: --until moves to the next day.
+ *   23:24[:01]                                 the occurrence of that UTC time
+ *                                              nearest to the first record
+ *                                              that has a time (within 12 h)
+ * When both bounds are times of day, --until is its first occurrence after
+ * --since: an --until earlier in clock terms is on the next day.  This is
+ * decided on the first timed record, so it works on a stream too.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +58,7 @@ struct lbt_filter {
 	uint64_t fields;
 	struct bound since, until;
 	int resolved;              /* time-of-day bounds fixed */
+	int64_t ref_us;            /* the time they were fixed on (first timed record) */
 	int64_t since_us, until_us;
 	struct list keys, terms, lbs;
 	unsigned char *uuid_key;   /* per key: compare without case */
@@ -216,18 +219,28 @@ static int bound_parse(struct bound *b, const char *what, const char *s, int64_t
 }
 
 /*
- * Fix the bounds: absolute ones now, time-of-day ones on the day of
- * `day_us` (only called with a record's time).  Open bounds are
- * INT64_MIN / INT64_MAX.
+ * Fix the bounds: absolute ones now, time-of-day ones on the first record's
+ * time `ref_us` (only called with a record's time): --since at its
+ * occurrence nearest to ref, --until likewise, or, when --since is a time of
+ * day too, at its first occurrence after --since (an --until earlier than
+ * --since in clock terms is on the next day).  Open bounds are INT64_MIN /
+ * INT64_MAX.
  */
-static void bounds_resolve(lbt_filter *f, int64_t day_us)
+static void bounds_resolve(lbt_filter *f, int64_t ref_us)
 {
-	int64_t day = day_us - ((day_us % US_PER_DAY) + US_PER_DAY) % US_PER_DAY;
+	f->since_us = !f->since.set ? INT64_MIN : f->since.tod ? lbt_time_nearest_tod(f->since.us, ref_us) :
+	    f->since.us;
+	if (!f->until.set)
+		f->until_us = INT64_MAX;
+	else if (!f->until.tod)
+		f->until_us = f->until.us;
+	else if (f->since.tod) {
+		int64_t d = ((f->until.us - f->since.us) % US_PER_DAY + US_PER_DAY) % US_PER_DAY;
 
-	f->since_us = !f->since.set ? INT64_MIN : f->since.tod ? day + f->since.us : f->since.us;
-	f->until_us = !f->until.set ? INT64_MAX : f->until.tod ? day + f->until.us : f->until.us;
-	if (f->since.tod && f->until.tod && f->until_us <= f->since_us)
-		f->until_us += US_PER_DAY;
+		f->until_us = f->since_us + (d ? d : US_PER_DAY);
+	} else
+		f->until_us = lbt_time_nearest_tod(f->until.us, ref_us);
+	f->ref_us = ref_us;
 	f->resolved = 1;
 }
 

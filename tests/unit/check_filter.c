@@ -120,12 +120,69 @@ START_TEST(time_of_day)
 	ck_assert(lbt_filter_match(f, &r));
 	lbt_filter_free(f);
 
-	/* Only --until as a time of day: --since stays open. */
+	/* Only --until as a time of day: --since stays open; 22:24 nearest to
+	 * a first record at 20:00 is 2 h 24 later, the same day. */
 	f = window(NULL, "22:24", 0);
-	r = rec_at((DAY0 + 3600) * S);
+	r = rec_at((DAY0 + 20 * 3600) * S);
 	ck_assert(lbt_filter_match(f, &r));
 	r = rec_at(T0 * S);
 	ck_assert(!lbt_filter_match(f, &r));
+	lbt_filter_free(f);
+
+	/* ... but nearest to a first record at 01:00 it is the day before's
+	 * 22:24 (2 h 36 earlier, not 21 h 24 later): nothing passes. */
+	f = window(NULL, "22:24", 0);
+	r = rec_at((DAY0 + 3600) * S);
+	ck_assert(!lbt_filter_match(f, &r));
+	lbt_filter_bounds(f, &a, &b);
+	ck_assert(b == (DAY0 - 86400 + 22 * 3600 + 24 * 60) * S);
+	lbt_filter_free(f);
+}
+END_TEST
+
+/*
+ * The incident of the issue: a log from 23:30 to 01:10 (the next day).
+ * --since 23:39 --until 01:06 covers 23:39 -> 01:06 of the next day;
+ * --since 00:11 means the next day's 00:11 (41 min after the first
+ * record, not 23 h 19 before it); --since 23:58 on a log starting at
+ * 23:58:35 keeps its first lines (35 s before, not 23 h 59 after).
+ */
+START_TEST(time_of_day_nearest)
+{
+	int64_t first = (DAY0 + 23 * 3600 + 30 * 60) * S, a, b;
+	lbt_filter *f = window("23:39", "01:06", 0);
+	lbt_rec r = rec_at(first);
+
+	ck_assert(!lbt_filter_match(f, &r));
+	lbt_filter_bounds(f, &a, &b);
+	ck_assert(a == (DAY0 + 23 * 3600 + 39 * 60) * S);
+	ck_assert(b == (DAY0 + 86400 + 3600 + 6 * 60) * S);
+	r = rec_at((DAY0 + 86400 + 11 * 60) * S);           /* 00:11 the next day */
+	ck_assert(lbt_filter_match(f, &r));
+	lbt_filter_free(f);
+
+	f = window("00:11", NULL, 0);
+	r = rec_at(first);
+	ck_assert(!lbt_filter_match(f, &r));
+	lbt_filter_bounds(f, &a, &b);
+	ck_assert(a == (DAY0 + 86400 + 11 * 60) * S && b == INT64_MAX);
+	r = rec_at((DAY0 + 23 * 3600 + 50 * 60) * S);       /* 23:50: before */
+	ck_assert(!lbt_filter_match(f, &r));
+	lbt_filter_free(f);
+
+	f = window("23:58", NULL, 0);
+	r = rec_at((DAY0 + 23 * 3600 + 58 * 60 + 35) * S);
+	ck_assert(lbt_filter_match(f, &r));
+	lbt_filter_bounds(f, &a, &b);
+	ck_assert(a == (DAY0 + 23 * 3600 + 58 * 60) * S);
+	lbt_filter_free(f);
+
+	/* Equal clock times: a whole day. */
+	f = window("10:00", "10:00", 0);
+	r = rec_at((DAY0 + 9 * 3600) * S);
+	ck_assert(!lbt_filter_match(f, &r));
+	lbt_filter_bounds(f, &a, &b);
+	ck_assert(a == (DAY0 + 10 * 3600) * S && b == a + 86400 * S);
 	lbt_filter_free(f);
 }
 END_TEST
@@ -418,6 +475,7 @@ static Suite *filter_suite(void)
 	tcase_add_test(tc, time_shapes);
 	tcase_add_test(tc, time_window);
 	tcase_add_test(tc, time_of_day);
+	tcase_add_test(tc, time_of_day_nearest);
 	tcase_add_test(tc, time_errors);
 	tcase_add_test(tc, status_list);
 	tcase_add_test(tc, status_errors);
