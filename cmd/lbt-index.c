@@ -45,9 +45,14 @@ static void show_progress(void *ctx, const char *file, uint64_t done, uint64_t t
 /* The end-of-run summary on stderr. */
 static void summary(const char *prog, const lbt_db_stats *st, double secs)
 {
-	fprintf(stderr, "%s: %llu files (%llu already indexed), %llu lines, %llu records, "
+	char dup[64] = "";
+
+	if (st->duplicates > 0)
+		snprintf(dup, sizeof dup, ", %llu left out as duplicates",
+		    (unsigned long long)st->duplicates);
+	fprintf(stderr, "%s: %llu files (%llu already indexed%s), %llu lines, %llu records, "
 	    "%llu events, %llu malformed, %.2f s\n", prog, (unsigned long long)st->files,
-	    (unsigned long long)st->skipped, (unsigned long long)st->lines,
+	    (unsigned long long)st->skipped, dup, (unsigned long long)st->lines,
 	    (unsigned long long)st->records, (unsigned long long)st->events,
 	    (unsigned long long)st->malformed, secs);
 }
@@ -69,6 +74,8 @@ static void index_all(lbt_cli *cli, lbt_db *db, char **args, const char *name, i
 		if (pr.shown)
 			fputs("\r\033[K", stderr);
 		pr.shown = 0;
+		if (rc == 1)
+			lbt_cli_diag(cli, &err);   /* a duplicate left out: a note, not a failure */
 		if (rc < 0)
 			lbt_cli_error(cli, &err);
 		if (rc < 0 && cli->in.strict)

@@ -43,7 +43,7 @@
 #include "lbt/rec.h"
 
 /* Schema version written in PRAGMA user_version. */
-#define LBT_DB_VERSION 2
+#define LBT_DB_VERSION 3
 
 /* ---- reading (every program's --db) ---------------------------------- */
 
@@ -111,6 +111,7 @@ typedef struct lbt_db_stats {
 	uint64_t records;      /* request rows added */
 	uint64_t events;       /* event rows added */
 	uint64_t malformed;
+	uint64_t duplicates;   /* files left out: the requests of an indexed file */
 } lbt_db_stats;
 
 /*
@@ -128,9 +129,12 @@ typedef void (*lbt_db_progress_fn)(void *ctx, const char *file, uint64_t bytes_d
  * diagnostics...; filters and db are ignored).  A file whose first bytes
  * match an indexed file (a rotated or compressed copy, or the same file
  * grown) resumes after the lines already indexed; rows and the new resume
- * point are committed together, batch by batch.  `st` is added to.
- * @return 0, or -1 with err (the rows committed so far stay, and a rerun
- * resumes from them).
+ * point are committed together, batch by batch.  A new file whose first
+ * requests are those of an indexed file (the same log under another syslog
+ * wrapper or compression) is not stored again.  `st` is added to.
+ * @return 0; 1 when the file was left out as such a duplicate (err names
+ * the file it duplicates); or -1 with err (the rows committed so far stay,
+ * and a rerun resumes from them).
  */
 int lbt_db_index_file(lbt_db *db, const char *path, const char *name,
     const lbt_input_opts *in, lbt_db_progress_fn progress, void *progress_ctx,

@@ -11,6 +11,12 @@
  * killed at any point and run again ends with exactly the rows of one clean
  * run.  Standard input cannot be read twice, so it is recognised by its
  * --name (or "-") alone.
+ *
+ * The same requests can also come under another wrapper or compression
+ * (the raw file of an LB and its syslog copy): their bytes differ, their
+ * records do not.  files.content keeps a fingerprint of a file's first
+ * CONTENT_RECORDS requests (time, client, port, method, path, status); a
+ * new file with the fingerprint of an indexed one is not stored again.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +27,9 @@
 
 #include "db_int.h"
 #include "lbt/source.h"
+
+#define CONTENT_RECORDS 64      /* requests in a content fingerprint */
+#define CONTENT_BYTES   16
 
 /* What the files table says about one file. */
 struct file_row {
@@ -44,6 +53,8 @@ struct job {
 	uint64_t last_line;     /* line of the last record added */
 	uint64_t pending;       /* rows in the open transaction */
 	char format[64];        /* format of the part already indexed, "" unknown */
+	unsigned char content[CONTENT_BYTES]; /* fingerprint of the first requests */
+	int has_content;        /* 0: no request read (or stdin) */
 	double last_tick;
 };
 
@@ -142,7 +153,8 @@ static int insert_file(lbt_db *db, struct job *j, const struct file_row *m,
 	int rc;
 
 	if (sqlite3_prepare_v2(db->h, "INSERT INTO files (path, dev, ino, size, mtime, head,"
-	    " copy_of, lines, lb, indexed, format) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	    " copy_of, lines, lb, indexed, format, content)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	    -1, &st, NULL) != SQLITE_OK)
 		return lbt_dbi_fail(db->h, db->path, "files", err);
 	sqlite3_bind_text(st, 1, j->name, -1, SQLITE_STATIC);
@@ -161,6 +173,8 @@ static int insert_file(lbt_db *db, struct job *j, const struct file_row *m,
 	sqlite3_bind_int64(st, 10, (int64_t)time(NULL));
 	if (m->format[0] != '\0')
 		sqlite3_bind_text(st, 11, m->format, -1, SQLITE_STATIC);
+	if (j->has_content)
+		sqlite3_bind_blob(st, 12, j->content, CONTENT_BYTES, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -318,16 +332,119 @@ static lbt_input_opts index_opts(const lbt_input_opts *in)
 	return o;
 }
 
-/* Recognise the file, create its row if new.  @return 0 or -1 with err. */
-static int prepare_job(lbt_db *db, struct job *j, const char *lb, lbt_err *err)
+/* Two FNV-1a 64-bit lanes over s[0..n) (a fingerprint, not a defence). */
+static void fnv2(uint64_t h[2], const void *s, size_t n)
+{
+	const unsigned char *p = s;
+
+	for (size_t i = 0; i < n; i++) {
+		h[0] = (h[0] ^ p[i]) * UINT64_C(0x100000001b3);
+		h[1] = (h[1] ^ p[i]) * UINT64_C(0x100000001b3) + 0x9e;
+	}
+}
+
+/* Fold one request's identity into h. */
+static void content_add(uint64_t h[2], const lbt_rec *r)
+{
+	int32_t nums[2] = { r->port, r->status };
+
+	fnv2(h, &r->time_us, sizeof r->time_us);
+	fnv2(h, &r->client, sizeof r->client);
+	fnv2(h, nums, sizeof nums);
+	fnv2(h, r->method.p ? r->method.p : "", r->method.n);
+	fnv2(h, "\n", 1);
+	fnv2(h, r->path.p ? r->path.p : "", r->path.n);
+	fnv2(h, "\n", 1);
+}
+
+/*
+ * The fingerprint of the file's first CONTENT_RECORDS requests, read with
+ * its own input (the cost of 64 lines).  A file that cannot be read or has
+ * no request gets none (the load reports its errors).
+ */
+static void content_print(struct job *j, const lbt_input_opts *opts)
+{
+	lbt_input_opts o = *opts;
+	uint64_t h[2] = { UINT64_C(0xcbf29ce484222325), UINT64_C(0x84222325cbf29ce4) };
+	lbt_input *in;
+	lbt_rec *rec;
+	lbt_err err;
+	int n = 0, r;
+
+	o.events = 0;
+	o.diag = NULL;
+	o.wanted = LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_CLIENT) | LBT_BIT(LBT_F_PORT) |
+	    LBT_BIT(LBT_F_METHOD) | LBT_BIT(LBT_F_PATH) | LBT_BIT(LBT_F_STATUS);
+	j->has_content = 0;
+	if (j->is_stdin || (in = lbt_input_new(&o, &err)) == NULL)
+		return;
+	lbt_input_add(in, j->path);
+	while (n < CONTENT_RECORDS && (r = lbt_input_next(in, &rec, &err)) == 1) {
+		content_add(h, rec);
+		n++;
+	}
+	lbt_input_free(in);
+	if (n == 0)
+		return;
+	fnv2(h, &n, sizeof n);
+	memcpy(j->content, h, CONTENT_BYTES);
+	j->has_content = 1;
+}
+
+/*
+ * An indexed file other than the job's own with the same content
+ * fingerprint: its path into `dup`.  @return 1 found, 0 none, -1 with err.
+ */
+static int find_duplicate(lbt_db *db, const struct job *j, char *dup, size_t size,
+    lbt_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (!j->has_content)
+		return 0;
+	if (sqlite3_prepare_v2(db->h, "SELECT path FROM files WHERE content = ? ORDER BY id",
+	    -1, &st, NULL) != SQLITE_OK)
+		return lbt_dbi_fail(db->h, db->path, "files", err);
+	sqlite3_bind_blob(st, 1, j->content, CONTENT_BYTES, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(dup, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return lbt_dbi_fail(db->h, db->path, "files", err);
+	return rc == SQLITE_ROW;
+}
+
+/*
+ * Recognise the file, create its row if new.  A new file holding the
+ * requests of an indexed one is left out.  @return 0, 1 left out (err says
+ * why), or -1 with err.
+ */
+static int prepare_job(lbt_db *db, struct job *j, const lbt_input_opts *o, const char *lb,
+    lbt_err *err)
 {
 	struct file_row m;
+	char dup[1024];
+	int r;
 
 	if (!j->is_stdin && stat(j->path, &j->st) < 0)
 		return lbt_err_at(err, j->name, 0, "%s", strerror(errno));
 	if (!j->is_stdin && read_head(j, err) < 0)
 		return -1;
-	if (find_file(db, j, &m, err) < 0 || lbt_dbi_begin(db, err) < 0)
+	if (find_file(db, j, &m, err) < 0)
+		return -1;
+	if (m.id == 0) {
+		content_print(j, o);
+		if ((r = find_duplicate(db, j, dup, sizeof dup, err)) < 0)
+			return -1;
+		if (r == 1) {
+			lbt_err_at(err, j->name, 0, "holds the requests of '%s', indexed already "
+			    "(another wrapper or compression): not stored again", dup);
+			return 1;
+		}
+	}
+	if (lbt_dbi_begin(db, err) < 0)
 		return -1;
 	j->skip = m.lines;
 	j->last_line = m.lines;
@@ -403,7 +520,8 @@ static int run_job(lbt_db *db, struct job *j, const lbt_input_opts *o,
 	return rc;
 }
 
-/* Index one file; see db.h.  @return 0 or -1 with err (committed rows stay). */
+/* Index one file; see db.h.  @return 0, 1 left out as a duplicate (err says
+ * of what), or -1 with err (committed rows stay). */
 int lbt_db_index_file(lbt_db *db, const char *path, const char *name,
     const lbt_input_opts *in, lbt_db_progress_fn progress, void *progress_ctx,
     lbt_db_stats *st, lbt_err *err)
@@ -420,7 +538,9 @@ int lbt_db_index_file(lbt_db *db, const char *path, const char *name,
 	j->named = name != NULL;
 	j->name = name ? name : j->is_stdin ? "(stdin)" : path;
 	st->files++;
-	rc = prepare_job(db, j, in->lb, err);
+	rc = prepare_job(db, j, &o, in->lb, err);
+	if (rc == 1)
+		st->duplicates++;
 	if (rc == 0)
 		rc = run_job(db, j, &o, progress, progress_ctx, st, err);
 	if (rc < 0 && db->in_txn) {

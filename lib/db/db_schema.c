@@ -271,9 +271,20 @@ static int migrate_2(sqlite3 *h, const char *path, lbt_err *err)
 	return 0;
 }
 
+/*
+ * Migration 2 -> 3: files.content, the fingerprint of a file's first
+ * requests (db_index.c), so that the same requests under another wrapper
+ * or compression are recognised and not stored twice.  Files indexed
+ * before keep NULL: they are not compared.  @return 0 or -1
+ */
+static int migrate_3(sqlite3 *h, const char *path, lbt_err *err)
+{
+	return lbt_dbi_exec(h, path, "ALTER TABLE files ADD COLUMN content BLOB;", err);
+}
+
 /* Migrations, indexed by the version they produce (entry 0 unused). */
 static int (*const migrations[LBT_DB_VERSION + 1])(sqlite3 *, const char *, lbt_err *) = {
-	NULL, migrate_1, migrate_2,
+	NULL, migrate_1, migrate_2, migrate_3,
 };
 
 /* Read PRAGMA user_version.  @return it, or -1 with err (not a database). */

@@ -9,7 +9,7 @@ expect_success 'index a log: one row per line' '
 	gen 2000 > a.log &&
 	lbt-index -q -d t.db a.log &&
 	test "$(count)" = 2000 &&
-	test "$(sqlite3 t.db "PRAGMA user_version")" = 2 &&
+	test "$(sqlite3 t.db "PRAGMA user_version")" = 3 &&
 	test "$(sqlite3 t.db "SELECT lines FROM files")" = 2000
 '
 
@@ -101,6 +101,23 @@ expect_success '--keep-raw keeps every line, with a trained dictionary' '
 	lbt-index -q --keep-raw -d r.db a.log &&
 	test "$(sqlite3 r.db "SELECT count(*) FROM raw")" = 2151 &&
 	test "$(sqlite3 r.db "SELECT count(*) FROM raw_dicts")" = 1
+'
+
+# The same requests through two syslog wrappers (rfc3164 and rfc5424 sinks
+# of one lab frontend): different bytes, the same records.
+expect_success 'the same requests under another wrapper are not stored twice' '
+	a="$DATA/real/haproxy-httplog-rfc3164.log" b="$DATA/real/haproxy-httplog-rfc5424.log" &&
+	n=$(lbt-cat --tsv --no-header --fields time "$a" | wc -l) &&
+	test "$n" -gt 0 &&
+	test_expect_code 0 lbt-index -d w.db "$a" 2>err1 &&
+	test "$(sqlite3 w.db "SELECT count(*) FROM requests")" = "$n" &&
+	test_expect_code 0 lbt-index -d w.db "$b" 2>err2 &&
+	grep "^lbt-index: $b: holds the requests of '\''$a'\'', indexed already" err2 &&
+	grep "1 left out as duplicates" err2 &&
+	test "$(sqlite3 w.db "SELECT count(*) FROM requests")" = "$n" &&
+	test "$(sqlite3 w.db "SELECT count(*) FROM files")" = 1 &&
+	test_expect_code 0 lbt-index -q -d w.db c.log &&
+	test "$(sqlite3 w.db "SELECT count(*) FROM files")" = 2
 '
 
 test_done

@@ -666,7 +666,7 @@ START_TEST(migrate_v1)
 	put("fixture.log", "w", fixture);
 	st = index_file("fixture.log", 0, 0);
 	ck_assert_int_eq(st.records, 0);
-	ck_assert_int_eq(sql_int("PRAGMA user_version"), 2);
+	ck_assert_int_eq(sql_int("PRAGMA user_version"), LBT_DB_VERSION);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests"), 5);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM shapes"), 4);
 	ck_assert_int_eq(sql_int("SELECT value FROM meta WHERE name = 'time_base'"),
