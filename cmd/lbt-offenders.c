@@ -95,7 +95,7 @@ static lbt_out *print_rows(lbt_cli *cli, const lbt_offenders *o, const lbt_geoip
 	cols[n++] = (lbt_out_col){ "evidence", LBT_COL_STR };
 	out = lbt_cli_out(cli, cols, n);
 	for (size_t i = 0; i < lbt_offenders_nrows(o); i++)
-		print_row(out, lbt_offenders_row(o, i), country, asn);
+		print_row(out, lbt_offenders_row_at(o, i), country, asn);
 	return out;
 }
 
@@ -148,7 +148,7 @@ int main(int argc, char **argv)
 		lbt_cli_die(&cli, &err);
 	if ((off = lbt_offenders_new(&o, &err)) == NULL)
 		lbt_cli_die(&cli, &err);
-	cli.in.wanted = lbt_offenders_fields();
+	cli.in.wanted = lbt_offenders_fields(off);
 	in = lbt_cli_input(&cli);
 	while (lbt_cli_next(&cli, in, &rec))
 		if (lbt_offenders_add(off, rec) < 0)

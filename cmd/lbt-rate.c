@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 	o.top = (size_t)top;
 	if ((r = lbt_rate_new(&o, &err)) == NULL)
 		lbt_cli_die(&cli, &err);
-	cli.in.wanted = lbt_rate_fields(&o) | LBT_BIT(LBT_F_LINE);
+	cli.in.wanted = lbt_rate_fields(r) | LBT_BIT(LBT_F_LINE);
 	in = lbt_cli_input(&cli);
 	while (lbt_cli_next(&cli, in, &rec))
 		if (lbt_rate_add(r, rec) < 0)
