@@ -9,7 +9,8 @@
 #include <stdlib.h>
 
 #include "lbt/cli.h"
-#include "lbt/tarpit.h"
+#include "lbt/tarpit_cfg.h"
+#include "lbt/tarpit_report.h"
 
 #define NSECT 6
 
@@ -118,10 +119,11 @@ int main(int argc, char **argv)
 	o.maxconn = (int32_t)maxconn;
 	o.threshold_pct = (int)pct;
 	o.near = (int32_t)near;
-	o.cfg = cfg = read_cfg(&cli);
+	cfg = read_cfg(&cli);
+	lbt_tarpit_cfg_use(&o, cfg);
 	if ((t = lbt_tarpit_new(&o, &err)) == NULL)
 		lbt_cli_die(&cli, &err);
-	cli.in.wanted = lbt_tarpit_fields();
+	cli.in.wanted = lbt_tarpit_fields(t);
 	in = lbt_cli_input(&cli);
 	while (lbt_cli_next(&cli, in, &rec))
 		if (lbt_tarpit_add(t, rec) < 0)

@@ -9,6 +9,10 @@
  *   LBT_OUT_TABLE  aligned columns (rows buffered in blocks to size them),
  *                  bold header when colour is on; absent cells "-"
  *   LBT_OUT_MD     Markdown table
+ * and, for reports read by people, the lines around tables: a title (bold
+ * on colour), a blank line, a paragraph wrapped to a width.  Everything a
+ * program prints on stdout goes through this module (the ANSI codes live
+ * here only).
  * Includes: str.h.
  */
 #ifndef LBT_OUT_H
@@ -55,6 +59,21 @@ void lbt_out_cstr(lbt_out *o, const char *s);          /* NULL = absent */
 void lbt_out_int(lbt_out *o, int64_t v);
 void lbt_out_double(lbt_out *o, double v, int decimals);
 void lbt_out_absent(lbt_out *o);
+
+/*
+ * Write `text` and a newline to fp, in ANSI bold when `bold` ("" writes a
+ * blank line).  @return 0, or -1 when writing failed.
+ */
+int lbt_out_line(FILE *fp, const char *text, int bold);
+
+/*
+ * Write `text` as a paragraph wrapped at `width` columns (words are cut
+ * at spaces; a longer word stays whole), `first` before its first line and
+ * `rest` before the others, e.g. "- " and "  ".  @return 0, or -1 when
+ * writing failed.
+ */
+int lbt_out_paragraph(FILE *fp, const char *text, int width, const char *first,
+    const char *rest);
 
 /* Flush buffered rows (TABLE).  @return 0, or -1 when writing failed (EPIPE...). */
 int lbt_out_flush(lbt_out *o);

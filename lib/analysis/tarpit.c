@@ -26,8 +26,8 @@ static int32_t timer(const lbt_rec *r, lbt_field f, int32_t v)
 	return (r->have & LBT_BIT(f)) ? v : -1;
 }
 
-/* The LBT_BIT mask of every field the accumulator reads. */
-uint64_t lbt_tarpit_fields(void)
+/* The LBT_BIT mask of every field the accumulator reads (whatever the options). */
+uint64_t lbt_tarpit_fields(const lbt_tarpit *t)
 {
 	static const lbt_field f[] = {
 		LBT_F_TIME, LBT_F_LB, LBT_F_CLIENT, LBT_F_FRONTEND, LBT_F_TH, LBT_F_TI,
@@ -37,6 +37,7 @@ uint64_t lbt_tarpit_fields(void)
 	uint64_t m = 0;
 	size_t i;
 
+	(void)t;
 	for (i = 0; i < sizeof f / sizeof f[0]; i++)
 		m |= LBT_BIT(f[i]);
 	return m;
@@ -178,8 +179,8 @@ static void group_maxconn(const lbt_tarpit *t, struct tp_group *g)
 	if (t->o.maxconn > 0) {
 		p->maxconn = t->o.maxconn;
 		snprintf(p->maxconn_from, sizeof p->maxconn_from, "--maxconn");
-	} else if (t->o.cfg != NULL) {
-		p->maxconn = lbt_maxconn_cfg_get(t->o.cfg, p->frontend, g->fe_len,
+	} else if (t->o.maxconn_of != NULL) {
+		p->maxconn = t->o.maxconn_of(t->o.maxconn_ctx, p->frontend, g->fe_len,
 		    p->maxconn_from, sizeof p->maxconn_from);
 	}
 	if (p->maxconn > 0)

@@ -3,8 +3,9 @@
  *   tarpit.c         the accumulator: records -> groups, buckets, sources
  *   tarpit_notes.c   the notes built by finish() (missing fields, methods,
  *                    full frontends, upper bounds)
- *   (maxconn from haproxy.cfg: lib/config/maxconn.c, maxconn.h)
- *   tarpit_report.c  the sections printed through lbt_out
+ *   tarpit_merge.c   spawn, merge (analysis.h) and the vtable
+ *   (maxconn from haproxy.cfg: lib/run/tarpit_cfg.c fills opts.maxconn_of;
+ *   the sections printed: lib/report/tarpit_report.c, public accessors only)
  */
 #ifndef LBT_TARPIT_INT_H
 #define LBT_TARPIT_INT_H
