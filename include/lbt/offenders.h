@@ -177,6 +177,9 @@ size_t lbt_offenders_nrows(const lbt_offenders *o);
 const lbt_offender *lbt_offenders_row_at(const lbt_offenders *o, size_t i);
 const lbt_offenders_stats *lbt_offenders_stats_get(const lbt_offenders *o);
 
+/* The options o was made with (baseline NULL: it was parsed). */
+const lbt_offenders_opts *lbt_offenders_opts_get(const lbt_offenders *o);
+
 /* "429:120 2xx:5": the non-zero classes in the order 2xx 3xx 4xx 429 5xx
  * -1 other.  @return buf */
 const char *lbt_offender_status_str(const lbt_offender *r, char *buf, size_t size);

@@ -184,8 +184,9 @@ int64_t lbt_rate_total_count(const lbt_rate *r, int64_t b);
  */
 size_t lbt_rate_sparkline(const lbt_rate *r, size_t i, size_t width, char *buf, size_t size);
 
-/* The bucket width in µs, and how many records went where. */
+/* The bucket width in µs, the options given, and how many records went where. */
 int64_t lbt_rate_step(const lbt_rate *r);
+const lbt_rate_opts *lbt_rate_opts_get(const lbt_rate *r);
 const lbt_rate_stats *lbt_rate_stats_get(const lbt_rate *r);
 
 /* NULL accepted. */

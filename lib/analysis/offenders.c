@@ -655,6 +655,12 @@ const lbt_offenders_stats *lbt_offenders_stats_get(const lbt_offenders *o)
 	return &o->st;
 }
 
+/* @return the options o was made with. */
+const lbt_offenders_opts *lbt_offenders_opts_get(const lbt_offenders *o)
+{
+	return &o->o;
+}
+
 /* The non-zero status classes as "name:count" words.  @return buf */
 const char *lbt_offender_status_str(const lbt_offender *r, char *buf, size_t size)
 {

@@ -600,6 +600,12 @@ int64_t lbt_rate_step(const lbt_rate *r)
 	return r->o.step_us;
 }
 
+/* @return the options r was made with. */
+const lbt_rate_opts *lbt_rate_opts_get(const lbt_rate *r)
+{
+	return &r->o;
+}
+
 /* @return the counters (owned by r). */
 const lbt_rate_stats *lbt_rate_stats_get(const lbt_rate *r)
 {

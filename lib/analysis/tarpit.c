@@ -144,20 +144,20 @@ static int failed(lbt_tarpit *t)
 }
 
 /*
- * The interned copy of the record's file name (stable for the life of t),
- * or NULL when the record has none.  Also NULL when out of memory (then
+ * The interned copy of a file name (stable for the life of t), or NULL
+ * when file is NULL.  Also NULL when out of memory (then
  * t->failed is set).  The map's value is the pointer to its own key.
  */
-static const char *intern_file(lbt_tarpit *t, const lbt_rec *r)
+const char *lbt_tarpiti_intern(lbt_tarpit *t, const char *file)
 {
 	const char **v;
 	int created = 0;
 
-	if (r->file == NULL)
+	if (file == NULL)
 		return NULL;
-	if (t->last_file != NULL && strcmp(t->last_file, r->file) == 0)
+	if (t->last_file != NULL && strcmp(t->last_file, file) == 0)
 		return t->last_file;
-	v = lbt_hmap_put(t->files, r->file, strlen(r->file), &created);
+	v = lbt_hmap_put(t->files, file, strlen(file), &created);
 	if (v == NULL) {
 		failed(t);
 		return NULL;
@@ -189,7 +189,7 @@ static void group_maxconn(const lbt_tarpit *t, struct tp_group *g)
 
 /* Fill a group just added to the map under key[0..klen) = "lb\0frontend".
  * @return 0 or -1 (out of memory). */
-static int group_init(lbt_tarpit *t, struct tp_group *g, size_t lb_len, size_t fe_len)
+int lbt_tarpiti_group_init(lbt_tarpit *t, struct tp_group *g, size_t lb_len, size_t fe_len)
 {
 	lbt_hmap_entry e;
 	lbt_occ_opts oo = LBT_OCC_OPTS_INIT;
@@ -238,13 +238,13 @@ static struct tp_group *group_of(lbt_tarpit *t, const lbt_rec *r)
 	if (fe.n)
 		memcpy(t->kbuf + lb.n + 1, fe.p, fe.n);
 	g = lbt_hmap_put(t->groups, t->kbuf, n, &created);
-	if (g == NULL || (created && group_init(t, g, lb.n, fe.n) < 0))
+	if (g == NULL || (created && lbt_tarpiti_group_init(t, g, lb.n, fe.n) < 0))
 		return NULL;
 	return t->last_g = g;
 }
 
 /* The group's bucket b, created when new.  @return it, or NULL (no memory). */
-static struct tp_bucket *group_bucket(struct tp_group *g, int64_t b)
+struct tp_bucket *lbt_tarpiti_group_bucket(struct tp_group *g, int64_t b)
 {
 	struct tp_bucket *p;
 	int created = 0;
@@ -361,7 +361,7 @@ static int count_conns(struct tp_group *g, const lbt_rec *r, int64_t at, const c
 
 	if (!hfc && !hac)
 		return 0;
-	if ((w = group_bucket(g, lbt_bucket_of(at, step))) == NULL)
+	if ((w = lbt_tarpiti_group_bucket(g, lbt_bucket_of(at, step))) == NULL)
 		return -1;
 	b = &w->pub;
 	if (hfc) {
@@ -390,7 +390,7 @@ static int count_conns(struct tp_group *g, const lbt_rec *r, int64_t at, const c
 static int count_start(lbt_tarpit *t, struct tp_group *g, const lbt_rec *r, int64_t at,
     int pt, int ct)
 {
-	struct tp_bucket *w = group_bucket(g, lbt_bucket_of(at, t->o.step_us));
+	struct tp_bucket *w = lbt_tarpiti_group_bucket(g, lbt_bucket_of(at, t->o.step_us));
 	lbt_tarpit_bucket *b = w != NULL ? &w->pub : NULL;
 
 	if (b == NULL)
@@ -446,7 +446,7 @@ int lbt_tarpit_add(lbt_tarpit *t, const lbt_rec *r)
 	}
 	t->st.pt += pt;
 	t->st.ct += ct;
-	file = intern_file(t, r);
+	file = lbt_tarpiti_intern(t, r->file);
 	if (t->failed || (g = group_of(t, r)) == NULL)
 		return failed(t);
 	group_count(t, g, r, pt, ct);

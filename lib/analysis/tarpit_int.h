@@ -71,6 +71,11 @@ struct lbt_tarpit {
 	size_t nnotes, capnotes;
 };
 
+/* tarpit.c (each function's comment is above its definition) */
+const char *lbt_tarpiti_intern(lbt_tarpit *t, const char *file);
+int lbt_tarpiti_group_init(lbt_tarpit *t, struct tp_group *g, size_t lb_len, size_t fe_len);
+struct tp_bucket *lbt_tarpiti_group_bucket(struct tp_group *g, int64_t b);
+
 /* Build every note (tarpit_notes.c).  @return 0, or -1 when out of memory. */
 int lbt_tarpiti_notes_build(lbt_tarpit *t);
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lbt/cli.h"
+#include "lbt/driver.h"
 #include "lbt/num.h"
 #include "lbt/version.h"
 
@@ -503,33 +504,84 @@ void lbt_cli_diag(void *ctx, const lbt_err *err)
 	say_err(ctx, err);
 }
 
-/* Open the record stream over the operands (stdin when none); exits on bad options. */
+/* A parser of single lines with cli's input options (lbt-formats --explain);
+ * exits on bad options. */
 lbt_input *lbt_cli_input(lbt_cli *cli)
 {
 	lbt_err err;
-	lbt_input *in;
+	lbt_input *in = lbt_input_new(&cli->in, &err);
 
-	if (cli->in.db != NULL && cli->nargs > 0)
-		usage_error(cli, "--db reads the index: no log file operands expected");
-	in = lbt_input_new(&cli->in, &err);
 	if (in == NULL)
 		lbt_cli_die(cli, &err);
-	for (int i = 0; i < cli->nargs; i++)
-		lbt_input_add(in, cli->args[i]);
-	if (cli->nargs == 0 && cli->in.db == NULL)
-		lbt_input_add(in, "-");
 	return in;
 }
 
+/* Open the record stream over the operands (stdin when none, the index
+ * with --db); exits on bad options. */
+lbt_stream *lbt_cli_stream(lbt_cli *cli)
+{
+	static char *stdin_only[] = { "-", NULL };
+	lbt_err err;
+	lbt_stream *s;
+
+	if (cli->in.db != NULL && cli->nargs > 0)
+		usage_error(cli, "--db reads the index: no log file operands expected");
+	if (cli->nargs > 0 || cli->in.db != NULL)
+		s = lbt_stream_open(&cli->in, cli->args, cli->nargs, &err);
+	else
+		s = lbt_stream_open(&cli->in, stdin_only, 1, &err);
+	if (s == NULL)
+		lbt_cli_die(cli, &err);
+	return s;
+}
+
 /* Next record; input errors are printed and the stream goes on. @return 1 or 0 */
-int lbt_cli_next(lbt_cli *cli, lbt_input *in, lbt_rec **rec)
+int lbt_cli_next(lbt_cli *cli, lbt_stream *s, lbt_rec **rec)
 {
 	lbt_err err;
 	int r;
 
-	while ((r = lbt_input_next(in, rec, &err)) < 0)
+	while ((r = lbt_stream_next(s, rec, &err)) < 0)
 		lbt_cli_error(cli, &err);
 	return r;
+}
+
+/* lbt_driver_error_fn printing a file's error (status 1). */
+static void run_error(void *ctx, const lbt_err *err)
+{
+	lbt_cli_error(ctx, err);
+}
+
+/* Read the operands once through v[0..n) (fields they read, and `also`);
+ * exits when an analysis fails.  @return the stream, for lbt_cli_finish. */
+lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also)
+{
+	lbt_stream *s;
+	lbt_err err;
+
+	cli->in.wanted = lbt_analysis_fields(v, n) | also;
+	s = lbt_cli_stream(cli);
+	if (lbt_driver_run(s, v, n, run_error, cli, &err) < 0)
+		lbt_cli_die(cli, &err);
+	return s;
+}
+
+/* The report options of cli's output flags, `top` rows. */
+lbt_report_opts lbt_cli_report_opts(const lbt_cli *cli, size_t top)
+{
+	lbt_report_opts p = { cli->out_mode, cli->color, cli->header, top };
+
+	return p;
+}
+
+/* Print "NAME: " and a formatted note to stderr; the status is unchanged. */
+void lbt_cli_note(const lbt_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(cli, fmt, ap);
+	va_end(ap);
 }
 
 /* A writer on stdout configured by cli; exits when out of memory. */
@@ -565,7 +617,7 @@ void lbt_cli_summary(lbt_cli *cli, const lbt_input_stats *st)
 }
 
 /* End of run: flush output, summary, free.  @return the exit status. */
-int lbt_cli_finish(lbt_cli *cli, lbt_input *in, lbt_out *out)
+int lbt_cli_finish(lbt_cli *cli, lbt_stream *in, lbt_out *out)
 {
 	int werr = lbt_out_free(out) < 0;
 
@@ -575,8 +627,8 @@ int lbt_cli_finish(lbt_cli *cli, lbt_input *in, lbt_out *out)
 		cli->status = 1;
 	}
 	if (in != NULL) {
-		lbt_cli_summary(cli, lbt_input_stats_get(in));
-		lbt_input_free(in);
+		lbt_cli_summary(cli, lbt_stream_stats(in));
+		lbt_stream_free(in);
 	}
 	return cli->status;
 }

@@ -57,7 +57,7 @@ void lbt_report_bucket(lbt_out *o, int64_t bucket, int64_t step_us)
 /* "file:line", or an absent cell without a file. */
 void lbt_report_evidence(lbt_out *o, const char *file, uint64_t line)
 {
-	char b[600];
+	char b[1024];
 
 	if (file == NULL) {
 		lbt_out_absent(o);

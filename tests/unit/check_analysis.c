@@ -356,6 +356,165 @@ START_TEST(offenders_merge_exact)
 }
 END_TEST
 
+/* ---- tarpit and its occupancy ----------------------------------------- */
+
+/* Two occupancies' buckets, periods and counters. */
+static void occ_same(const lbt_occ *a, const lbt_occ *b)
+{
+	size_t n1, n2;
+	const lbt_occ_bucket *x = lbt_occ_buckets(a, &n1), *y = lbt_occ_buckets(b, &n2);
+
+	ck_assert_int_eq(memcmp(lbt_occ_stats_get(a), lbt_occ_stats_get(b),
+	    sizeof(lbt_occ_stats)), 0);
+	ck_assert_uint_eq(n1, n2);
+	for (size_t i = 0; i < n1; i++)
+		ck_assert_msg(memcmp(&x[i], &y[i], sizeof x[i]) == 0, "bucket %lld: max %d/%d "
+		    "at %lld/%lld tp %d/%d nt %d/%d flags %u/%u", (long long)x[i].bucket, x[i].max,
+		    y[i].max, (long long)x[i].max_at_us, (long long)y[i].max_at_us, x[i].max_tarpit,
+		    y[i].max_tarpit, x[i].max_nt, y[i].max_nt, x[i].flags, y[i].flags);
+	for (int w = 0; w < 2; w++) {
+		const lbt_occ_period *p = lbt_occ_periods(a, w, &n1), *q = lbt_occ_periods(b, w, &n2);
+
+		ck_assert_uint_eq(n1, n2);
+		for (size_t i = 0; i < n1; i++)
+			ck_assert_msg(memcmp(&p[i], &q[i], sizeof p[i]) == 0, "period %zu: %lld..%lld "
+			    "/ %lld..%lld peak %d/%d", i, (long long)p[i].start_us,
+			    (long long)p[i].end_us, (long long)q[i].start_us, (long long)q[i].end_us,
+			    p[i].peak, q[i].peak);
+	}
+}
+
+/* Two groups, field by field (strings by text, the occupancy by content). */
+static void group_same(const lbt_tarpit_group *g, const lbt_tarpit_group *h)
+{
+	lbt_tarpit_group x = *g, y = *h;
+
+	str_eq("lb", g->lb, h->lb);
+	str_eq("frontend", g->frontend, h->frontend);
+	str_eq("full evidence", g->full_file, h->full_file);
+	occ_same(g->occ, h->occ);
+	x.lb = y.lb = x.frontend = y.frontend = x.full_file = y.full_file = NULL;
+	x.occ = y.occ = NULL;
+	ck_assert_int_eq(memcmp(&x, &y, sizeof x), 0);
+}
+
+/* Every group, bucket, source, note and counter of two finished tarpits. */
+static void tarpit_same(const lbt_tarpit *a, const lbt_tarpit *b)
+{
+	ck_assert_int_eq(memcmp(lbt_tarpit_stats_get(a), lbt_tarpit_stats_get(b),
+	    sizeof(lbt_tarpit_stats)), 0);
+	ck_assert_uint_eq(lbt_tarpit_ngroups(a), lbt_tarpit_ngroups(b));
+	for (size_t i = 0; i < lbt_tarpit_ngroups(a); i++) {
+		size_t n1, n2;
+		const lbt_tarpit_bucket *x = lbt_tarpit_buckets(a, i, &n1);
+		const lbt_tarpit_bucket *y = lbt_tarpit_buckets(b, i, &n2);
+
+		group_same(lbt_tarpit_group_at(a, i), lbt_tarpit_group_at(b, i));
+		ck_assert_uint_eq(n1, n2);
+		for (size_t k = 0; k < n1; k++) {
+			lbt_tarpit_bucket u = x[k], v = y[k];
+
+			str_eq("fc evidence", u.fc_file, v.fc_file);
+			u.fc_file = v.fc_file = NULL;
+			ck_assert_int_eq(memcmp(&u, &v, sizeof u), 0);
+		}
+	}
+	ck_assert_uint_eq(lbt_tarpit_nsources(a), lbt_tarpit_nsources(b));
+	for (size_t i = 0; i < lbt_tarpit_nsources(a); i++) {
+		lbt_tarpit_source u = *lbt_tarpit_source_at(a, i), v = *lbt_tarpit_source_at(b, i);
+
+		str_eq("source evidence", u.file, v.file);
+		u.file = v.file = NULL;
+		ck_assert_int_eq(memcmp(&u, &v, sizeof u), 0);
+	}
+	ck_assert_uint_eq(lbt_tarpit_nnotes(a), lbt_tarpit_nnotes(b));
+	for (size_t i = 0; i < lbt_tarpit_nnotes(a); i++)
+		str_eq("note", lbt_tarpit_note_at(a, i)->text, lbt_tarpit_note_at(b, i)->text);
+}
+
+/* Tarpit with maxconn 20 (periods at >= 18) at two steps and windows. */
+static void tarpit_check(const struct recs *rs, part_fn fn, size_t arg, int nparts,
+    int nested)
+{
+	for (int k = 0; k < 3; k++) {
+		lbt_tarpit_opts o = LBT_TARPIT_OPTS_INIT;
+		lbt_analysis proto, all, merged;
+		lbt_tarpit *t;
+		lbt_err err;
+
+		o.maxconn = k == 2 ? 0 : 20;
+		o.step_us = k == 1 ? 1000000 : 10000000;
+		o.window_us = k == 1 ? 5000000 : 60000000;
+		ck_assert_ptr_nonnull(t = lbt_tarpit_new(&o, &err));
+		proto = lbt_tarpit_analysis(t);
+		all_and_parts(&proto, rs, fn, arg, nparts, nested, &all, &merged);
+		tarpit_same(all.acc, merged.acc);
+		lbt_analysis_free(&all);
+		lbt_analysis_free(&merged);
+		lbt_analysis_free(&proto);
+	}
+}
+
+/* The incident (one file: one occupancy stream) cut at many lines, in
+ * three parts both ways; the real files split by file and cut. */
+START_TEST(tarpit_merge_exact)
+{
+	const char *paths[32];
+	struct recs rs;
+	size_t n;
+
+	load(&rs, (const char *[]){ INCIDENT }, 1);
+	for (size_t k = 0; k <= rs.n; k += rs.n / 23 + 1)
+		tarpit_check(&rs, cut_at, k, 2, 0);
+	tarpit_check(&rs, cut_at, 1, 2, 0);
+	tarpit_check(&rs, cut_at, rs.n - 1, 2, 0);
+	tarpit_check(&rs, three, rs.n / 3, 3, 0);
+	tarpit_check(&rs, three, rs.n / 3, 3, 1);
+	tarpit_check(&rs, three, 7, 3, 1);
+	unload(&rs);
+	n = real_paths(paths);
+	load(&rs, paths, n);
+	for (size_t salt = 0; salt < 4; salt++)
+		tarpit_check(&rs, by_file, salt, 2, 0);
+	for (size_t k = 0; k <= rs.n; k += rs.n / 11 + 1)
+		tarpit_check(&rs, cut_at, k, 2, 0);
+	unload(&rs);
+}
+END_TEST
+
+/*
+ * Records of two load balancers logged in one stream of time: the
+ * incident's lines and the same lines as another file on another LB,
+ * interleaved record by record, the parts by file; and the same
+ * interleaved order cut at its middle (both parts hold both files).
+ */
+START_TEST(interleaved_files)
+{
+	struct recs one, rs;
+
+	load(&one, (const char *[]){ INCIDENT }, 1);
+	memset(&rs, 0, sizeof rs);
+	rs.v = calloc(MAXREC, sizeof *rs.v);
+	for (size_t i = 0; i < one.n && 2 * i + 1 < MAXREC; i++) {
+		lbt_rec r = one.v[i];
+
+		push(&rs, &one.v[i], NULL);
+		r.lb = lbt_str_make("lb2", 3);
+		r.have |= LBT_BIT(LBT_F_LB);
+		r.time_us += 250000;
+		push(&rs, &r, "other.log");
+	}
+	for (size_t salt = 0; salt < 2; salt++) {
+		tarpit_check(&rs, by_file, salt, 2, 0);
+		offenders_check(&rs, by_file, salt, 2, 0);
+		rate_check(&rs, by_file, salt, 2, 0);
+	}
+	tarpit_check(&rs, cut_at, rs.n / 2, 2, 0);
+	unload(&rs);
+	unload(&one);
+}
+END_TEST
+
 /* ---- the interface itself --------------------------------------------- */
 
 /* Fields are the union; a merge of two kinds is refused and frees src. */
@@ -391,6 +550,8 @@ static Suite *analysis_suite(void)
 	tcase_add_test(tc, interface);
 	tcase_add_test(tc, rate_merge_exact);
 	tcase_add_test(tc, offenders_merge_exact);
+	tcase_add_test(tc, tarpit_merge_exact);
+	tcase_add_test(tc, interleaved_files);
 	suite_add_tcase(s, tc);
 	return s;
 }
