@@ -464,7 +464,7 @@ START_TEST(tarpit_merge_exact)
 	size_t n;
 
 	load(&rs, (const char *[]){ INCIDENT }, 1);
-	for (size_t k = 0; k <= rs.n; k += rs.n / 23 + 1)
+	for (size_t k = 0; k <= rs.n; k += rs.n / 9 + 1)
 		tarpit_check(&rs, cut_at, k, 2, 0);
 	tarpit_check(&rs, cut_at, 1, 2, 0);
 	tarpit_check(&rs, cut_at, rs.n - 1, 2, 0);
@@ -474,9 +474,9 @@ START_TEST(tarpit_merge_exact)
 	unload(&rs);
 	n = real_paths(paths);
 	load(&rs, paths, n);
-	for (size_t salt = 0; salt < 4; salt++)
+	for (size_t salt = 0; salt < 2; salt++)
 		tarpit_check(&rs, by_file, salt, 2, 0);
-	for (size_t k = 0; k <= rs.n; k += rs.n / 11 + 1)
+	for (size_t k = rs.n / 5; k < rs.n; k += rs.n / 5 + 1)
 		tarpit_check(&rs, cut_at, k, 2, 0);
 	unload(&rs);
 }
@@ -504,11 +504,9 @@ START_TEST(interleaved_files)
 		r.time_us += 250000;
 		push(&rs, &r, "other.log");
 	}
-	for (size_t salt = 0; salt < 2; salt++) {
-		tarpit_check(&rs, by_file, salt, 2, 0);
-		offenders_check(&rs, by_file, salt, 2, 0);
-		rate_check(&rs, by_file, salt, 2, 0);
-	}
+	tarpit_check(&rs, by_file, 0, 2, 0);
+	offenders_check(&rs, by_file, 0, 2, 0);
+	rate_check(&rs, by_file, 0, 2, 0);
 	tarpit_check(&rs, cut_at, rs.n / 2, 2, 0);
 	unload(&rs);
 	unload(&one);
