@@ -22,25 +22,36 @@
 
 /* ---- records kept in memory ------------------------------------------- */
 
+#define CHUNK (1u << 20)
+
 /* Records read once from fixtures, deep-copied (a record is a view). */
 struct recs {
 	lbt_rec *v;
 	size_t n;
-	char **owned;            /* every copied string */
-	size_t nowned;
+	char **owned;            /* chunks holding every copied string */
+	size_t nowned, capowned;
+	size_t used;             /* bytes used in the last chunk */
 };
 
-/* A malloc'ed copy of p[0..n) kept in rs.  @return it. */
+/* A copy of p[0..n), NUL-terminated, in rs's chunks.  @return it. */
 static char *keep(struct recs *rs, const char *p, size_t n)
 {
-	char *c = malloc(n + 1);
+	char *c;
 
-	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_lt(n, CHUNK);
+	if (rs->nowned == 0 || rs->used + n + 1 > CHUNK) {
+		if (rs->nowned == rs->capowned) {
+			rs->capowned = rs->capowned ? 2 * rs->capowned : 16;
+			rs->owned = realloc(rs->owned, rs->capowned * sizeof *rs->owned);
+			ck_assert_ptr_nonnull(rs->owned);
+		}
+		ck_assert_ptr_nonnull(rs->owned[rs->nowned++] = malloc(CHUNK));
+		rs->used = 0;
+	}
+	c = rs->owned[rs->nowned - 1] + rs->used;
 	memcpy(c, p, n);
 	c[n] = '\0';
-	rs->owned = realloc(rs->owned, (rs->nowned + 1) * sizeof *rs->owned);
-	ck_assert_ptr_nonnull(rs->owned);
-	rs->owned[rs->nowned++] = c;
+	rs->used += n + 1;
 	return c;
 }
 
