@@ -79,10 +79,11 @@ uint64_t lbt_rec_cols_fields(const lbt_rec_cols *c)
 }
 
 /* Write field f of rec as one cell: absent, a string, a number (unless
- * `text`), or its text form (times, addresses, file names). */
-static void cell(lbt_out *o, lbt_rec *rec, lbt_field f, int text)
+ * `text`), or its text form (times, addresses, file names) made in buf
+ * (the caller's, so that a row costs one buffer, not one a cell). */
+static inline void cell(lbt_out *o, lbt_rec *rec, lbt_field f, int text, char *buf,
+    size_t size)
 {
-	char buf[4096];
 	const lbt_str *s = lbt_rec_str(rec, f);
 	const int32_t *v = text ? NULL : lbt_rec_i32(rec, f);
 
@@ -95,23 +96,27 @@ static void cell(lbt_out *o, lbt_rec *rec, lbt_field f, int text)
 	else if (!text && (f == LBT_F_BYTES || f == LBT_F_LINE))
 		lbt_out_int(o, f == LBT_F_BYTES ? rec->bytes : (int64_t)rec->line);
 	else
-		lbt_out_str(o, buf, lbt_rec_format_field(rec, f, buf, sizeof buf));
+		lbt_out_str(o, buf, lbt_rec_format_field(rec, f, buf, size));
 }
 
 /* One row of c's columns. */
 void lbt_rec_row(lbt_out *o, lbt_rec *rec, const lbt_rec_cols *c)
 {
+	char buf[4096];       /* times, addresses, file names */
+
 	for (int i = 0; i < c->n; i++)
-		cell(o, rec, c->f[i], 0);
+		cell(o, rec, c->f[i], 0, buf, sizeof buf);
 }
 
 /* "field", "value" for every present field but provenance. */
 void lbt_rec_explain(lbt_out *o, lbt_rec *rec)
 {
+	char buf[4096];
+
 	for (int f = 0; f < LBT_F_COUNT; f++) {
 		if (!(rec->have & LBT_BIT(f)) || f == LBT_F_FILE || f == LBT_F_LINE)
 			continue;
 		lbt_out_cstr(o, lbt_field_name((lbt_field)f));
-		cell(o, rec, (lbt_field)f, 1);
+		cell(o, rec, (lbt_field)f, 1, buf, sizeof buf);
 	}
 }
