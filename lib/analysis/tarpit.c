@@ -446,7 +446,8 @@ int lbt_tarpit_add(lbt_tarpit *t, const lbt_rec *r)
 	}
 	t->st.pt += pt;
 	t->st.ct += ct;
-	file = lbt_tarpiti_intern(t, r->file);
+	file = r->file == NULL ? NULL : t->last_file != NULL && strcmp(t->last_file, r->file) == 0 ?
+	    t->last_file : lbt_tarpiti_intern(t, r->file);     /* the same file: no call */
 	if (t->failed || (g = group_of(t, r)) == NULL)
 		return failed(t);
 	group_count(t, g, r, pt, ct);
