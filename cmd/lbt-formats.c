@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lbt/cli.h"
-#include "lbt/syslog.h"
+#include "lbt/descriptor.h"
+#include "lbt/rec_report.h"
 
 #define MAX_FORMATS 128
 
@@ -51,41 +51,16 @@ static void do_show(lbt_cli *cli, const char *name)
 	fputs(text, stdout);
 }
 
-/* Print "field<TAB>value" for every present field of rec but provenance. */
-static void explain_fields(lbt_out *o, lbt_rec *rec)
-{
-	char buf[4096];
-
-	for (int f = 0; f < LBT_F_COUNT; f++) {
-		const lbt_str *s = lbt_rec_str(rec, (lbt_field)f);
-
-		if (!(rec->have & LBT_BIT(f)) || f == LBT_F_FILE || f == LBT_F_LINE)
-			continue;
-		lbt_out_cstr(o, lbt_field_name((lbt_field)f));
-		if (s != NULL)
-			lbt_out_str(o, s->p, s->n);
-		else
-			lbt_out_str(o, buf, lbt_rec_format_field(rec, (lbt_field)f, buf, sizeof buf));
-	}
-}
-
 /*
- * Score every built-in on the message of `line` (wrapper stripped): the
- * names that parse it go to matches[], space-separated.  @return the best
- * (most fields, then priority, as detection ranks them), or NULL.
+ * The names of the built-ins that parse the line (scores sc[0..k), best
+ * first, as detection ranks them) into matches[], space-separated.
+ * @return the best, or NULL when none parses it.
  */
-static const char *explain_matches(const char *line, char *matches, size_t size,
-    lbt_syslog *sy)
+static const char *explain_matches(const lbt_format_score *sc, int k, char *matches,
+    size_t size)
 {
-	lbt_format_score sc[MAX_FORMATS];
-	size_t len = strlen(line), n = 0;
-	const char *msg;
-	int k;
+	size_t n = 0;
 
-	lbt_syslog_strip(line, len, NULL, (int64_t)time(NULL), sy);
-	msg = line + sy->msg_off;
-	len -= sy->msg_off;
-	k = lbt_format_detect(&msg, &len, 1, sc, MAX_FORMATS);
 	matches[0] = '\0';
 	for (int i = 0; i < k && sc[i].parsed == 1; i++)
 		n += (size_t)snprintf(matches + n, n < size ? size - n : 0, "%s%s", i ? " " : "",
@@ -93,24 +68,45 @@ static const char *explain_matches(const char *line, char *matches, size_t size,
 	return k > 0 && sc[0].parsed == 1 ? sc[0].name : NULL;
 }
 
+/* The rows of an explained line: wrapper, matches, format, then its fields. */
+static void explain_rows(lbt_out *o, const struct mode *m, lbt_syslog_kind wrapper,
+    const char *matches, const lbt_format *f, lbt_rec *rec)
+{
+	if (wrapper != LBT_SYSLOG_NONE) {
+		lbt_out_cstr(o, "wrapper");
+		lbt_out_cstr(o, lbt_syslog_kind_name(wrapper));
+	}
+	if (f != NULL && rec->kind == LBT_KIND_REQUEST && !m->format) {
+		lbt_out_cstr(o, "matches");
+		lbt_out_cstr(o, matches);
+	}
+	lbt_out_cstr(o, "format");
+	lbt_out_cstr(o, rec->kind == LBT_KIND_EVENT ? "event" : lbt_format_name(f));
+	lbt_rec_explain(o, rec);
+}
+
 /*
- * --explain LINE: which built-ins (or only --format) parse the line, and
- * the fields of the best, completed as lbt-cat completes them.
+ * --explain LINE: which built-ins (or only --format) parse the line, the
+ * library's detection on this one line, and the fields of the best,
+ * completed as lbt-cat completes them.
  */
 static void do_explain(lbt_cli *cli, const struct mode *m)
 {
 	static const lbt_out_col cols[] = { { "field", LBT_COL_STR }, { "value", LBT_COL_STR } };
+	lbt_format_score sc[MAX_FORMATS];
 	char matches[2048];
 	const char *best;
-	lbt_syslog sy;
+	lbt_syslog_kind wrapper;
 	lbt_input *in = lbt_cli_input(cli);
 	lbt_format *f = NULL;
 	lbt_out *o = lbt_cli_out(cli, cols, 2);
 	lbt_rec *rec;
 	lbt_err err;
+	int k;
 
 	lbt_out_set_header(o, 0);
-	best = explain_matches(m->explain, matches, sizeof matches, &sy);
+	k = lbt_input_score_line(in, m->explain, strlen(m->explain), sc, MAX_FORMATS, &wrapper);
+	best = explain_matches(sc, k, matches, sizeof matches);
 	if ((m->format || best) && (f = lbt_format_open(m->format ? m->format : best, &err)) == NULL)
 		lbt_cli_die(cli, &err);
 	if (lbt_input_parse_line(in, f, m->explain, strlen(m->explain), &rec, &err) < 1) {
@@ -120,20 +116,11 @@ static void do_explain(lbt_cli *cli, const struct mode *m)
 			lbt_cli_errorf(cli, "no built-in format matches this line "
 			    "(try lbt-formats --explain LINE --format NAME to see why)");
 	} else {
-		if (sy.kind != LBT_SYSLOG_NONE) {
-			lbt_out_cstr(o, "wrapper");
-			lbt_out_cstr(o, lbt_syslog_kind_name(sy.kind));
-		}
-		if (f != NULL && rec->kind == LBT_KIND_REQUEST && !m->format) {
-			lbt_out_cstr(o, "matches");
-			lbt_out_cstr(o, matches);
-		}
-		lbt_out_cstr(o, "format");
-		lbt_out_cstr(o, rec->kind == LBT_KIND_EVENT ? "event" : lbt_format_name(f));
-		explain_fields(o, rec);
+		explain_rows(o, m, wrapper, matches, f, rec);
 	}
 	lbt_format_free(f);
-	lbt_cli_finish(cli, in, o);
+	lbt_input_free(in);
+	lbt_cli_finish(cli, NULL, o);
 }
 
 /* --detect FILE: every built-in's score on the file's first lines, best first. */
@@ -162,23 +149,6 @@ static void do_detect(lbt_cli *cli, const char *path, const char *log_tz)
 	lbt_cli_finish(cli, NULL, o);
 }
 
-/*
- * Print a derived format as a descriptor (lbt-formats(5): "key value"
- * lines).  The NGINX escape= and HAProxy capture names are not readable
- * from an lbt_format yet: pass them with --escape / --captures.
- */
-static void print_descriptor(const lbt_format *f, const char *source)
-{
-	lbt_dialect d = lbt_format_dialect(f);
-
-	printf("# derived by lbt-formats from %s\n", source);
-	printf("name %s\n", lbt_format_name(f));
-	printf("describe %s\n", lbt_format_describe(f));
-	printf("dialect %s\n", d == LBT_DIALECT_NGINX ? "nginx" : d == LBT_DIALECT_TSV ? "tsv" :
-	    "haproxy");
-	printf("template %s\n", lbt_format_template(f));
-}
-
 /* --from-haproxy-cfg / --from-nginx-conf: the derived format as a descriptor. */
 static void do_from(lbt_cli *cli, const struct mode *m)
 {
@@ -186,11 +156,17 @@ static void do_from(lbt_cli *cli, const struct mode *m)
 	lbt_format *f = m->hcfg ? lbt_format_from_haproxy_cfg(m->hcfg, m->frontend, &err) :
 	    lbt_format_from_nginx_conf(m->ncfg, m->log_name, &err);
 
+	char *text;
+
 	if (f == NULL) {
 		lbt_cli_error(cli, &err);
 		return;
 	}
-	print_descriptor(f, m->hcfg ? m->hcfg : m->ncfg);
+	if ((text = lbt_descriptor_text(f, m->hcfg ? m->hcfg : m->ncfg)) == NULL)
+		lbt_cli_errorf(cli, "out of memory");
+	else
+		fputs(text, stdout);
+	free(text);
 	lbt_format_free(f);
 }
 

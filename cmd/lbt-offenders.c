@@ -2,14 +2,13 @@
  * lbt-offenders - who sends the traffic: sources grouped as IPv4 /32 and
  * IPv6 /64 networks (configurable), ranked, with their baseline ratio,
  * tarpit cost, GeoIP/ASN and an evidence line.  The work is in
- * lib/analysis/offenders.c and lib/analysis/geoip.c; this file is options and output.  The
- * first column is the source, so `cut -f 1` of the TSV is an HAProxy ACL file.
+ * lib/analysis/offenders.c and geoip.c, the table in
+ * lib/report/offenders_report.c; this file is options.
  */
 #include <stdio.h>
 
 #include "lbt/cli.h"
-#include "lbt/offenders.h"
-#include "lbt/timeparse.h"
+#include "lbt/offenders_report.h"
 
 #define MAX_GEOIP 16
 
@@ -29,77 +28,7 @@ static int opt_geoip(void *ctx, const char *arg, lbt_err *err)
 	return 0;
 }
 
-/* Write a time (ISO 8601 UTC, milliseconds). */
-static void out_time(lbt_out *out, int64_t us)
-{
-	char buf[40];
-
-	lbt_time_format(us, 0, buf, sizeof buf);
-	lbt_out_cstr(out, buf);
-}
-
-/* Write the cells of one source. */
-static void print_row(lbt_out *out, const lbt_offender *w, int country, int asn)
-{
-	char buf[1024];
-
-	lbt_out_cstr(out, w->source);
-	lbt_out_int(out, (int64_t)w->requests);
-	lbt_out_double(out, w->share, 2);
-	lbt_out_int(out, w->peak_count);
-	snprintf(buf, sizeof buf, "%s%llu", w->addrs_capped ? ">" : "",
-	    (unsigned long long)w->addrs);
-	lbt_out_cstr(out, buf);
-	lbt_out_cstr(out, lbt_offender_keys_str(w, buf, sizeof buf));
-	lbt_out_cstr(out, lbt_offender_status_str(w, buf, sizeof buf));
-	lbt_out_int(out, (int64_t)w->tarpitted);
-	lbt_out_double(out, w->held_s, 3);
-	out_time(out, w->first_us);
-	out_time(out, w->last_us);
-	if (!w->has_ratio)
-		lbt_out_absent(out);
-	else if (w->is_new)
-		lbt_out_cstr(out, "new");
-	else
-		lbt_out_double(out, w->ratio, 2);
-	if (country)
-		lbt_out_cstr(out, w->geo.has_country ? w->geo.country : NULL);
-	if (asn) {
-		snprintf(buf, sizeof buf, "AS%lu %s", (unsigned long)w->geo.asn, w->geo.org);
-		lbt_out_cstr(out, w->geo.has_asn ? buf : NULL);
-	}
-	snprintf(buf, sizeof buf, "%s:%llu", w->ev_file ? w->ev_file : "",
-	    (unsigned long long)w->ev_line);
-	lbt_out_cstr(out, w->ev_file ? buf : NULL);
-}
-
-/* The table: columns (GeoIP ones only when a database can fill them), rows. */
-static lbt_out *print_rows(lbt_cli *cli, const lbt_offenders *o, const lbt_geoip *g)
-{
-	static const lbt_out_col base[] = {
-		{ "source", LBT_COL_STR }, { "requests", LBT_COL_NUM }, { "share", LBT_COL_NUM },
-		{ "peak_rps", LBT_COL_NUM }, { "addrs", LBT_COL_NUM }, { "top_keys", LBT_COL_STR },
-		{ "status", LBT_COL_STR }, { "tarpit", LBT_COL_NUM }, { "held_s", LBT_COL_NUM },
-		{ "first", LBT_COL_STR }, { "last", LBT_COL_STR }, { "ratio", LBT_COL_NUM },
-	};
-	int country = lbt_geoip_has_country(g), asn = lbt_geoip_has_asn(g), n = 12;
-	lbt_out_col cols[15];
-	lbt_out *out;
-
-	for (int i = 0; i < n; i++)
-		cols[i] = base[i];
-	if (country)
-		cols[n++] = (lbt_out_col){ "country", LBT_COL_STR };
-	if (asn)
-		cols[n++] = (lbt_out_col){ "asn", LBT_COL_STR };
-	cols[n++] = (lbt_out_col){ "evidence", LBT_COL_STR };
-	out = lbt_cli_out(cli, cols, n);
-	for (size_t i = 0; i < lbt_offenders_nrows(o); i++)
-		print_row(out, lbt_offenders_row(o, i), country, asn);
-	return out;
-}
-
-/* Options, the record loop, the table. */
+/* Options, the analysis over the input, its table. */
 int main(int argc, char **argv)
 {
 	static const lbt_cli_prog prog = {
@@ -133,10 +62,11 @@ int main(int argc, char **argv)
 	};
 	lbt_cli cli;
 	lbt_err err;
-	lbt_offenders *off;
-	lbt_input *in;
-	lbt_out *out;
-	lbt_rec *rec;
+	lbt_analysis a;
+	lbt_stream *in;
+	lbt_report_opts p;
+	char note[200];
+	int rc;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
 	o.top = (size_t)top;
@@ -146,20 +76,16 @@ int main(int argc, char **argv)
 	}
 	if (!no_geoip && (o.geoip = lbt_geoip_open(gf.path, gf.n, NULL, &err)) == NULL)
 		lbt_cli_die(&cli, &err);
-	if ((off = lbt_offenders_new(&o, &err)) == NULL)
+	if ((a = lbt_offenders_analysis(lbt_offenders_new(&o, &err))).acc == NULL)
 		lbt_cli_die(&cli, &err);
-	cli.in.wanted = lbt_offenders_fields();
-	in = lbt_cli_input(&cli);
-	while (lbt_cli_next(&cli, in, &rec))
-		if (lbt_offenders_add(off, rec) < 0)
-			break;
-	if (lbt_offenders_finish(off, &err) < 0)
-		lbt_cli_die(&cli, &err);
-	if (lbt_offenders_stats_get(off)->counted == 0 && lbt_offenders_stats_get(off)->no_client)
-		fprintf(stderr, "lbt-offenders: none of %llu records has a client address\n",
-		    (unsigned long long)lbt_offenders_stats_get(off)->records);
-	out = print_rows(&cli, off, o.geoip);
-	lbt_offenders_free(off);
+	in = lbt_cli_run(&cli, &a, 1, 0);
+	if (lbt_offenders_report_empty(a.acc, note, sizeof note))
+		lbt_cli_note(&cli, "%s", note);
+	p = lbt_cli_report_opts(&cli, 0);
+	rc = lbt_offenders_report(a.acc, stdout, &p);
+	lbt_analysis_free(&a);
 	lbt_geoip_free(o.geoip);
-	return lbt_cli_finish(&cli, in, out);
+	if (rc < 0)
+		cli.status = 1;
+	return lbt_cli_finish(&cli, in, NULL);
 }

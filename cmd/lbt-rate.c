@@ -2,91 +2,15 @@
  * lbt-rate - request rates per key over time: the keys with the highest
  * peak (or total), their baseline, the jump and how long it lasted; or,
  * with --series, the counts per bucket for plotting.  The work is in
- * lib/analysis/rate.c; this file is options and output.
+ * lib/analysis/rate.c, the rows in lib/report/rate_report.c; this file is
+ * options.
  */
-#include <stdio.h>
 #include <unistd.h>
 
 #include "lbt/cli.h"
-#include "lbt/rate.h"
+#include "lbt/rate_report.h"
 
-#define SPARK_WIDTH 40
-
-/* Write a bucket's time, or an absent cell when `have` is 0. */
-static void out_bucket(lbt_out *out, int have, int64_t bucket, int64_t step)
-{
-	char buf[40];
-
-	if (!have) {
-		lbt_out_absent(out);
-		return;
-	}
-	lbt_bucket_format(bucket, step, buf, sizeof buf);
-	lbt_out_cstr(out, buf);
-}
-
-/* The ranked keys, one row each (a sparkline last when `spark`). */
-static lbt_out *print_rows(lbt_cli *cli, const lbt_rate *r, lbt_rate_by by, int spark)
-{
-	const lbt_out_col cols[] = {
-		{ lbt_rate_by_name(by), LBT_COL_STR }, { "total", LBT_COL_NUM },
-		{ "peak_rps", LBT_COL_NUM }, { "peak_at", LBT_COL_STR },
-		{ "baseline_rps", LBT_COL_NUM }, { "jump_start", LBT_COL_STR },
-		{ "jump_end", LBT_COL_STR }, { "sustained_rps", LBT_COL_NUM },
-		{ "spark", LBT_COL_STR },
-	};
-	lbt_out *out = lbt_cli_out(cli, cols, spark ? 9 : 8);
-	int64_t step = lbt_rate_step(r);
-	char buf[SPARK_WIDTH * 3 + 1];
-
-	for (size_t i = 0; i < lbt_rate_nrows(r); i++) {
-		const lbt_rate_row *w = lbt_rate_row_at(r, i);
-
-		lbt_out_cstr(out, w->key);
-		lbt_out_int(out, w->total);
-		lbt_out_double(out, w->peak_rate, 2);
-		out_bucket(out, 1, w->peak_bucket, step);
-		lbt_out_double(out, w->baseline_rate, 2);
-		out_bucket(out, w->jump, w->jump_start, step);
-		if (w->jump && w->ongoing)
-			lbt_out_cstr(out, "ongoing");
-		else
-			out_bucket(out, w->jump, w->jump_end, step);
-		if (w->jump)
-			lbt_out_double(out, w->sustained_rate, 2);
-		else
-			lbt_out_absent(out);
-		if (spark) {
-			lbt_rate_sparkline(r, i, SPARK_WIDTH, buf, sizeof buf);
-			lbt_out_cstr(out, buf);
-		}
-	}
-	return out;
-}
-
-/* --series: every bucket of the input's span for each ranked key, zeros
- * included, in time order then rank order. */
-static lbt_out *print_series(lbt_cli *cli, const lbt_rate *r, lbt_rate_by by)
-{
-	const lbt_out_col cols[] = {
-		{ "time", LBT_COL_STR }, { lbt_rate_by_name(by), LBT_COL_STR },
-		{ "count", LBT_COL_NUM },
-	};
-	lbt_out *out = lbt_cli_out(cli, cols, 3);
-	int64_t first, last;
-
-	if (lbt_rate_span(r, &first, &last) < 0)
-		return out;
-	for (int64_t b = first; b <= last; b++)
-		for (size_t i = 0; i < lbt_rate_nrows(r); i++) {
-			out_bucket(out, 1, b, lbt_rate_step(r));
-			lbt_out_cstr(out, lbt_rate_row_at(r, i)->key);
-			lbt_out_int(out, lbt_rate_count(r, i, b));
-		}
-	return out;
-}
-
-/* Options, the record loop, the table. */
+/* Options, the analysis over the input, its rows. */
 int main(int argc, char **argv)
 {
 	static const lbt_cli_prog prog = {
@@ -119,29 +43,25 @@ int main(int argc, char **argv)
 	};
 	lbt_cli cli;
 	lbt_err err;
-	lbt_rate *r;
-	lbt_input *in;
-	lbt_out *out;
-	lbt_rec *rec;
+	lbt_analysis a;
+	lbt_stream *in;
+	lbt_report_opts p;
+	char note[200];
+	int rc;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
 	o.top = (size_t)top;
-	if ((r = lbt_rate_new(&o, &err)) == NULL)
+	a = lbt_rate_analysis(lbt_rate_new(&o, &err));
+	if (a.acc == NULL)
 		lbt_cli_die(&cli, &err);
-	cli.in.wanted = lbt_rate_fields(&o) | LBT_BIT(LBT_F_LINE);
-	in = lbt_cli_input(&cli);
-	while (lbt_cli_next(&cli, in, &rec))
-		if (lbt_rate_add(r, rec) < 0)
-			break;
-	if (lbt_rate_finish(r, &err) < 0)
-		lbt_cli_die(&cli, &err);
-	if (lbt_rate_stats_get(r)->counted == 0 && lbt_rate_stats_get(r)->no_key > 0)
-		fprintf(stderr, "lbt-rate: none of %llu records has a %s (see --by, --key-regex)\n",
-		    (unsigned long long)lbt_rate_stats_get(r)->records, lbt_rate_by_name(o.by));
-	if (series)
-		out = print_series(&cli, r, o.by);
-	else
-		out = print_rows(&cli, r, o.by, cli.out_mode == LBT_OUT_TABLE && isatty(1));
-	lbt_rate_free(r);
-	return lbt_cli_finish(&cli, in, out);
+	in = lbt_cli_run(&cli, &a, 1, LBT_BIT(LBT_F_LINE));
+	if (lbt_rate_report_empty(a.acc, note, sizeof note))
+		lbt_cli_note(&cli, "%s", note);
+	p = lbt_cli_report_opts(&cli, 0);
+	rc = series ? lbt_rate_report_series(a.acc, stdout, &p) : lbt_rate_report_rows(a.acc,
+	    stdout, &p, cli.out_mode == LBT_OUT_TABLE && isatty(1));
+	lbt_analysis_free(&a);
+	if (rc < 0)
+		cli.status = 1;
+	return lbt_cli_finish(&cli, in, NULL);
 }

@@ -3,15 +3,17 @@
  * connection slots: held seconds per source and bucket, slot occupancy
  * against maxconn, periods near it, the same had the tarpitted requests
  * been denied at once, and where fc says the frontend was full.  The work
- * is in lib/tarpit*.c and lib/analysis/occupancy.c; this file is options and output.
+ * is in lib/analysis/tarpit*.c and occupancy*.c, the sections in
+ * lib/report/tarpit_report.c; this file is options and which sections.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "lbt/cli.h"
-#include "lbt/tarpit.h"
+#include "lbt/tarpit_cfg.h"
+#include "lbt/tarpit_report.h"
 
-#define NSECT 6
+#define NSECT LBT_TARPIT_NSECTIONS
 
 /* The sections asked for, else the default ones: the summary in a machine
  * mode; on a terminal every section but the series. */
@@ -51,10 +53,10 @@ static lbt_maxconn_cfg *read_cfg(lbt_cli *cli)
 static int print(lbt_cli *cli, const lbt_tarpit *t, const int *show, int asked,
     int64_t top)
 {
-	lbt_tarpit_print p = { cli->out_mode, cli->color, cli->header, 0 };
+	lbt_tarpit_print p = lbt_cli_report_opts(cli, top >= 0 ? (size_t)top :
+	    cli->out_mode == LBT_OUT_TABLE ? 10 : 0);
 	int i, rc = 0;
 
-	p.top = top >= 0 ? (size_t)top : cli->out_mode == LBT_OUT_TABLE ? 10 : 0;
 	for (i = 0; i < NSECT && rc == 0; i++)          /* by default, no empty table */
 		if (show[i] && (asked || lbt_tarpit_has(t, (lbt_tarpit_section)i)))
 			rc = lbt_tarpit_write(t, (lbt_tarpit_section)i, stdout, &p);
@@ -62,12 +64,12 @@ static int print(lbt_cli *cli, const lbt_tarpit *t, const int *show, int asked,
 		const lbt_tarpit_note *n = lbt_tarpit_note_at(t, k);
 
 		if (n->kind != LBT_NOTE_METHOD && n->kind != LBT_NOTE_CAVEAT)
-			fprintf(stderr, "%s: note: %s\n", cli->prog->name, n->text);
+			lbt_cli_note(cli, "note: %s", n->text);
 	}
 	return rc;
 }
 
-/* Options, the record loop, the sections. */
+/* Options, the analysis over the input, the sections. */
 int main(int argc, char **argv)
 {
 	static const lbt_cli_prog prog = {
@@ -107,9 +109,8 @@ int main(int argc, char **argv)
 		LBT_OPT_END
 	};
 	lbt_maxconn_cfg *cfg;
-	lbt_tarpit *t;
-	lbt_input *in;
-	lbt_rec *rec;
+	lbt_analysis a;
+	lbt_stream *in;
 	lbt_cli cli;
 	lbt_err err;
 
@@ -118,19 +119,14 @@ int main(int argc, char **argv)
 	o.maxconn = (int32_t)maxconn;
 	o.threshold_pct = (int)pct;
 	o.near = (int32_t)near;
-	o.cfg = cfg = read_cfg(&cli);
-	if ((t = lbt_tarpit_new(&o, &err)) == NULL)
+	cfg = read_cfg(&cli);
+	lbt_tarpit_cfg_use(&o, cfg);
+	if ((a = lbt_tarpit_analysis(lbt_tarpit_new(&o, &err))).acc == NULL)
 		lbt_cli_die(&cli, &err);
-	cli.in.wanted = lbt_tarpit_fields();
-	in = lbt_cli_input(&cli);
-	while (lbt_cli_next(&cli, in, &rec))
-		if (lbt_tarpit_add(t, rec) < 0)
-			break;
-	if (lbt_tarpit_finish(t, &err) < 0)
-		lbt_cli_die(&cli, &err);
-	if (print(&cli, t, show, nasked, top) < 0)
+	in = lbt_cli_run(&cli, &a, 1, 0);
+	if (print(&cli, a.acc, show, nasked, top) < 0)
 		cli.status = 1;
-	lbt_tarpit_free(t);
+	lbt_analysis_free(&a);
 	lbt_maxconn_cfg_free(cfg);
 	return lbt_cli_finish(&cli, in, NULL);
 }

@@ -22,26 +22,32 @@
  *         LBT_CLI_OUTPUT, 0, -1 };
  *     lbt_cli cli;
  *     lbt_cli_parse(&cli, &prog, opts, argc, argv);    // exits on --help, errors
- *     lbt_input *in = lbt_cli_input(&cli);             // exits on bad options
+ *     lbt_stream *in = lbt_cli_stream(&cli);           // exits on bad options
  *     lbt_out *out = lbt_cli_out(&cli, cols, ncols);
  *     lbt_rec *rec;
  *     while (lbt_cli_next(&cli, in, &rec)) ...         // file errors printed
  *     return lbt_cli_finish(&cli, in, out);            // summary, exit status
  *
+ * An analysis program runs its analyses through lbt_cli_run() instead of
+ * the loop (driver.h), then writes its report (lib/report/).
+ *
  * Messages have one shape: "lbt-cat: access.log:12: why".  Exit status: 0
  * success; 1 bad usage, a bad option value, or an input that could not be
  * read or broke (the other inputs are still processed, then the status is
  * 1).  Malformed lines alone do not change the status, unless --strict.
- * Includes: err.h, input.h, out.h.
+ * Includes: analysis.h, err.h, input.h, out.h, report.h, stream.h.
  */
 #ifndef LBT_CLI_H
 #define LBT_CLI_H
 
 #include <stdint.h>
 
+#include "lbt/analysis.h"
 #include "lbt/err.h"
 #include "lbt/input.h"
 #include "lbt/out.h"
+#include "lbt/report.h"
+#include "lbt/stream.h"
 
 /* What an option does with its argument. */
 typedef enum lbt_cli_type {
@@ -154,17 +160,37 @@ void lbt_cli_diag(void *ctx, const lbt_err *err);
 
 /*
  * Open the record stream of cli->in over the operands ("-" or none =
- * stdin).  On a bad option value (format, template, regex, zone, filter)
- * prints it and exits 1.
+ * stdin; the index with --db).  On a bad option value (format, template,
+ * regex, zone, filter, --db with operands) prints it and exits 1.
  */
-lbt_input *lbt_cli_input(lbt_cli *cli);
+lbt_stream *lbt_cli_stream(lbt_cli *cli);
 
 /*
- * Next record of `in`, printing (and counting in the exit status) the
+ * Next record of `s`, printing (and counting in the exit status) the
  * error of an input that failed before going on with the next one.
  * @return 1 a record in *rec, 0 at the end of every input.
  */
-int lbt_cli_next(lbt_cli *cli, lbt_input *in, lbt_rec **rec);
+int lbt_cli_next(lbt_cli *cli, lbt_stream *s, lbt_rec **rec);
+
+/*
+ * The record loop of an analysis program: cli->in.wanted = the fields of
+ * v[0..n) and `also`, the stream over the operands, every record through
+ * the analyses (driver.h), each finished; input errors are printed and the
+ * run goes on, a failed analysis is printed and exits 1.
+ * @return the stream (its counters make the summary of lbt_cli_finish).
+ */
+lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also);
+
+/* A line parser with cli->in's options, no files (lbt-formats --explain);
+ * exits on a bad option value.  Free it with lbt_input_free. */
+lbt_input *lbt_cli_input(lbt_cli *cli);
+
+/* The report options (report.h) of cli's output flags, with `top` rows. */
+lbt_report_opts lbt_cli_report_opts(const lbt_cli *cli, size_t top);
+
+/* Print "NAME: " and a printf-style note to stderr; the status is unchanged. */
+void lbt_cli_note(const lbt_cli *cli, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* A writer on stdout with the mode, colour and header of cli; exits when out of memory. */
 lbt_out *lbt_cli_out(lbt_cli *cli, const lbt_out_col *cols, int ncols);
@@ -178,9 +204,9 @@ void lbt_cli_summary(lbt_cli *cli, const lbt_input_stats *st);
 
 /*
  * End of run: free `out` (may be NULL), flush stdout (a write error is
- * printed, status 1), print the summary of `in` (may be NULL) and free it.
- * @return the exit status for main().
+ * printed, status 1), print the summary of stream `in` (may be NULL) and
+ * free it.  @return the exit status for main().
  */
-int lbt_cli_finish(lbt_cli *cli, lbt_input *in, lbt_out *out);
+int lbt_cli_finish(lbt_cli *cli, lbt_stream *in, lbt_out *out);
 
 #endif

@@ -3,13 +3,13 @@
  * records back from it (--db FILE) and gets the same lbt_rec stream as from
  * the raw logs.
  *
- * How lib/read/input.c uses it: when opts->db is set, lbt_input_new() calls
+ * How lib/run/stream.c uses it: when opts->db is set, lbt_stream_open() calls
  *
  *     lbt_db_reader *r = lbt_db_reader_open(opts->db, opts, err);
  *
  * (NULL with err on failure: missing file, not an lbt index, bad filter),
- * lbt_input_next() returns lbt_db_reader_next(r, rec, err) (1 record, 0 end,
- * -1 error), and lbt_input_free() calls lbt_db_reader_close(r).  Records come
+ * lbt_stream_next() returns lbt_db_reader_next(r, rec, err) (1 record, 0 end,
+ * -1 error), and lbt_stream_free() calls lbt_db_reader_close(r).  Records come
  * out in time order (time, file, line), requests and (when opts->events)
  * events interleaved; they ALREADY pass opts->filter (pushed into SQL, then
  * checked again with lbt_filter_match on the reader's own filter), so the

@@ -1,5 +1,5 @@
 /*
- * input.h - the record stream every program reads: files or stdin, any
+ * input.h - the record stream of log files: files or stdin, any
  * compression, syslog wrappers, any format (given or detected per file),
  * event lines, key extraction and the shared filters, with malformed lines
  * counted and reported, never lost silently.
@@ -12,7 +12,8 @@
  *     }
  *     lbt_input_free(in);
  *
- * Includes: everything upstream (source, syslog, format, event, key, filter).
+ * Includes: err.h, filter.h, format.h, rec.h, syslog.h (input.c: everything
+ * upstream: source, event, key).
  */
 #ifndef LBT_INPUT_H
 #define LBT_INPUT_H
@@ -23,6 +24,7 @@
 #include "lbt/filter.h"
 #include "lbt/format.h"
 #include "lbt/rec.h"
+#include "lbt/syslog.h"
 
 /* Called for each malformed line that should be reported (see max_reported). */
 typedef void (*lbt_input_diag_fn)(void *ctx, const lbt_err *err);
@@ -40,7 +42,8 @@ typedef struct lbt_input_opts {
 	const char *log_tz;        /* --log-tz ZONE, NULL = UTC */
 	const char *lb;            /* --lb-name: LB host for files without syslog host */
 	const char *db;            /* --db FILE: read records from an lbt-index database
-	                              instead of logs (lib/db/); filters pushed into SQL */
+	                              instead of logs: lbt_stream_open (lib/run/,
+	                              stream.h) reads it; lbt_input ignores it */
 	lbt_filter_opts filter;
 	uint64_t wanted;           /* fields the program needs; 0 = all */
 	int own_provenance;        /* file:line always of this input, even when lbt-tsv
@@ -130,6 +133,16 @@ int lbt_input_score_file(const char *path, const char *log_tz, lbt_format_score 
  */
 int lbt_input_parse_line(lbt_input *in, lbt_format *f, const char *line, size_t len,
     lbt_rec **rec, lbt_err *err);
+
+/*
+ * Score every built-in format on one line (syslog wrapper included) as
+ * per-file detection scores its sample: the wrapper stripped with the
+ * input's zone (its kind into *wrapper), then lbt_format_detect on the
+ * message; scores[] best first.  For lbt-formats --explain.
+ * @return the number of scores written (at most max).
+ */
+int lbt_input_score_line(lbt_input *in, const char *line, size_t len,
+    lbt_format_score *scores, int max, lbt_syslog_kind *wrapper);
 
 void lbt_input_free(lbt_input *in);
 

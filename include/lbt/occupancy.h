@@ -21,7 +21,8 @@
  * of order by up to the longest request.  Endpoints therefore wait in a
  * min-heap and are swept once they lie more than `window_us` before the
  * latest end seen ("the sweep point").  Memory is the requests of one
- * window plus the touched buckets, never the whole input.
+ * window (and a copy of the first window's, for lbt_occ_merge) plus the
+ * touched buckets, never the whole input.
  *
  * Each input file is its own stream with its own sweep, so files given in
  * any order (access.log before access.log.1) stay exact.  Where two streams
@@ -114,6 +115,23 @@ void lbt_occ_free(lbt_occ *o);
  */
 int lbt_occ_add(lbt_occ *o, const void *stream, int64_t start_us, int64_t end_us,
     int tarpit);
+
+/*
+ * Merge src (same options, unfinished) into o, as if o had also been given
+ * src's requests, after its own; src is consumed (only lbt_occ_free after).
+ * Streams are matched by id, src's mapped first by `map` (NULL: ids as
+ * they are; the tarpit maps one accumulator's interned file names to the
+ * other's).  Slot time is exact; a stream in one part only is moved over;
+ * a stream in both (a file cut at a line boundary, o holding the first
+ * lines) is swept again where the parts meet, which is exact unless a
+ * request was out of order by more than the window across the cut, when
+ * the parts stay two streams (maxima added, flagged LBT_OCC_MERGED).
+ * For this each stream keeps, to its end, a copy of the endpoints of its
+ * first window (its head) and the buckets that window closed.
+ * @return 0, or -1 (out of memory, different options, finished).
+ */
+int lbt_occ_merge(lbt_occ *o, lbt_occ *src, const void *(*map)(const void *id, void *ctx),
+    void *ctx);
 
 /* Sweep what is left and build the results.  @return 0, or -1 (out of memory). */
 int lbt_occ_finish(lbt_occ *o);

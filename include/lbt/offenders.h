@@ -6,7 +6,7 @@
  *     lbt_offenders *o = lbt_offenders_new(&opts, &err);
  *     while (...) lbt_offenders_add(o, rec);
  *     lbt_offenders_finish(o, &err);
- *     for (size_t i = 0; i < lbt_offenders_nrows(o); i++) ... lbt_offenders_row(o, i)
+ *     for (size_t i = 0; i < lbt_offenders_nrows(o); i++) ... lbt_offenders_row_at(o, i)
  *     lbt_offenders_free(o);
  *
  * Per source, in memory bounded by sources x active seconds (never by
@@ -35,8 +35,8 @@
  * no jump and no --baseline, there is no baseline and no ratio.  Because
  * every source keeps its 1 s series, both windows are summed at the end:
  * one pass over the input suffices.
- * Includes: err.h, rec.h, netgroup.h, geoip.h, series.h (lib/analysis/offenders.c also
- * evidence.h).
+ * Includes: analysis.h, err.h, rec.h, netgroup.h, geoip.h, series.h
+ * (lib/analysis/offenders*.c also evidence.h, hmap.h).
  */
 #ifndef LBT_OFFENDERS_H
 #define LBT_OFFENDERS_H
@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lbt/analysis.h"
 #include "lbt/err.h"
 #include "lbt/geoip.h"
 #include "lbt/netgroup.h"
@@ -138,7 +139,7 @@ int lbt_offenders_opt_min_rate(void *opts, const char *arg, lbt_err *err);
 int lbt_offenders_opt_min_share(void *opts, const char *arg, lbt_err *err);
 
 /* Fields the accumulator reads (LBT_BIT mask) for lbt_input_opts.wanted. */
-uint64_t lbt_offenders_fields(void);
+uint64_t lbt_offenders_fields(const lbt_offenders *o);
 
 /*
  * @return an accumulator, or NULL with err (a --baseline that does not
@@ -155,12 +156,29 @@ lbt_offenders *lbt_offenders_new(const lbt_offenders_opts *o, lbt_err *err);
  */
 int lbt_offenders_add(lbt_offenders *o, const lbt_rec *rec);
 
+/* @return an empty accumulator with o's options, or NULL with err. */
+lbt_offenders *lbt_offenders_spawn(const lbt_offenders *o, lbt_err *err);
+
+/*
+ * Merge src (from lbt_offenders_spawn, unfinished) into o, as if o had
+ * also been given src's records (analysis.h; lib/analysis/offenders_merge.c
+ * says how each figure merges).  src is consumed (free it after).
+ * @return 0, or -1 with err (no memory, different options).
+ */
+int lbt_offenders_merge(lbt_offenders *o, lbt_offenders *src, lbt_err *err);
+
+/* o with the analysis.h vtable (driver.h runs it). */
+lbt_analysis lbt_offenders_analysis(lbt_offenders *o);
+
 /* Windows, ratios, ranking, thresholds, GeoIP.  @return 0 or -1 with err. */
 int lbt_offenders_finish(lbt_offenders *o, lbt_err *err);
 
 size_t lbt_offenders_nrows(const lbt_offenders *o);
-const lbt_offender *lbt_offenders_row(const lbt_offenders *o, size_t i);
+const lbt_offender *lbt_offenders_row_at(const lbt_offenders *o, size_t i);
 const lbt_offenders_stats *lbt_offenders_stats_get(const lbt_offenders *o);
+
+/* The options o was made with (baseline NULL: it was parsed). */
+const lbt_offenders_opts *lbt_offenders_opts_get(const lbt_offenders *o);
 
 /* "429:120 2xx:5": the non-zero classes in the order 2xx 3xx 4xx 429 5xx
  * -1 other.  @return buf */

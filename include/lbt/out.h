@@ -9,6 +9,10 @@
  *   LBT_OUT_TABLE  aligned columns (rows buffered in blocks to size them),
  *                  bold header when colour is on; absent cells "-"
  *   LBT_OUT_MD     Markdown table
+ * and, for reports read by people, the lines around tables: a title (bold
+ * on colour), a blank line, a paragraph wrapped to a width.  Everything a
+ * program prints on stdout goes through this module (the ANSI codes live
+ * here only).
  * Includes: str.h.
  */
 #ifndef LBT_OUT_H
@@ -60,6 +64,21 @@ void lbt_out_absent(lbt_out *o);
  * lbt_out_time_s with whole seconds unless it has a fraction (bucket starts). */
 void lbt_out_time(lbt_out *o, int64_t us);
 void lbt_out_time_s(lbt_out *o, int64_t us);
+
+/*
+ * Write `text` and a newline to fp, in ANSI bold when `bold` ("" writes a
+ * blank line).  @return 0, or -1 when writing failed.
+ */
+int lbt_out_line(FILE *fp, const char *text, int bold);
+
+/*
+ * Write `text` as a paragraph wrapped at `width` columns (words are cut
+ * at spaces; a longer word stays whole), `first` before its first line and
+ * `rest` before the others, e.g. "- " and "  ".  @return 0, or -1 when
+ * writing failed.
+ */
+int lbt_out_paragraph(FILE *fp, const char *text, int width, const char *first,
+    const char *rest);
 
 /* Flush buffered rows (TABLE).  @return 0, or -1 when writing failed (EPIPE...). */
 int lbt_out_flush(lbt_out *o);

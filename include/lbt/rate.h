@@ -28,7 +28,7 @@
  *              that threshold for jump_min, or ongoing at the end of input;
  *   sustained  mean rate from the start to the end.
  * Rates are per second: a bucket's count divided by the step in seconds.
- * Includes: err.h, rec.h, netgroup.h, series.h.
+ * Includes: analysis.h, err.h, rec.h, netgroup.h, series.h.
  */
 #ifndef LBT_RATE_H
 #define LBT_RATE_H
@@ -36,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lbt/analysis.h"
 #include "lbt/err.h"
 #include "lbt/netgroup.h"
 #include "lbt/rec.h"
@@ -128,9 +129,9 @@ int lbt_rate_opt_rank(void *opts, const char *arg, lbt_err *err);
 int lbt_rate_opt_factor(void *opts, const char *arg, lbt_err *err);
 int lbt_rate_opt_floor(void *opts, const char *arg, lbt_err *err);
 
-/* The record fields an accumulator with these options reads (LBT_BIT mask),
- * for lbt_input_opts.wanted. */
-uint64_t lbt_rate_fields(const lbt_rate_opts *o);
+/* The record fields the accumulator reads (the time and the --by field;
+ * LBT_BIT mask), for lbt_input_opts.wanted. */
+uint64_t lbt_rate_fields(const lbt_rate *r);
 
 /* @return an accumulator, or NULL with err (bad option value, no memory). */
 lbt_rate *lbt_rate_new(const lbt_rate_opts *o, lbt_err *err);
@@ -141,6 +142,20 @@ lbt_rate *lbt_rate_new(const lbt_rate_opts *o, lbt_err *err);
  * error is kept and reported again by lbt_rate_finish()).
  */
 int lbt_rate_add(lbt_rate *r, const lbt_rec *rec);
+
+/* @return an empty accumulator with r's options, or NULL with err. */
+lbt_rate *lbt_rate_spawn(const lbt_rate *r, lbt_err *err);
+
+/*
+ * Merge src (from lbt_rate_spawn of the same options, unfinished) into r,
+ * as if r had also been given src's records (analysis.h): every key's
+ * buckets and total, the span, the counters.  src is consumed (free it
+ * after).  @return 0, or -1 with err (no memory, different options).
+ */
+int lbt_rate_merge(lbt_rate *r, lbt_rate *src, lbt_err *err);
+
+/* r with the analysis.h vtable (driver.h runs it). */
+lbt_analysis lbt_rate_analysis(lbt_rate *r);
 
 /*
  * Rank the keys and compute the rows (peak, baseline, jump).  Call once,
@@ -169,8 +184,9 @@ int64_t lbt_rate_total_count(const lbt_rate *r, int64_t b);
  */
 size_t lbt_rate_sparkline(const lbt_rate *r, size_t i, size_t width, char *buf, size_t size);
 
-/* The bucket width in µs, and how many records went where. */
+/* The bucket width in µs, the options given, and how many records went where. */
 int64_t lbt_rate_step(const lbt_rate *r);
+const lbt_rate_opts *lbt_rate_opts_get(const lbt_rate *r);
 const lbt_rate_stats *lbt_rate_stats_get(const lbt_rate *r);
 
 /* NULL accepted. */

@@ -54,6 +54,14 @@ int lbt_series_add(lbt_series *s, int64_t t_us, int64_t n);
 /* Add n to bucket number `bucket`.  @return 0 or -1 (out of memory). */
 int lbt_series_add_bucket(lbt_series *s, int64_t bucket, int64_t n);
 
+/*
+ * Add every touched bucket of src to the same bucket of dst (a bucket
+ * touched in either is touched in dst): dst then holds what one series
+ * given both inputs would.  The steps must be equal.  @return 0, or -1
+ * when out of memory or the steps differ.
+ */
+int lbt_series_merge(lbt_series *dst, const lbt_series *src);
+
 /* Raise the bucket of t_us to v if v is larger (a bucket never touched
  * counts as absent, so the first call stores v).  @return 0 or -1. */
 int lbt_series_max(lbt_series *s, int64_t t_us, int64_t v);

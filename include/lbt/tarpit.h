@@ -44,8 +44,10 @@
  * Memory grows with groups, sources (netgroup.h) and time buckets, plus the
  * requests of one reorder window (occupancy.h), never with the input.
  * The sections printed by lbt-tarpit(1) are written by lib/report/tarpit_report.c
- * through lbt_out (lbt_tarpit_write()).
- * Includes: err.h, rec.h, netgroup.h, occupancy.h, out.h.
+ * (tarpit_report.h) through lbt_out, from the accessors below.  The
+ * maxconn values come from the caller (opts.maxconn_of: lib/run/tarpit_cfg.c
+ * reads them from haproxy.cfg), so no analysis reads a configuration.
+ * Includes: analysis.h, err.h, rec.h, netgroup.h, occupancy.h.
  */
 #ifndef LBT_TARPIT_H
 #define LBT_TARPIT_H
@@ -53,27 +55,38 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lbt/analysis.h"
 #include "lbt/err.h"
-#include "lbt/maxconn.h"
 #include "lbt/netgroup.h"
 #include "lbt/occupancy.h"
-#include "lbt/out.h"
 #include "lbt/rec.h"
 
 /* ---- the accumulator --------------------------------------------------- */
 
+/*
+ * Where maxconn values come from when --maxconn is not given: the maxconn
+ * of frontend name[0..len) (a trailing '~', as %ft logs SSL listeners,
+ * ignored), or the global one (the limit of ac) when name is NULL; `from`
+ * (may be NULL) gets where it was read ("haproxy.cfg:17 (frontend fe)").
+ * @return the value, or 0 when unknown.  lbt_tarpit_cfg_use()
+ * (tarpit_cfg.h) fills it from a haproxy.cfg.
+ */
+typedef int32_t (*lbt_tarpit_maxconn_fn)(const void *ctx, const char *name, size_t len,
+    char *from, size_t size);
+
 typedef struct lbt_tarpit_opts {
 	int64_t step_us;          /* --step, > 0; default 10 s */
 	int64_t window_us;        /* --window, reorder tolerance; default 60 s */
-	int32_t maxconn;          /* --maxconn for every frontend; 0: from cfg, else unknown */
-	int32_t global_maxconn;   /* limit of ac; 0: from cfg, else unknown */
+	int32_t maxconn;          /* --maxconn for every frontend; 0: maxconn_of, else unknown */
+	int32_t global_maxconn;   /* limit of ac; 0: maxconn_of, else unknown */
 	int threshold_pct;        /* periods at >= this % of maxconn; default 90 */
 	int32_t near;             /* fc >= maxconn - near is "full"; default 1 */
-	const lbt_maxconn_cfg *cfg;   /* not owned; NULL: none */
+	lbt_tarpit_maxconn_fn maxconn_of;   /* NULL: none (a haproxy.cfg's, say) */
+	const void *maxconn_ctx;  /* its context; not owned */
 	lbt_netgroup net;         /* sources; default /32 and /64 */
 } lbt_tarpit_opts;
 
-#define LBT_TARPIT_OPTS_INIT { 10000000, 60000000, 0, 0, 90, 1, NULL, LBT_NETGROUP_INIT }
+#define LBT_TARPIT_OPTS_INIT { 10000000, 60000000, 0, 0, 90, 1, NULL, NULL, LBT_NETGROUP_INIT }
 
 /* Timers a duration was made of (lbt_tarpit_group.dur_rules index bits). */
 #define LBT_DUR_TT   0x01u
@@ -172,7 +185,7 @@ typedef struct lbt_tarpit_stats {
 typedef struct lbt_tarpit lbt_tarpit;
 
 /* The record fields the accumulator reads (for lbt_input_opts.wanted). */
-uint64_t lbt_tarpit_fields(void);
+uint64_t lbt_tarpit_fields(const lbt_tarpit *t);
 
 /* @return an accumulator, or NULL with err (bad option value, no memory). */
 lbt_tarpit *lbt_tarpit_new(const lbt_tarpit_opts *o, lbt_err *err);
@@ -182,6 +195,22 @@ lbt_tarpit *lbt_tarpit_new(const lbt_tarpit_opts *o, lbt_err *err);
  * of memory (kept, and reported again by finish()).
  */
 int lbt_tarpit_add(lbt_tarpit *t, const lbt_rec *rec);
+
+/* @return an empty accumulator with t's options, or NULL with err. */
+lbt_tarpit *lbt_tarpit_spawn(const lbt_tarpit *t, lbt_err *err);
+
+/*
+ * Merge src (from lbt_tarpit_spawn, unfinished) into t, as if t had also
+ * been given src's records (analysis.h): groups, buckets, sources, their
+ * evidence, and each group's occupancy (lbt_occ_merge: exact for input
+ * files that are whole in one part or cut at a line boundary, src holding
+ * the later lines).  src is consumed (free it after).
+ * @return 0, or -1 with err (no memory, different options).
+ */
+int lbt_tarpit_merge(lbt_tarpit *t, lbt_tarpit *src, lbt_err *err);
+
+/* t with the analysis.h vtable (driver.h runs it). */
+lbt_analysis lbt_tarpit_analysis(lbt_tarpit *t);
 
 /* Build the results and notes, once, after the last add().  @return 0, or
  * -1 with err. */
@@ -207,38 +236,5 @@ const lbt_tarpit_opts *lbt_tarpit_opts_get(const lbt_tarpit *t);
 
 /* NULL accepted. */
 void lbt_tarpit_free(lbt_tarpit *t);
-
-/* ---- output (lib/report/tarpit_report.c) ------------------------------------- */
-
-typedef enum lbt_tarpit_section {
-	LBT_TARPIT_SUMMARY,   /* one row per group (TABLE: one block per group) */
-	LBT_TARPIT_PERIODS,   /* periods at >= threshold, logged and what-if */
-	LBT_TARPIT_SOURCES,   /* sources ranked by held time */
-	LBT_TARPIT_SERIES,    /* every bucket of every group */
-	LBT_TARPIT_FULL,      /* the buckets where fc reached maxconn - near, with evidence */
-	LBT_TARPIT_NOTES      /* the notes (TABLE: wrapped paragraphs) */
-} lbt_tarpit_section;
-
-typedef struct lbt_tarpit_print {
-	lbt_out_mode mode;
-	int color;            /* ANSI bold titles and headers (TABLE) */
-	int header;           /* header lines (TSV, TABLE) */
-	size_t top;           /* rows of SOURCES and FULL; 0 = all */
-} lbt_tarpit_print;
-
-/*
- * Write one section of a finished accumulator to fp.  In TABLE mode a title
- * line precedes the table and a blank line follows it.
- * @return 0, or -1 when writing failed or memory ran out.
- */
-int lbt_tarpit_write(const lbt_tarpit *t, lbt_tarpit_section s, FILE *fp,
-    const lbt_tarpit_print *p);
-
-/*
- * 1 when section s has something to show (a period, a tarpitted source, a
- * full bucket, a note...), so that a default report can leave out what
- * would be an empty table.  SUMMARY and SERIES: any group.
- */
-int lbt_tarpit_has(const lbt_tarpit *t, lbt_tarpit_section s);
 
 #endif

@@ -1,17 +1,15 @@
 /*
  * occupancy.c - slot occupancy rebuilt from request intervals (see
- * occupancy.h for what the numbers mean).
+ * occupancy.h for what the numbers mean): the public API, the buckets
+ * every stream shares, the streams, and the results of finish().
  *
- * Per stream (input file): a radix heap of pending endpoints, the slots held
- * at the sweep point (`cur`, and `cur_nt` without tarpitted requests), the
- * bucket being swept with its running maximum, and two period trackers.
- * Shared by all streams: the buckets, in an lbt_hmap keyed by the 8-byte
- * bucket number (sparse: a bogus date far away costs one entry, not a
- * dense array up to it).  slot_us is added straight into the buckets when
- * a request arrives; maxima are written when the sweep leaves a bucket.
- *
- * This file is the sweep; the radix heap and the endpoint kinds are in
- * occupancy_queue.c and occupancy_int.h.
+ * Per stream (input file): a radix heap of pending endpoints and its sweep
+ * (occupancy_sweep.c).  Shared by all streams: the buckets, in an lbt_hmap
+ * keyed by the 8-byte bucket number (sparse: a bogus date far away costs
+ * one entry, not a dense array up to it).  slot_us is added straight into
+ * the buckets when a request arrives; maxima are written when a sweep
+ * leaves a bucket (the head's when the stream is finished).  Merging two
+ * occupancies is occupancy_merge.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,60 +19,9 @@
 #include "lbt/series.h"
 #include "occupancy_int.h"
 
-/* Periods being built by one sweep (all slots, or untarpitted ones). */
-struct ptrack {
-	int open;                   /* currently at >= threshold */
-	int64_t above_since;        /* when the current run at >= threshold began */
-	lbt_occ_period cur;         /* the period being built */
-	lbt_occ_period *v;          /* closed periods, in time order */
-	size_t n, cap;
-};
-
-struct stream {
-	const void *id;             /* caller's pointer (file name) */
-	struct rheap rh;            /* pending endpoints, in (t, kind) order */
-	int has_cb;                 /* cb and the running maxima are valid */
-	int has_swept;              /* swept is valid */
-	int has_wm;                 /* wm is valid */
-	int64_t swept;              /* endpoints before it have been applied */
-	int64_t wm;                 /* latest end seen */
-	int32_t cur, cur_nt;        /* slots held at the sweep point */
-	int64_t cb;                 /* bucket of the sweep point */
-	int32_t bmax, bmax_tp, bmax_nt;
-	int64_t bmax_at;
-	uint32_t bflags;
-	int carry;                  /* bmax is the level carried to cb's first
-	                               instant, not yet held for any time */
-	struct ptrack all, nt;
-};
-
-/* A bucket in the map: the public part first (bucket_get() hands out a
- * pointer to it), and the largest maximum one stream wrote into it. */
-struct obucket {
-	lbt_occ_bucket pub;
-	int32_t smax;
-};
-
-struct lbt_occ {
-	lbt_occ_opts o;
-	lbt_hmap *buckets;          /* int64 bucket -> struct obucket */
-	int64_t last_b;             /* cache of the last bucket looked up */
-	lbt_occ_bucket *last;
-	struct stream **st;
-	size_t nst, capst;
-	struct stream *last_st;
-	lbt_occ_stats stats;
-	int finished;
-	lbt_occ_bucket *sorted;     /* after finish */
-	size_t nsorted;
-	lbt_occ_period *per[2];     /* after finish: all, what-if */
-	size_t nper[2];
-};
-
-
 /* The bucket numbered b, created zeroed when new.  @return it, or NULL
  * when out of memory. */
-static lbt_occ_bucket *bucket_get(lbt_occ *o, int64_t b)
+lbt_occ_bucket *lbt_occi_bucket_get(lbt_occ *o, int64_t b)
 {
 	lbt_occ_bucket *p;
 	int created = 0;
@@ -100,7 +47,7 @@ static int add_slots(lbt_occ *o, int64_t s, int64_t e, int tarpit)
 	for (b = lbt_bucket_of(s, step); b <= last; b++) {
 		int64_t lo = b * step > s ? b * step : s;
 		int64_t hi = (b + 1) * step < e ? (b + 1) * step : e;
-		lbt_occ_bucket *p = bucket_get(o, b);
+		lbt_occ_bucket *p = lbt_occi_bucket_get(o, b);
 
 		if (p == NULL)
 			return -1;
@@ -112,7 +59,7 @@ static int add_slots(lbt_occ *o, int64_t s, int64_t e, int tarpit)
 }
 
 /*
- * Write one stream's maximum for bucket b into the shared bucket: the
+ * Write one stream's maximum m for bucket b into the shared bucket: the
  * first stream sets it, later ones add to it (an upper bound, flagged).
  * The moment and tarpitted slots kept are those of the largest stream
  * maximum; of equal ones, the earliest moment, then the most tarpitted, so
@@ -120,231 +67,35 @@ static int add_slots(lbt_occ *o, int64_t s, int64_t e, int tarpit)
  * command line, or of their first records) does not show.
  * A stream that held nothing there writes nothing.  @return 0 or -1.
  */
-static int bucket_put_max(lbt_occ *o, int64_t b, int32_t max, int32_t tp, int64_t at,
-    int32_t max_nt, uint32_t flags)
+int lbt_occi_bucket_put(lbt_occ *o, int64_t b, const struct bmax *m)
 {
 	lbt_occ_bucket *p;
 	int32_t *smax;
 
-	if (max == 0 && max_nt == 0 && flags == 0)
+	if (m->max == 0 && m->nt == 0 && m->flags == 0)
 		return 0;
-	p = bucket_get(o, b);
+	p = lbt_occi_bucket_get(o, b);
 	if (p == NULL)
 		return -1;
 	smax = &((struct obucket *)(void *)p)->smax;     /* pub is its first member */
 	if (p->nstreams > 0) {
 		p->flags |= LBT_OCC_MERGED;
-		if (max > *smax || (max == *smax && (at < p->max_at_us ||
-		    (at == p->max_at_us && tp > p->max_tarpit)))) {
-			p->max_at_us = at;
-			p->max_tarpit = tp;
-			*smax = max;
+		if (m->max > *smax || (m->max == *smax && (m->at < p->max_at_us ||
+		    (m->at == p->max_at_us && m->tp > p->max_tarpit)))) {
+			p->max_at_us = m->at;
+			p->max_tarpit = m->tp;
+			*smax = m->max;
 		}
-		p->max += max;
-		p->max_nt += max_nt;
+		p->max += m->max;
+		p->max_nt += m->nt;
 	} else {
-		p->max = *smax = max;
-		p->max_tarpit = tp;
-		p->max_at_us = at;
-		p->max_nt = max_nt;
+		p->max = *smax = m->max;
+		p->max_tarpit = m->tp;
+		p->max_at_us = m->at;
+		p->max_nt = m->nt;
 	}
-	p->flags |= flags;
+	p->flags |= m->flags;
 	p->nstreams++;
-	return 0;
-}
-
-/*
- * Move the stream's sweep to bucket b (b > cb): write the maximum of cb,
- * then of every bucket in between (held constant at cur), and start b with
- * the slots still held.  @return 0 or -1.
- */
-static int stream_goto(lbt_occ *o, struct stream *s, int64_t b)
-{
-	int64_t x, step = o->o.step_us;
-
-	if (s->has_cb) {
-		if (bucket_put_max(o, s->cb, s->bmax, s->bmax_tp, s->bmax_at, s->bmax_nt,
-		    s->bflags) < 0)
-			return -1;
-		for (x = s->cb + 1; x < b && s->cur > 0; x++)
-			if (bucket_put_max(o, x, s->cur, s->cur - s->cur_nt, x * step,
-			    s->cur_nt, 0) < 0)
-				return -1;
-	}
-	s->cb = b;
-	s->has_cb = 1;
-	s->bmax = s->cur;
-	s->bmax_tp = s->cur - s->cur_nt;
-	s->bmax_nt = s->cur_nt;
-	s->bmax_at = b * step;
-	s->bflags = 0;
-	s->carry = 1;
-	return 0;
-}
-
-/* Append period p to t, joining it to the previous one when it begins
- * less than `step` after that one ended.  @return 0 or -1. */
-static int period_append(struct ptrack *t, const lbt_occ_period *p, int64_t step)
-{
-	lbt_occ_period *last = t->n > 0 ? &t->v[t->n - 1] : NULL;
-
-	if (last != NULL && p->start_us - last->end_us < step) {
-		if (p->end_us > last->end_us)
-			last->end_us = p->end_us;
-		last->above_us += p->above_us;
-		if (p->peak > last->peak) {
-			last->peak = p->peak;
-			last->peak_tarpit = p->peak_tarpit;
-			last->peak_at_us = p->peak_at_us;
-		}
-		last->flags |= p->flags;
-		return 0;
-	}
-	if (lbt_occi_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)) < 0)
-		return -1;
-	t->v[t->n++] = *p;
-	return 0;
-}
-
-/* Feed the level (slots held, tp of them tarpitted) reached at time t to
- * a period tracker.  @return 0 or -1. */
-static int period_track(lbt_occ *o, struct ptrack *t, int32_t level, int32_t tp,
-    int64_t at)
-{
-	if (level >= o->o.threshold) {
-		if (!t->open) {
-			memset(&t->cur, 0, sizeof(t->cur));
-			t->open = 1;
-			t->cur.start_us = at;
-			t->above_since = at;
-			t->cur.peak = -1;
-		}
-		if (level > t->cur.peak) {
-			t->cur.peak = level;
-			t->cur.peak_tarpit = tp;
-			t->cur.peak_at_us = at;
-		}
-		return 0;
-	}
-	if (!t->open)
-		return 0;
-	t->open = 0;
-	t->cur.end_us = at;
-	t->cur.above_us = at - t->above_since;
-	return period_append(t, &t->cur, o->o.step_us);
-}
-
-/* Raise the running maxima of the stream's bucket to `level` slots held,
- * `nt` of them untarpitted, at time t. */
-static void stream_level(struct stream *s, int32_t level, int32_t nt, int64_t t)
-{
-	if (level > s->bmax) {
-		s->bmax = level;
-		s->bmax_tp = level - nt;
-		s->bmax_at = t;
-	}
-	if (nt > s->bmax_nt)
-		s->bmax_nt = nt;
-}
-
-/* Feed both period trackers the levels at time t.  @return 0 or -1. */
-static int stream_periods(lbt_occ *o, struct stream *s, int32_t level, int32_t nt,
-    int64_t t)
-{
-	if (o->o.threshold <= 0)
-		return 0;
-	if (period_track(o, &s->all, level, level - nt, t) < 0)
-		return -1;
-	return period_track(o, &s->nt, nt, 0, t);
-}
-
-/* Apply one endpoint to the stream's sweep.  @return 0 or -1. */
-static int stream_apply(lbt_occ *o, struct stream *s, const struct ev *e)
-{
-	int64_t b = lbt_bucket_of(e->t, o->o.step_us);
-	uint32_t type = EV_TYPE(e->kind);
-	int32_t d = type == EV_START ? 1 : -1, nt = !(e->kind & EV_TARPIT);
-
-	if ((!s->has_cb || b != s->cb) && stream_goto(o, s, b) < 0)
-		return -1;
-	if (type == EV_INSTANT) {
-		s->carry = 0;
-		stream_level(s, s->cur + 1, s->cur_nt + nt, e->t);
-		if (stream_periods(o, s, s->cur + 1, s->cur_nt + nt, e->t) < 0)
-			return -1;
-		return stream_periods(o, s, s->cur, s->cur_nt, e->t);
-	}
-	s->cur += d;
-	s->cur_nt += nt ? d : 0;
-	if (s->carry && e->t == s->cb * o->o.step_us && type == EV_END) {
-		/* the carried level lasted no time: what counts is the
-		 * level once the intervals ending now have left */
-		s->bmax = s->cur;
-		s->bmax_tp = s->cur - s->cur_nt;
-		s->bmax_nt = s->cur_nt;
-	} else {
-		s->carry = 0;
-		stream_level(s, s->cur, s->cur_nt, e->t);
-	}
-	return stream_periods(o, s, s->cur, s->cur_nt, e->t);
-}
-
-/* Sweep every endpoint before `limit` and move the sweep point there.
- * @return 0 or -1. */
-static int stream_sweep(lbt_occ *o, struct stream *s, int64_t limit)
-{
-	int64_t b = lbt_bucket_of(limit, o->o.step_us), t;
-	struct ev e;
-
-	if (s->has_swept && limit <= s->swept)
-		return 0;
-	while (lbt_occi_rh_min(&s->rh, &t) && t < limit)
-		if (lbt_occi_rh_pop(&s->rh, &e) < 0 || stream_apply(o, s, &e) < 0)
-			return -1;
-	if ((!s->has_cb || b != s->cb) && stream_goto(o, s, b) < 0)
-		return -1;
-	if (limit > s->cb * o->o.step_us)
-		s->carry = 0;       /* the level at cb's start has lasted */
-	s->has_swept = 1;
-	s->swept = limit;
-	return 0;
-}
-
-/*
- * A request starting at s before the sweep point: add its slot to the
- * maxima already taken over [s, min(e, swept)).  A bucket it covers
- * entirely (or the swept part of the current one) gains exactly one slot;
- * where it covers only part, +1 is an upper bound, flagged LATE.
- * @return 0 or -1.
- */
-static int stream_late(lbt_occ *o, struct stream *s, int64_t st, int64_t e, int tarpit)
-{
-	int64_t step = o->o.step_us, hi = e < s->swept ? e : s->swept;
-	int64_t b, last = lbt_bucket_of(hi - 1, step);
-
-	for (b = lbt_bucket_of(st, step); b <= last; b++) {
-		int64_t bend = b == s->cb ? s->swept : (b + 1) * step;
-		uint32_t fl = (st > b * step || hi < bend) ? LBT_OCC_LATE : 0;
-		lbt_occ_bucket *p;
-
-		if (b == s->cb) {
-			s->bmax++;
-			s->bmax_tp += tarpit != 0;
-			s->bmax_nt += !tarpit;
-			s->bflags |= fl;
-			continue;
-		}
-		if ((p = bucket_get(o, b)) == NULL)
-			return -1;
-		if (p->nstreams == 0) {
-			p->nstreams = 1;
-			p->max_at_us = st > b * step ? st : b * step;
-		}
-		p->max++;
-		p->max_nt += !tarpit;
-		p->max_tarpit += tarpit != 0;
-		p->flags |= fl;
-	}
 	return 0;
 }
 
@@ -389,17 +140,6 @@ lbt_occ *lbt_occ_new(const lbt_occ_opts *opts)
 	return o;
 }
 
-/* Free one stream and what it holds. */
-static void stream_free(struct stream *s)
-{
-	if (s == NULL)
-		return;
-	lbt_occi_rh_free(&s->rh);
-	free(s->all.v);
-	free(s->nt.v);
-	free(s);
-}
-
 /* Free the occupancy, its streams and results; NULL accepted. */
 void lbt_occ_free(lbt_occ *o)
 {
@@ -408,7 +148,7 @@ void lbt_occ_free(lbt_occ *o)
 	if (o == NULL)
 		return;
 	for (i = 0; i < o->nst; i++)
-		stream_free(o->st[i]);
+		lbt_occi_stream_free(o->st[i]);
 	free(o->st);
 	lbt_hmap_free(o->buckets);
 	free(o->sorted);
@@ -438,14 +178,21 @@ int lbt_occ_add(lbt_occ *o, const void *stream, int64_t start_us, int64_t end_us
 		o->stats.tarpit_us += end_us - start_us;
 	if (!instant && add_slots(o, start_us, end_us, tarpit) < 0)
 		return -1;
+	if (!s->has_first) {
+		s->has_first = 1;
+		s->fence = start_us + o->o.window_us + 1;
+		s->min_start = start_us;
+	}
 	if (s->has_swept && start_us < s->swept) {
 		o->stats.late++;
-		if (stream_late(o, s, start_us, instant ? start_us + 1 : end_us, tarpit) < 0)
+		if (lbt_occi_late(o, s, start_us, instant ? start_us + 1 : end_us, tarpit) < 0)
 			return -1;
 		if (instant || end_us <= s->swept)
 			return 0;
 		start_us = s->swept;
 	}
+	if (start_us < s->min_start)
+		s->min_start = start_us;
 	if (instant ? lbt_occi_rh_push(&s->rh, start_us, EV_INSTANT | tp) < 0 :
 	    lbt_occi_rh_push(&s->rh, start_us, EV_START | tp) < 0 ||
 	    lbt_occi_rh_push(&s->rh, end_us, EV_END | tp) < 0)
@@ -454,21 +201,7 @@ int lbt_occ_add(lbt_occ *o, const void *stream, int64_t start_us, int64_t end_us
 		s->wm = end_us;
 		s->has_wm = 1;
 	}
-	return stream_sweep(o, s, s->wm - o->o.window_us);
-}
-
-/* Sweep the rest of one stream and write its last bucket.  @return 0 or -1. */
-static int stream_finish(lbt_occ *o, struct stream *s)
-{
-	struct ev e;
-
-	while (s->rh.n > 0)
-		if (lbt_occi_rh_pop(&s->rh, &e) < 0 || stream_apply(o, s, &e) < 0)
-			return -1;
-	if (!s->has_cb)
-		return 0;
-	return bucket_put_max(o, s->cb, s->bmax, s->bmax_tp, s->bmax_at, s->bmax_nt,
-	    s->bflags);
+	return lbt_occi_sweep(o, s, s->wm - o->o.window_us);
 }
 
 /* qsort order of buckets: by number. */
@@ -614,12 +347,12 @@ static int collect_periods(lbt_occ *o, int whatif)
 	lbt_occ_period *v;
 
 	for (i = 0; i < o->nst; i++)
-		cap += whatif ? o->st[i]->nt.n : o->st[i]->all.n;
+		cap += whatif ? o->st[i]->head.nt.n : o->st[i]->head.all.n;
 	v = malloc((cap ? cap : 1) * sizeof(*v));
 	if (v == NULL)
 		return -1;
 	for (i = 0; i < o->nst; i++) {
-		const struct ptrack *t = whatif ? &o->st[i]->nt : &o->st[i]->all;
+		const struct ptrack *t = whatif ? &o->st[i]->head.nt : &o->st[i]->head.all;
 
 		if (t->n > 0)
 			memcpy(v + n, t->v, t->n * sizeof(*v));
@@ -643,7 +376,7 @@ int lbt_occ_finish(lbt_occ *o)
 		return 0;
 	o->finished = 1;
 	for (i = 0; i < o->nst; i++)
-		if (stream_finish(o, o->st[i]) < 0)
+		if (lbt_occi_stream_finish(o, o->st[i]) < 0)
 			return -1;
 	if (collect_buckets(o) < 0)
 		return -1;

@@ -1,16 +1,22 @@
 /*
  * occupancy_int.h - what lib/occupancy*.c share; never installed.
  *
- *   occupancy.c        the sweep: streams, buckets, periods, the public API
+ *   occupancy.c        the public API, the shared buckets, streams, results
+ *   occupancy_sweep.c  the sweep of one stream: head and main, periods, late requests
+ *   occupancy_merge.c  two occupancies made one (lbt_occ_merge)
  *   occupancy_queue.c  the pending endpoints of one stream (radix heap)
  *
- * Direction: occupancy.c calls occupancy_queue.c, never the other way.
+ * Direction: occupancy.c and occupancy_merge.c call occupancy_sweep.c,
+ * which calls back only lbt_occi_bucket_get/_put; all call
+ * occupancy_queue.c, which calls nothing.
  */
 #ifndef LBT_OCCUPANCY_INT_H
 #define LBT_OCCUPANCY_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "lbt/occupancy.h"
 
 /*
  * Endpoint kinds, in the order they apply at one moment: interval ends,
@@ -73,7 +79,106 @@ struct rheap {
 	struct rbucket b[RH_NDIG][RH_RADIX];
 };
 
-/* occupancy_queue.c: the array growth both files use, and the queue (each
+/* ---- the sweep's state (occupancy_sweep.c) ----------------------------- */
+
+/* The running (or closed) maximum of one bucket, or of the part of it
+ * from `from` on (a sweep begun at the fence). */
+struct bmax {
+	int32_t max;                /* most slots held at once */
+	int32_t tp;                 /* tarpitted slots at the first moment of max */
+	int32_t nt;                 /* most untarpitted slots at once */
+	int64_t at;                 /* first moment of max */
+	uint32_t flags;             /* LBT_OCC_* */
+};
+
+/* A bucket a stream's head closed, kept in the stream until it is final. */
+struct hbucket {
+	int64_t bucket;
+	struct bmax m;
+};
+
+/* Periods being built by one sweep (all slots, or untarpitted ones). */
+struct ptrack {
+	int open;                   /* currently at >= threshold */
+	int64_t above_since;        /* when the current run at >= threshold began */
+	lbt_occ_period cur;         /* the period being built */
+	lbt_occ_period *v;          /* closed periods, in time order */
+	size_t n, cap;
+};
+
+/* One sweep over endpoints in time order from an entry level on. */
+struct sweep {
+	int32_t cur, cur_nt;        /* slots held at the sweep point */
+	int has_cb;                 /* cb, from, m are valid */
+	int64_t cb;                 /* bucket of the sweep point */
+	int64_t from;               /* start of m's part of cb: cb's start, or the fence */
+	struct bmax m;              /* maximum of cb over [from, sweep point) */
+	int carry;                  /* m is the level carried to `from`, not yet held */
+	struct ptrack all, nt;
+};
+
+/*
+ * One input file.  Its sweep is cut at the fence, its first start plus the
+ * window plus 1 µs: the head sweeps what lies before (closed buckets kept
+ * in hb, endpoints kept in raw), the main sweep what follows (buckets
+ * written to the shared map).  A part of the same file read before this
+ * one ends before the fence (unless a request was late), so a merge
+ * re-sweeps only the head with it (occupancy_merge.c; occupancy.h).
+ */
+struct stream {
+	const void *id;             /* caller's pointer (file name) */
+	struct rheap rh;            /* pending endpoints, in (t, kind) order */
+	int has_swept, has_wm, has_first;
+	int64_t swept;              /* endpoints before it have been applied */
+	int64_t wm;                 /* latest end seen */
+	int64_t fence;              /* first start + window + 1 */
+	int64_t min_start;          /* earliest start pushed */
+	uint64_t late;              /* requests that came late to this stream */
+	int split;                  /* the main sweep has begun at the fence */
+	struct sweep head, main;
+	struct ev *raw;             /* the head's endpoints, as swept */
+	size_t nraw, capraw;
+	struct hbucket *hb;         /* buckets the head closed, in time order */
+	size_t nhb, caphb;
+	int has_fence_main;         /* fence_main is valid */
+	struct bmax fence_main;     /* the main's part of the fence bucket, closed */
+};
+
+/* A bucket in the map: the public part first (bucket_get() hands out a
+ * pointer to it), and the largest maximum one stream wrote into it. */
+struct obucket {
+	lbt_occ_bucket pub;
+	int32_t smax;
+};
+
+struct lbt_occ {
+	lbt_occ_opts o;
+	struct lbt_hmap *buckets;   /* int64 bucket -> struct obucket */
+	int64_t last_b;             /* cache of the last bucket looked up */
+	lbt_occ_bucket *last;
+	struct stream **st;
+	size_t nst, capst;
+	struct stream *last_st;
+	lbt_occ_stats stats;
+	int finished;
+	lbt_occ_bucket *sorted;     /* after finish */
+	size_t nsorted;
+	lbt_occ_period *per[2];     /* after finish: all, what-if */
+	size_t nper[2];
+};
+
+/* occupancy.c: the shared buckets (each comment is above its definition). */
+lbt_occ_bucket *lbt_occi_bucket_get(lbt_occ *o, int64_t b);
+int lbt_occi_bucket_put(lbt_occ *o, int64_t b, const struct bmax *m);
+
+/* occupancy_sweep.c */
+int lbt_occi_sweep(lbt_occ *o, struct stream *s, int64_t limit);
+int lbt_occi_late(lbt_occ *o, struct stream *s, int64_t st, int64_t e, int tarpit);
+int lbt_occi_stream_finish(lbt_occ *o, struct stream *s);
+int lbt_occi_join(lbt_occ *o, struct stream *s, struct sweep *x, struct stream *b);
+void lbt_occi_stream_free(struct stream *s);
+
+/* occupancy_queue.c: the array growth every file uses, and the queue (each
  * function's comment is above its definition). */
 int lbt_occi_grow(void **v, size_t *cap, size_t need, size_t size);
 int lbt_occi_rh_push(struct rheap *h, int64_t t, uint32_t kind);

@@ -26,67 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbt/evidence.h"
-#include "lbt/hmap.h"
 #include "lbt/num.h"
-#include "lbt/offenders.h"
 #include "lbt/timeparse.h"
-
-#define SEC 1000000LL
-
-/* Distinct addresses of a source, exact up to a cap. */
-struct addrset {
-	uint64_t first[2];           /* the first address, inline */
-	uint64_t (*slot)[2];         /* NULL until a second address; {0,0} = empty */
-	uint32_t mask;
-	uint32_t n;                  /* distinct addresses counted */
-	uint8_t capped;              /* an address was not counted: the cap was hit */
-	uint8_t has_zero;            /* "::" is in the set (it cannot be stored) */
-};
-
-/* Space-saving counters over key numbers. */
-struct topk {
-	uint32_t id[LBT_OFF_TOPK];
-	uint32_t cnt[LBT_OFF_TOPK];
-	uint32_t err[LBT_OFF_TOPK];
-	uint32_t n;
-};
-
-struct src {
-	lbt_series *sec;             /* requests per second */
-	uint64_t requests;
-	int64_t first_us, last_us;
-	int64_t peak_count, peak_bucket;
-	lbt_evidence ev;             /* the first request (evidence.h) */
-	uint64_t status[LBT_OFF_NSTATUS];
-	uint64_t tarpitted;
-	int64_t held_ms;
-	struct addrset addrs;
-	struct topk top;
-	/* set by finish() */
-	double share, ratio, base_rate, cur_rate;
-	int has_ratio, is_new;
-};
-
-/* A ranked row and the text it points to. */
-struct row {
-	lbt_offender pub;
-	char text[LBT_ADDR_STRLEN];
-};
-
-struct lbt_offenders {
-	lbt_offenders_opts o;
-	int64_t base_from, base_to;  /* --baseline as given: µs, or a time of day */
-	int base_tod;                /* bit 0: from is a time of day, bit 1: to */
-	lbt_hmap *srcs;              /* lbt_addr -> struct src */
-	lbt_hmap *keys;              /* key text -> uint32 number */
-	lbt_hmap *files;             /* file name -> uint32 number */
-	lbt_series *all;             /* every source, 1 s */
-	struct row *rows;
-	size_t nrows;
-	lbt_offenders_stats st;
-	int failed, finished;
-};
+#include "offenders_int.h"
 
 /* --by text to the enum.  @return 0, or -1 with err listing the values. */
 int lbt_off_by_parse(const char *s, lbt_off_by *by, lbt_err *err)
@@ -122,9 +64,10 @@ int lbt_offenders_opt_min_share(void *opts, const char *arg, lbt_err *err)
 }
 
 /* @return the fields read (time, client, status, term, Tw, key, path,
- * provenance). */
-uint64_t lbt_offenders_fields(void)
+ * provenance): the same whatever the options. */
+uint64_t lbt_offenders_fields(const lbt_offenders *o)
 {
+	(void)o;
 	return LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_CLIENT) | LBT_BIT(LBT_F_STATUS) |
 	    LBT_BIT(LBT_F_TERM) | LBT_BIT(LBT_F_TW) | LBT_BIT(LBT_F_KEY) |
 	    LBT_BIT(LBT_F_PATH) | LBT_BIT(LBT_F_FILE) | LBT_BIT(LBT_F_LINE);
@@ -267,13 +210,10 @@ static int set_store(struct addrset *s, uint64_t hi, uint64_t lo)
 	return 0;
 }
 
-/* Add one client address to a source's set.  @return 0 or -1 (no memory). */
-static int set_add(struct addrset *s, const lbt_addr *a, size_t cap)
+/* Add address (hi, lo) (the two halves of lbt_addr.b) to a source's set,
+ * counted up to cap.  @return 0 or -1 (no memory). */
+int lbt_offendersi_set_add(struct addrset *s, uint64_t hi, uint64_t lo, size_t cap)
 {
-	uint64_t hi, lo;
-
-	memcpy(&hi, a->b, 8);
-	memcpy(&lo, a->b + 8, 8);
 	if (s->n == 0) {
 		s->first[0] = hi, s->first[1] = lo, s->n = 1;
 		return 0;
@@ -330,8 +270,6 @@ static void topk_add(struct topk *t, uint32_t id)
 static int key_id(lbt_offenders *o, const lbt_rec *rec, uint32_t *id)
 {
 	lbt_str k;
-	uint32_t *v;
-	int created;
 
 	if ((rec->have & LBT_BIT(LBT_F_KEY)) && rec->key.n > 0)
 		k = rec->key;
@@ -339,12 +277,22 @@ static int key_id(lbt_offenders *o, const lbt_rec *rec, uint32_t *id)
 		k = rec->path;
 	else
 		return 0;
-	if ((v = lbt_hmap_put(o->keys, k.p, k.n, &created)) == NULL)
+	return lbt_offendersi_key_intern(o, k.p, k.n, id) < 0 ? -1 : 1;
+}
+
+/* The number of key text p[0..n), interned when new.  @return 0 with *id,
+ * or -1 when out of memory. */
+int lbt_offendersi_key_intern(lbt_offenders *o, const char *p, size_t n, uint32_t *id)
+{
+	uint32_t *v;
+	int created;
+
+	if ((v = lbt_hmap_put(o->keys, p, n, &created)) == NULL)
 		return -1;
 	if (created)
 		*v = (uint32_t)(lbt_hmap_count(o->keys) - 1);
 	*id = *v;
-	return 1;
+	return 0;
 }
 
 /* The accumulator's copy of a record's file name, in *copy (NULL when the
@@ -352,7 +300,7 @@ static int key_id(lbt_offenders *o, const lbt_rec *rec, uint32_t *id)
  * after a source's first request, so no cache: a pointer compare would not
  * do, as an input may reuse one buffer for several names.
  * @return 0, or -1 when out of memory. */
-static int file_copy(lbt_offenders *o, const char *file, const char **copy)
+int lbt_offendersi_file_copy(lbt_offenders *o, const char *file, const char **copy)
 {
 	lbt_hmap_entry e;
 	uint32_t *v;
@@ -407,7 +355,7 @@ static int count_evidence(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 
 	if (!lbt_evidence_better(&s->ev, rec))
 		return 0;
-	if (file_copy(o, rec->file, &file) < 0)
+	if (lbt_offendersi_file_copy(o, rec->file, &file) < 0)
 		return -1;
 	lbt_evidence_set(&s->ev, rec, file);
 	return 0;
@@ -432,7 +380,12 @@ static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 		if ((rec->have & LBT_BIT(LBT_F_TW)) && rec->tw > 0)
 			s->held_ms += rec->tw;
 	}
-	if (set_add(&s->addrs, &rec->client, o->o.addr_cap) < 0 || (k = key_id(o, rec, &id)) < 0)
+	uint64_t hi, lo;
+
+	memcpy(&hi, rec->client.b, 8);
+	memcpy(&lo, rec->client.b + 8, 8);
+	if (lbt_offendersi_set_add(&s->addrs, hi, lo, o->o.addr_cap) < 0 ||
+	    (k = key_id(o, rec, &id)) < 0)
 		return -1;
 	if (k == 1)
 		topk_add(&s->top, id);
@@ -691,7 +644,7 @@ size_t lbt_offenders_nrows(const lbt_offenders *o)
 }
 
 /* @return row i, or NULL past the end. */
-const lbt_offender *lbt_offenders_row(const lbt_offenders *o, size_t i)
+const lbt_offender *lbt_offenders_row_at(const lbt_offenders *o, size_t i)
 {
 	return i < o->nrows ? &o->rows[i].pub : NULL;
 }
@@ -700,6 +653,12 @@ const lbt_offender *lbt_offenders_row(const lbt_offenders *o, size_t i)
 const lbt_offenders_stats *lbt_offenders_stats_get(const lbt_offenders *o)
 {
 	return &o->st;
+}
+
+/* @return the options o was made with. */
+const lbt_offenders_opts *lbt_offenders_opts_get(const lbt_offenders *o)
+{
+	return &o->o;
 }
 
 /* The non-zero status classes as "name:count" words.  @return buf */

@@ -130,9 +130,9 @@ int lbt_rate_opt_floor(void *opts, const char *arg, lbt_err *err)
 }
 
 /* @return the fields read: the time and the --by field. */
-uint64_t lbt_rate_fields(const lbt_rate_opts *o)
+uint64_t lbt_rate_fields(const lbt_rate *r)
 {
-	return LBT_BIT(LBT_F_TIME) | LBT_BIT(by_tab[(size_t)o->by < NBY ? o->by : 0].field);
+	return LBT_BIT(LBT_F_TIME) | LBT_BIT(by_tab[r->o.by].field);
 }
 
 /* Check option values.  @return 0 or -1 with err. */
@@ -277,6 +277,107 @@ int lbt_rate_add(lbt_rate *r, const lbt_rec *rec)
 	kv->total++;
 	r->st.counted++;
 	return 0;
+}
+
+/* An empty accumulator with r's options.  @return it, or NULL with err. */
+lbt_rate *lbt_rate_spawn(const lbt_rate *r, lbt_err *err)
+{
+	return lbt_rate_new(&r->o, err);
+}
+
+/* Fold src's key kv (window flushed) into r.  @return 0, or -1 when out of memory. */
+static int merge_key(lbt_rate *r, const lbt_hmap_entry *e)
+{
+	struct keyval *from = e->val, *kv;
+	int created;
+
+	if (kv_flush(from) < 0 || (kv = lbt_hmap_put(r->keys, e->key, e->klen, &created)) == NULL)
+		return -1;
+	kv->total += from->total;
+	if (created) {                  /* take the series over */
+		kv->s = from->s;
+		from->s = NULL;
+		return 0;
+	}
+	return lbt_series_merge(kv->s, from->s);
+}
+
+/*
+ * Merge src into r (see analysis.h): every key's buckets and total, the
+ * series of every key together, the counters.  Every row is computed by
+ * finish() from these sums, so the merge is exact.  src is consumed.
+ * @return 0, or -1 with err.
+ */
+int lbt_rate_merge(lbt_rate *r, lbt_rate *src, lbt_err *err)
+{
+	lbt_hmap_entry e;
+
+	if (r->finished || src->finished)
+		return lbt_err_set(err, "rate: merge after finish");
+	if (r->o.by != src->o.by || r->o.step_us != src->o.step_us ||
+	    r->o.net.v4_bits != src->o.net.v4_bits || r->o.net.v6_bits != src->o.net.v6_bits)
+		return lbt_err_set(err, "rate: merge of accumulators with different options");
+	r->st.records += src->st.records;
+	r->st.counted += src->st.counted;
+	r->st.no_key += src->st.no_key;
+	r->st.no_time += src->st.no_time;
+	if (src->failed)
+		r->failed = -1;
+	for (size_t i = 0; i < lbt_hmap_count(src->keys) && !r->failed; i++) {
+		lbt_hmap_at(src->keys, i, &e);
+		if (merge_key(r, &e) < 0)
+			r->failed = -1;
+	}
+	if (!r->failed && lbt_series_merge(r->all, src->all) < 0)
+		r->failed = -1;
+	return r->failed ? lbt_err_set(err, "out of memory") : 0;
+}
+
+/* The vtable entries: lbt_rate's functions on void pointers. */
+static uint64_t vt_fields(const void *a)
+{
+	return lbt_rate_fields(a);
+}
+
+/* analysis.h add().  @return as lbt_rate_add. */
+static int vt_add(void *a, const lbt_rec *rec)
+{
+	return lbt_rate_add(a, rec);
+}
+
+/* analysis.h spawn().  @return the twin or NULL with err. */
+static void *vt_spawn(const void *a, lbt_err *err)
+{
+	return lbt_rate_spawn(a, err);
+}
+
+/* analysis.h merge().  @return as lbt_rate_merge. */
+static int vt_merge(void *a, void *src, lbt_err *err)
+{
+	return lbt_rate_merge(a, src, err);
+}
+
+/* analysis.h finish().  @return as lbt_rate_finish. */
+static int vt_finish(void *a, lbt_err *err)
+{
+	return lbt_rate_finish(a, err);
+}
+
+/* analysis.h free(). */
+static void vt_free(void *a)
+{
+	lbt_rate_free(a);
+}
+
+static const lbt_analysis_ops rate_ops = {
+	"rate", vt_fields, vt_add, vt_spawn, vt_merge, vt_finish, vt_free
+};
+
+/* @return r with the rate vtable (r stays owned by the caller until
+ * lbt_analysis_free). */
+lbt_analysis lbt_rate_analysis(lbt_rate *r)
+{
+	return (lbt_analysis){ &rate_ops, r };
 }
 
 /* Ranking order of two keys under r->o.rank; key bytes break ties. */
@@ -497,6 +598,12 @@ size_t lbt_rate_sparkline(const lbt_rate *r, size_t i, size_t width, char *buf, 
 int64_t lbt_rate_step(const lbt_rate *r)
 {
 	return r->o.step_us;
+}
+
+/* @return the options r was made with. */
+const lbt_rate_opts *lbt_rate_opts_get(const lbt_rate *r)
+{
+	return &r->o;
 }
 
 /* @return the counters (owned by r). */

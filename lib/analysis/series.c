@@ -162,6 +162,18 @@ int lbt_series_add(lbt_series *s, int64_t t_us, int64_t n)
 	return lbt_series_add_bucket(s, lbt_bucket_of(t_us, s->step_us), n);
 }
 
+/* Add src's touched buckets to dst (equal steps).  @return 0 or -1. */
+int lbt_series_merge(lbt_series *dst, const lbt_series *src)
+{
+	if (dst->step_us != src->step_us)
+		return -1;
+	for (size_t i = 0; i <= src->mask; i++)
+		if (src->slots[i].bucket != EMPTY &&
+		    lbt_series_add_bucket(dst, src->slots[i].bucket, src->slots[i].value) < 0)
+			return -1;
+	return 0;
+}
+
 /* Raise the bucket of t_us to v (a new bucket takes v).  @return 0 or -1. */
 int lbt_series_max(lbt_series *s, int64_t t_us, int64_t v)
 {

@@ -26,8 +26,8 @@ static int32_t timer(const lbt_rec *r, lbt_field f, int32_t v)
 	return (r->have & LBT_BIT(f)) ? v : -1;
 }
 
-/* The LBT_BIT mask of every field the accumulator reads. */
-uint64_t lbt_tarpit_fields(void)
+/* The LBT_BIT mask of every field the accumulator reads (whatever the options). */
+uint64_t lbt_tarpit_fields(const lbt_tarpit *t)
 {
 	static const lbt_field f[] = {
 		LBT_F_TIME, LBT_F_LB, LBT_F_CLIENT, LBT_F_FRONTEND, LBT_F_TH, LBT_F_TI,
@@ -37,6 +37,7 @@ uint64_t lbt_tarpit_fields(void)
 	uint64_t m = 0;
 	size_t i;
 
+	(void)t;
 	for (i = 0; i < sizeof f / sizeof f[0]; i++)
 		m |= LBT_BIT(f[i]);
 	return m;
@@ -143,20 +144,20 @@ static int failed(lbt_tarpit *t)
 }
 
 /*
- * The interned copy of the record's file name (stable for the life of t),
- * or NULL when the record has none.  Also NULL when out of memory (then
+ * The interned copy of a file name (stable for the life of t), or NULL
+ * when file is NULL.  Also NULL when out of memory (then
  * t->failed is set).  The map's value is the pointer to its own key.
  */
-static const char *intern_file(lbt_tarpit *t, const lbt_rec *r)
+const char *lbt_tarpiti_intern(lbt_tarpit *t, const char *file)
 {
 	const char **v;
 	int created = 0;
 
-	if (r->file == NULL)
+	if (file == NULL)
 		return NULL;
-	if (t->last_file != NULL && strcmp(t->last_file, r->file) == 0)
+	if (t->last_file != NULL && strcmp(t->last_file, file) == 0)
 		return t->last_file;
-	v = lbt_hmap_put(t->files, r->file, strlen(r->file), &created);
+	v = lbt_hmap_put(t->files, file, strlen(file), &created);
 	if (v == NULL) {
 		failed(t);
 		return NULL;
@@ -178,8 +179,8 @@ static void group_maxconn(const lbt_tarpit *t, struct tp_group *g)
 	if (t->o.maxconn > 0) {
 		p->maxconn = t->o.maxconn;
 		snprintf(p->maxconn_from, sizeof p->maxconn_from, "--maxconn");
-	} else if (t->o.cfg != NULL) {
-		p->maxconn = lbt_maxconn_cfg_get(t->o.cfg, p->frontend, g->fe_len,
+	} else if (t->o.maxconn_of != NULL) {
+		p->maxconn = t->o.maxconn_of(t->o.maxconn_ctx, p->frontend, g->fe_len,
 		    p->maxconn_from, sizeof p->maxconn_from);
 	}
 	if (p->maxconn > 0)
@@ -188,7 +189,7 @@ static void group_maxconn(const lbt_tarpit *t, struct tp_group *g)
 
 /* Fill a group just added to the map under key[0..klen) = "lb\0frontend".
  * @return 0 or -1 (out of memory). */
-static int group_init(lbt_tarpit *t, struct tp_group *g, size_t lb_len, size_t fe_len)
+int lbt_tarpiti_group_init(lbt_tarpit *t, struct tp_group *g, size_t lb_len, size_t fe_len)
 {
 	lbt_hmap_entry e;
 	lbt_occ_opts oo = LBT_OCC_OPTS_INIT;
@@ -237,13 +238,13 @@ static struct tp_group *group_of(lbt_tarpit *t, const lbt_rec *r)
 	if (fe.n)
 		memcpy(t->kbuf + lb.n + 1, fe.p, fe.n);
 	g = lbt_hmap_put(t->groups, t->kbuf, n, &created);
-	if (g == NULL || (created && group_init(t, g, lb.n, fe.n) < 0))
+	if (g == NULL || (created && lbt_tarpiti_group_init(t, g, lb.n, fe.n) < 0))
 		return NULL;
 	return t->last_g = g;
 }
 
 /* The group's bucket b, created when new.  @return it, or NULL (no memory). */
-static struct tp_bucket *group_bucket(struct tp_group *g, int64_t b)
+struct tp_bucket *lbt_tarpiti_group_bucket(struct tp_group *g, int64_t b)
 {
 	struct tp_bucket *p;
 	int created = 0;
@@ -360,7 +361,7 @@ static int count_conns(struct tp_group *g, const lbt_rec *r, int64_t at, const c
 
 	if (!hfc && !hac)
 		return 0;
-	if ((w = group_bucket(g, lbt_bucket_of(at, step))) == NULL)
+	if ((w = lbt_tarpiti_group_bucket(g, lbt_bucket_of(at, step))) == NULL)
 		return -1;
 	b = &w->pub;
 	if (hfc) {
@@ -389,7 +390,7 @@ static int count_conns(struct tp_group *g, const lbt_rec *r, int64_t at, const c
 static int count_start(lbt_tarpit *t, struct tp_group *g, const lbt_rec *r, int64_t at,
     int pt, int ct)
 {
-	struct tp_bucket *w = group_bucket(g, lbt_bucket_of(at, t->o.step_us));
+	struct tp_bucket *w = lbt_tarpiti_group_bucket(g, lbt_bucket_of(at, t->o.step_us));
 	lbt_tarpit_bucket *b = w != NULL ? &w->pub : NULL;
 
 	if (b == NULL)
@@ -445,7 +446,8 @@ int lbt_tarpit_add(lbt_tarpit *t, const lbt_rec *r)
 	}
 	t->st.pt += pt;
 	t->st.ct += ct;
-	file = intern_file(t, r);
+	file = r->file == NULL ? NULL : t->last_file != NULL && strcmp(t->last_file, r->file) == 0 ?
+	    t->last_file : lbt_tarpiti_intern(t, r->file);     /* the same file: no call */
 	if (t->failed || (g = group_of(t, r)) == NULL)
 		return failed(t);
 	group_count(t, g, r, pt, ct);

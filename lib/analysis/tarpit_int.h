@@ -3,8 +3,9 @@
  *   tarpit.c         the accumulator: records -> groups, buckets, sources
  *   tarpit_notes.c   the notes built by finish() (missing fields, methods,
  *                    full frontends, upper bounds)
- *   (maxconn from haproxy.cfg: lib/config/maxconn.c, maxconn.h)
- *   tarpit_report.c  the sections printed through lbt_out
+ *   tarpit_merge.c   spawn, merge (analysis.h) and the vtable
+ *   (maxconn from haproxy.cfg: lib/run/tarpit_cfg.c fills opts.maxconn_of;
+ *   the sections printed: lib/report/tarpit_report.c, public accessors only)
  */
 #ifndef LBT_TARPIT_INT_H
 #define LBT_TARPIT_INT_H
@@ -69,6 +70,11 @@ struct lbt_tarpit {
 	struct tp_note *notes;
 	size_t nnotes, capnotes;
 };
+
+/* tarpit.c (each function's comment is above its definition) */
+const char *lbt_tarpiti_intern(lbt_tarpit *t, const char *file);
+int lbt_tarpiti_group_init(lbt_tarpit *t, struct tp_group *g, size_t lb_len, size_t fe_len);
+struct tp_bucket *lbt_tarpiti_group_bucket(struct tp_group *g, int64_t b);
 
 /* Build every note (tarpit_notes.c).  @return 0, or -1 when out of memory. */
 int lbt_tarpiti_notes_build(lbt_tarpit *t);

@@ -191,7 +191,7 @@ static int note_no_maxconn(lbt_tarpit *t, const lbt_tarpit_group *g)
 		snprintf(fc, sizeof fc, " (the logged fc peaked at %d)", g->fc_max);
 	return note(t, LBT_NOTE_MISSING, g, "%s: no maxconn known%s%s: give --maxconn N or "
 	    "--haproxy-cfg FILE for the periods near it and the full-frontend check",
-	    group_label(g, lab, sizeof lab), t->o.cfg != NULL ? " in the haproxy.cfg" : "", fc);
+	    group_label(g, lab, sizeof lab), t->o.maxconn_of != NULL ? " in the haproxy.cfg" : "", fc);
 }
 
 /* The full-frontend note: fc at maxconn - near, with the evidence.
@@ -228,8 +228,8 @@ static int note_global(lbt_tarpit *t, const lbt_tarpit_group *g)
 	char lab[300], where[320] = "";
 	int32_t gm = t->o.global_maxconn;
 
-	if (gm <= 0 && t->o.cfg != NULL)
-		gm = lbt_maxconn_cfg_global(t->o.cfg, where, sizeof where);
+	if (gm <= 0 && t->o.maxconn_of != NULL)
+		gm = t->o.maxconn_of(t->o.maxconn_ctx, NULL, 0, where, sizeof where);
 	if (gm <= 0 || g->ac_n == 0 || g->ac_max < gm - t->o.near)
 		return 0;
 	return note(t, LBT_NOTE_FULL, g, "%s: the logged ac (connections of the whole "

@@ -17,10 +17,30 @@
 #include <unistd.h>
 
 #include "lbt/cli.h"
+#include "lbt/driver.h"
 #include "lbt/num.h"
 #include "lbt/version.h"
 
 #define HELP_COL 28
+
+/*
+ * Room of each shared option group (entries, LBT_OPT_END included).  Every
+ * group function checks its table against its room at compile time, so a
+ * new option that does not fit fails the build instead of overflowing
+ * lbt_cli_parse()'s stack.
+ */
+#define GROUP_INPUT_MAX  16
+#define GROUP_FILTER_MAX 10
+#define GROUP_OUTPUT_MAX 8
+#define GROUP_STD_MAX    3
+
+/* Copy group table g (a local array) into t, whose room is `room` entries:
+ * too small a room is a compile-time error. */
+#define GROUP_COPY(t, g, room) do { \
+	_Static_assert(sizeof(g) / sizeof((g)[0]) <= (room), \
+	    "option group larger than its room in lbt_cli_parse()"); \
+	memcpy((t), (g), sizeof(g)); \
+} while (0)
 
 /* Options resolved after parsing (modes, colour, --now, help). */
 struct late {
@@ -44,7 +64,7 @@ static int color_arg(void *ctx, const char *arg, lbt_err *err)
 	return 0;
 }
 
-/* Fill `t` with the INPUT group pointing into cli. */
+/* Fill `t` (GROUP_INPUT_MAX entries) with the INPUT group pointing into cli. */
 static void group_input(lbt_cli *cli, lbt_cli_opt *t)
 {
 	lbt_input_opts *i = &cli->in;
@@ -72,10 +92,10 @@ static void group_input(lbt_cli *cli, lbt_cli_opt *t)
 		LBT_OPT_END
 	};
 
-	memcpy(t, g, sizeof g);
+	GROUP_COPY(t, g, GROUP_INPUT_MAX);
 }
 
-/* Fill `t` with the FILTER group pointing into cli and l. */
+/* Fill `t` (GROUP_FILTER_MAX entries) with the FILTER group pointing into cli and l. */
 static void group_filter(lbt_cli *cli, struct late *l, lbt_cli_opt *t)
 {
 	lbt_filter_opts *f = &cli->in.filter;
@@ -92,10 +112,10 @@ static void group_filter(lbt_cli *cli, struct late *l, lbt_cli_opt *t)
 		LBT_OPT_END
 	};
 
-	memcpy(t, g, sizeof g);
+	GROUP_COPY(t, g, GROUP_FILTER_MAX);
 }
 
-/* Fill `t` with the OUTPUT group pointing into l. */
+/* Fill `t` (GROUP_OUTPUT_MAX entries) with the OUTPUT group pointing into l. */
 static void group_output(struct late *l, lbt_cli_opt *t)
 {
 	const lbt_cli_opt g[] = {
@@ -109,10 +129,10 @@ static void group_output(struct late *l, lbt_cli_opt *t)
 		LBT_OPT_END
 	};
 
-	memcpy(t, g, sizeof g);
+	GROUP_COPY(t, g, GROUP_OUTPUT_MAX);
 }
 
-/* Fill `t` with -h/--help and --version. */
+/* Fill `t` (GROUP_STD_MAX entries) with -h/--help and --version. */
 static void group_std(struct late *l, lbt_cli_opt *t)
 {
 	const lbt_cli_opt g[] = {
@@ -121,7 +141,7 @@ static void group_std(struct late *l, lbt_cli_opt *t)
 		LBT_OPT_END
 	};
 
-	memcpy(t, g, sizeof g);
+	GROUP_COPY(t, g, GROUP_STD_MAX);
 }
 
 /* Number of options in an LBT_OPT_END-terminated table (NULL = 0). */
@@ -189,6 +209,15 @@ static void print_help(const lbt_cli *cli, const struct group *g, int ng)
 	}
 }
 
+/* Print "NAME: file:line: msg" (err as lbt_err_str shapes it) to stderr:
+ * the one printer of errors, diagnostics and notes. */
+static void say_err(const lbt_cli *cli, const lbt_err *err)
+{
+	char buf[1024];
+
+	fprintf(stderr, "%s: %s\n", cli->prog->name, lbt_err_str(err, buf, sizeof buf));
+}
+
 /* Print "NAME: msg" and a newline to stderr. */
 static void vsay(const lbt_cli *cli, const char *fmt, va_list ap)
 {
@@ -231,13 +260,18 @@ static void optset_check(const struct optset *s, const lbt_cli_opt *o)
 	}
 }
 
-/* Append table t to the set under `title`.  @return 0 or -1 when out of memory. */
+/* Append table t to the set under `title` (a set holds at most 5 groups:
+ * one more aborts, a program's bug).  @return 0 or -1 when out of memory. */
 static int optset_add(struct optset *s, const char *title, const lbt_cli_opt *t)
 {
 	int k = opt_count(t);
-	const lbt_cli_opt **na = realloc(s->all, (size_t)(s->n + k + 1) * sizeof *na);
+	const lbt_cli_opt **na;
 
-	if (na == NULL)
+	if (s->ng == (int)(sizeof s->g / sizeof s->g[0])) {
+		fprintf(stderr, "internal error: more option groups than struct optset holds\n");
+		abort();
+	}
+	if ((na = realloc(s->all, (size_t)(s->n + k + 1) * sizeof *na)) == NULL)
 		return -1;
 	s->all = na;
 	for (int i = 0; i < k; i++) {
@@ -413,7 +447,8 @@ void lbt_cli_parse(lbt_cli *cli, const lbt_cli_prog *prog, const lbt_cli_opt *op
     int argc, char **argv)
 {
 	struct late l = { 0 };     /* resolved before returning; strings live in argv */
-	lbt_cli_opt gin[16], gfi[10], gout[8], gstd[3];
+	lbt_cli_opt gin[GROUP_INPUT_MAX], gfi[GROUP_FILTER_MAX], gout[GROUP_OUTPUT_MAX];
+	lbt_cli_opt gstd[GROUP_STD_MAX];
 	struct optset s = { 0 };
 
 	memset(cli, 0, sizeof *cli);
@@ -441,9 +476,7 @@ void lbt_cli_parse(lbt_cli *cli, const lbt_cli_prog *prog, const lbt_cli_opt *op
 /* Print "NAME: file:line: msg" to stderr; status 1. */
 void lbt_cli_error(lbt_cli *cli, const lbt_err *err)
 {
-	char buf[1024];
-
-	fprintf(stderr, "%s: %s\n", cli->prog->name, lbt_err_str(err, buf, sizeof buf));
+	say_err(cli, err);
 	cli->status = 1;
 }
 
@@ -461,48 +494,94 @@ void lbt_cli_errorf(lbt_cli *cli, const char *fmt, ...)
 /* Print the error and exit 1. */
 _Noreturn void lbt_cli_die(const lbt_cli *cli, const lbt_err *err)
 {
-	char buf[1024];
-
-	fprintf(stderr, "%s: %s\n", cli->prog->name, lbt_err_str(err, buf, sizeof buf));
+	say_err(cli, err);
 	exit(1);
 }
 
 /* The diag callback: "NAME: file:line: why" on stderr, status unchanged. */
 void lbt_cli_diag(void *ctx, const lbt_err *err)
 {
-	const lbt_cli *cli = ctx;
-	char buf[1024];
-
-	fprintf(stderr, "%s: %s\n", cli->prog->name, lbt_err_str(err, buf, sizeof buf));
+	say_err(ctx, err);
 }
 
-/* Open the record stream over the operands (stdin when none); exits on bad options. */
+/* A parser of single lines with cli's input options (lbt-formats --explain);
+ * exits on bad options. */
 lbt_input *lbt_cli_input(lbt_cli *cli)
 {
 	lbt_err err;
-	lbt_input *in;
+	lbt_input *in = lbt_input_new(&cli->in, &err);
 
-	if (cli->in.db != NULL && cli->nargs > 0)
-		usage_error(cli, "--db reads the index: no log file operands expected");
-	in = lbt_input_new(&cli->in, &err);
 	if (in == NULL)
 		lbt_cli_die(cli, &err);
-	for (int i = 0; i < cli->nargs; i++)
-		lbt_input_add(in, cli->args[i]);
-	if (cli->nargs == 0 && cli->in.db == NULL)
-		lbt_input_add(in, "-");
 	return in;
 }
 
+/* Open the record stream over the operands (stdin when none, the index
+ * with --db); exits on bad options. */
+lbt_stream *lbt_cli_stream(lbt_cli *cli)
+{
+	static char *stdin_only[] = { "-", NULL };
+	lbt_err err;
+	lbt_stream *s;
+
+	if (cli->in.db != NULL && cli->nargs > 0)
+		usage_error(cli, "--db reads the index: no log file operands expected");
+	if (cli->nargs > 0 || cli->in.db != NULL)
+		s = lbt_stream_open(&cli->in, cli->args, cli->nargs, &err);
+	else
+		s = lbt_stream_open(&cli->in, stdin_only, 1, &err);
+	if (s == NULL)
+		lbt_cli_die(cli, &err);
+	return s;
+}
+
 /* Next record; input errors are printed and the stream goes on. @return 1 or 0 */
-int lbt_cli_next(lbt_cli *cli, lbt_input *in, lbt_rec **rec)
+int lbt_cli_next(lbt_cli *cli, lbt_stream *s, lbt_rec **rec)
 {
 	lbt_err err;
 	int r;
 
-	while ((r = lbt_input_next(in, rec, &err)) < 0)
+	while ((r = lbt_stream_next(s, rec, &err)) < 0)
 		lbt_cli_error(cli, &err);
 	return r;
+}
+
+/* lbt_driver_error_fn printing a file's error (status 1). */
+static void run_error(void *ctx, const lbt_err *err)
+{
+	lbt_cli_error(ctx, err);
+}
+
+/* Read the operands once through v[0..n) (fields they read, and `also`);
+ * exits when an analysis fails.  @return the stream, for lbt_cli_finish. */
+lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also)
+{
+	lbt_stream *s;
+	lbt_err err;
+
+	cli->in.wanted = lbt_analysis_fields(v, n) | also;
+	s = lbt_cli_stream(cli);
+	if (lbt_driver_run(s, v, n, run_error, cli, &err) < 0)
+		lbt_cli_die(cli, &err);
+	return s;
+}
+
+/* The report options of cli's output flags, `top` rows. */
+lbt_report_opts lbt_cli_report_opts(const lbt_cli *cli, size_t top)
+{
+	lbt_report_opts p = { cli->out_mode, cli->color, cli->header, top };
+
+	return p;
+}
+
+/* Print "NAME: " and a formatted note to stderr; the status is unchanged. */
+void lbt_cli_note(const lbt_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(cli, fmt, ap);
+	va_end(ap);
 }
 
 /* A writer on stdout configured by cli; exits when out of memory. */
@@ -538,7 +617,7 @@ void lbt_cli_summary(lbt_cli *cli, const lbt_input_stats *st)
 }
 
 /* End of run: flush output, summary, free.  @return the exit status. */
-int lbt_cli_finish(lbt_cli *cli, lbt_input *in, lbt_out *out)
+int lbt_cli_finish(lbt_cli *cli, lbt_stream *in, lbt_out *out)
 {
 	int werr = lbt_out_free(out) < 0;
 
@@ -548,8 +627,8 @@ int lbt_cli_finish(lbt_cli *cli, lbt_input *in, lbt_out *out)
 		cli->status = 1;
 	}
 	if (in != NULL) {
-		lbt_cli_summary(cli, lbt_input_stats_get(in));
-		lbt_input_free(in);
+		lbt_cli_summary(cli, lbt_stream_stats(in));
+		lbt_stream_free(in);
 	}
 	return cli->status;
 }

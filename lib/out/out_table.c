@@ -200,3 +200,45 @@ void lbt_outi_table_cell(lbt_out *o, const char *s, size_t n)
 	if (++o->nrows >= BLOCK_ROWS || o->len >= BLOCK_BYTES)
 		lbt_outi_table_flush(o);
 }
+
+/* A line of text, bold when asked.  @return 0, or -1 on a write error. */
+int lbt_out_line(FILE *fp, const char *text, int bold)
+{
+	if (bold && text[0] != '\0')
+		fputs(ANSI_BOLD, fp);
+	fputs(text, fp);
+	if (bold && text[0] != '\0')
+		fputs(ANSI_RESET, fp);
+	putc('\n', fp);
+	return ferror(fp) ? -1 : 0;
+}
+
+/* A paragraph wrapped at `width` columns with the two line prefixes.
+ * @return 0, or -1 on a write error. */
+int lbt_out_paragraph(FILE *fp, const char *text, int width, const char *first,
+    const char *rest)
+{
+	const char *p = text;
+	int lead = (int)strlen(first), col = lead;
+
+	fputs(first, fp);
+	while (*p != '\0') {
+		size_t w = strcspn(p, " ");
+
+		if (col > lead && col + 1 + (int)w > width) {
+			putc('\n', fp);
+			fputs(rest, fp);
+			col = lead = (int)strlen(rest);
+		} else if (col > lead) {
+			putc(' ', fp);
+			col++;
+		}
+		fwrite(p, 1, w, fp);
+		col += (int)w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	putc('\n', fp);
+	return ferror(fp) ? -1 : 0;
+}

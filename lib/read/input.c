@@ -180,15 +180,6 @@ lbt_input *lbt_input_new(const lbt_input_opts *opts, lbt_err *err)
 	in->o = *opts;
 	in->now_us = opts->now_us ? opts->now_us : lbt_time_now_us();
 	in->o.max_reported = opts->max_reported == 0 ? DEFAULT_REPORTED : opts->max_reported;
-	if (opts->db != NULL) {
-		/* --db: records come from the SQLite index (lib/db*.c), filters pushed into SQL. */
-		in->db = lbt_db_reader_open(opts->db, opts, err);
-		if (in->db == NULL) {
-			lbt_input_free(in);
-			return NULL;
-		}
-		return in;
-	}
 	if (input_setup(in, err) < 0) {
 		lbt_input_free(in);
 		return NULL;
@@ -443,16 +434,23 @@ int lbt_input_parse_line(lbt_input *in, lbt_format *f, const char *line, size_t 
 	return r > 0 ? 1 : r;
 }
 
-/* lbt_input_next() for --db: the index's records. */
-static int db_next(lbt_input *in, lbt_rec **rec, lbt_err *err)
+/*
+ * Score every built-in format on one line as detection scores a file's
+ * sample: the syslog wrapper stripped (its kind in *wrapper), then
+ * lbt_format_detect on the message.  @return the number of scores.
+ */
+int lbt_input_score_line(lbt_input *in, const char *line, size_t len,
+    lbt_format_score *scores, int max, lbt_syslog_kind *wrapper)
 {
-	int r = lbt_db_reader_next(in->db, rec, err);
+	lbt_syslog sy;
+	const char *msg;
 
-	if (r == 1)
-		in->st.records += (*rec)->kind == LBT_KIND_REQUEST;
-	if (r < 0)
-		in->st.failed_files++;
-	return r;
+	if (in->ref_s == 0)
+		in->ref_s = in->now_us / 1000000;
+	*wrapper = lbt_syslog_strip(line, len, in->tz, in->ref_s, &sy);
+	msg = line + sy.msg_off;
+	len -= sy.msg_off;
+	return lbt_format_detect(&msg, &len, 1, scores, max);
 }
 
 /*
@@ -465,8 +463,6 @@ int lbt_input_next(lbt_input *in, lbt_rec **rec, lbt_err *err)
 	const char *line;
 	int r;
 
-	if (in->db != NULL)
-		return db_next(in, rec, err);
 	while (!in->stopped) {
 		if (in->src == NULL && (r = file_open(in, err)) <= 0) {
 			if (r < 0) {
@@ -504,18 +500,9 @@ const lbt_format *lbt_input_format(const lbt_input *in)
 	return in->cur ? in->cur : in->fixed;
 }
 
-/*
- * The whole line of the last record (wrapper included), or NULL with *len
- * 0; from --db, the raw line the index kept (lbt-index --keep-raw), if any.
- */
+/* The whole line of the last record (wrapper included), or NULL with *len 0. */
 const char *lbt_input_line(const lbt_input *in, size_t *len)
 {
-	const char *line = NULL;
-	lbt_err err;
-
-	*len = 0;
-	if (in->db != NULL)
-		return lbt_db_reader_raw(in->db, &line, len, &err) == 1 ? line : (*len = 0, NULL);
 	*len = in->line ? in->line_len : 0;
 	return in->line;
 }
@@ -532,7 +519,6 @@ void lbt_input_free(lbt_input *in)
 {
 	if (in == NULL)
 		return;
-	lbt_db_reader_close(in->db);
 	lbt_source_close(in->src);
 	for (size_t i = 0; i < in->npaths; i++) {
 		free(in->paths[i].path);

@@ -1,8 +1,8 @@
 /*
- * input_int.h - what lib/read/input.c and lib/lbt_inputi_detect.c share; never installed.
+ * input_int.h - what lib/read/input.c and lib/read/input_detect.c share; never installed.
  *
- *   input.c         the stream: options, files, lines, records, filters
- *   lbt_inputi_detect.c  per-file format detection on a sample of first lines
+ *   input.c         the stream of log files: options, files, lines, records, filters
+ *   input_detect.c  per-file format detection on a sample of first lines
  */
 #ifndef LBT_INPUT_INT_H
 #define LBT_INPUT_INT_H
@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lbt/db.h"
 #include "lbt/input.h"
 #include "lbt/key.h"
 #include "lbt/source.h"
@@ -64,7 +63,6 @@ struct lbt_input {
 	int ns, si;
 	int pending;             /* a source error waits behind the sample */
 	lbt_err pend_err;
-	lbt_db_reader *db;       /* --db: records from the index instead */
 };
 
 /*

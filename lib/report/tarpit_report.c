@@ -1,80 +1,36 @@
 /*
  * tarpit_report.c - the sections of lbt-tarpit(1) written through lbt_out
- * (see tarpit.h, lbt_tarpit_write()).
- *
- * Machine modes (TSV, JSON) get one flat row per item with a unit in each
- * column name (held_s, share_pct); absent values stay absent (empty / null),
- * never 0.  TABLE mode gets a title line per section and, for the summary,
- * one two-column block per group that reads as sentences.
+ * (see tarpit_report.h), from the public accessors of tarpit.h and
+ * occupancy.h only.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbt/series.h"
+#include "lbt/tarpit_report.h"
 #include "lbt/timeparse.h"
-#include "../analysis/tarpit_int.h"
 
-#define ANSI_BOLD  "\033[1m"
-#define ANSI_RESET "\033[0m"
+/* The accumulator's counters and options, shorter. */
+#define ST(t) lbt_tarpit_stats_get(t)
+#define OPT(t) lbt_tarpit_opts_get(t)
 
-/* Write an ISO time cell. */
-static void put_time(lbt_out *o, int64_t us)
-{
-	char b[48];
-
-	lbt_time_format(us, 0, b, sizeof b);
-	lbt_out_cstr(o, b);
-}
-
-/* Write a bucket start time cell. */
-static void put_bucket(lbt_out *o, int64_t bucket, int64_t step)
-{
-	char b[48];
-
-	lbt_bucket_format(bucket, step, b, sizeof b);
-	lbt_out_cstr(o, b);
-}
-
-/* Write "file:line", or absent when there is no file. */
-static void put_evidence(lbt_out *o, const char *file, uint64_t line)
-{
-	char b[600];
-
-	if (file == NULL) {
-		lbt_out_absent(o);
-		return;
-	}
-	snprintf(b, sizeof b, "%s:%llu", file, (unsigned long long)line);
-	lbt_out_cstr(o, b);
-}
-
-/* Write a section title (TABLE only). */
+/* A section title (TABLE only); write errors show in done(). */
 static void title(FILE *fp, const lbt_tarpit_print *p, const char *text)
 {
-	if (p->mode != LBT_OUT_TABLE)
-		return;
-	fprintf(fp, "%s%s%s\n", p->color ? ANSI_BOLD : "", text, p->color ? ANSI_RESET : "");
+	lbt_report_title(fp, p, text);
 }
 
 /* A writer for cols with the print options.  NULL when out of memory. */
 static lbt_out *writer(FILE *fp, const lbt_tarpit_print *p, const lbt_out_col *cols, int n)
 {
-	lbt_out *o = lbt_out_new(fp, p->mode, cols, n, p->color);
-
-	if (o != NULL)
-		lbt_out_set_header(o, p->header);
-	return o;
+	return lbt_report_writer(fp, p, cols, n);
 }
 
 /* Free the writer, and a blank line after a TABLE.  @return 0 or -1. */
 static int done(lbt_out *o, FILE *fp, const lbt_tarpit_print *p)
 {
-	int rc = lbt_out_free(o);
-
-	if (p->mode == LBT_OUT_TABLE)
-		fputc('\n', fp);
-	return rc == 0 && !ferror(fp) ? 0 : -1;
+	return lbt_report_done(o, fp, p);
 }
 
 /* Total time of a group's periods (whatif: untarpitted) and their count. */
@@ -109,7 +65,7 @@ static const lbt_out_col sum_cols[] = {
 static void sum_row_tarpit(lbt_out *o, const lbt_tarpit *t, const lbt_tarpit_group *g)
 {
 	const lbt_occ_stats *os = lbt_occ_stats_get(g->occ);
-	int term = t->st.no_term < t->st.requests;
+	int term = ST(t)->no_term < ST(t)->requests;
 
 	if (!term) {
 		lbt_out_absent(o), lbt_out_absent(o), lbt_out_absent(o), lbt_out_absent(o);
@@ -146,7 +102,7 @@ static void sum_row_occ(lbt_out *o, const lbt_tarpit_group *g)
 
 	if (occ) {
 		lbt_out_int(o, os->peak);
-		put_time(o, os->peak_at_us);
+		lbt_report_time(o, os->peak_at_us);
 		lbt_out_int(o, os->peak_tarpit);
 	} else {
 		lbt_out_absent(o), lbt_out_absent(o), lbt_out_absent(o);
@@ -180,8 +136,8 @@ static int summary_rows(const lbt_tarpit *t, FILE *fp, const lbt_tarpit_print *p
 		lbt_out_int(o, (int64_t)g->requests);
 		sum_row_tarpit(o, t, g);
 		sum_row_occ(o, g);
-		g->has_time ? put_time(o, g->first_us) : lbt_out_absent(o);
-		g->has_time ? put_time(o, g->last_us) : lbt_out_absent(o);
+		g->has_time ? lbt_report_time(o, g->first_us) : lbt_out_absent(o);
+		g->has_time ? lbt_report_time(o, g->last_us) : lbt_out_absent(o);
 	}
 	return done(o, fp, p);
 }
@@ -207,7 +163,7 @@ static void block_tarpit(lbt_out *o, const lbt_tarpit *t, const lbt_tarpit_group
 {
 	const lbt_occ_stats *os = lbt_occ_stats_get(g->occ);
 
-	if (t->st.no_term == t->st.requests) {
+	if (ST(t)->no_term == ST(t)->requests) {
 		kv(o, "tarpitted", "unknown: no termination state in this format");
 		return;
 	}
@@ -243,23 +199,23 @@ static void block_occ(lbt_out *o, const lbt_tarpit *t, const lbt_tarpit_group *g
 	lbt_time_format(os->peak_at_us, 0, at, sizeof at);
 	kv(o, "peak slots", "%s%d at %s, %d of them tarpitted",
 	    os->peak_flags ? "~" : "", os->peak, at, os->peak_tarpit);
-	if (t->st.no_term == t->st.requests)
+	if (ST(t)->no_term == ST(t)->requests)
 		kv(o, "slot-seconds", "%.3f", (double)os->slot_us / 1e6);
 	if (g->maxconn <= 0)
 		return;
 	s = periods_total(g, 0, &n);
 	if (n == 0)
 		kv(o, "at >= threshold", "never (>= %d slots, %d %% of %d)", g->threshold,
-		    t->o.threshold_pct, g->maxconn);
+		    OPT(t)->threshold_pct, g->maxconn);
 	else
 		kv(o, "at >= threshold", "%zu period%s, %.1f s in all (>= %d slots, %d %% of %d)",
-		    n, n == 1 ? "" : "s", (double)s / 1e6, g->threshold, t->o.threshold_pct,
+		    n, n == 1 ? "" : "s", (double)s / 1e6, g->threshold, OPT(t)->threshold_pct,
 		    g->maxconn);
 	s = periods_total(g, 1, &n);
-	if (t->st.pt + t->st.ct > 0 && n == 0)
+	if (ST(t)->pt + ST(t)->ct > 0 && n == 0)
 		kv(o, "if denied at once", "peak %d slot%s, never at >= %d", os->peak_nt,
 		    os->peak_nt == 1 ? "" : "s", g->threshold);
-	else if (t->st.pt + t->st.ct > 0)
+	else if (ST(t)->pt + ST(t)->ct > 0)
 		kv(o, "if denied at once", "peak %d slots; %zu period%s at >= %d, %.1f s in all",
 		    os->peak_nt, n, n == 1 ? "" : "s", g->threshold, (double)s / 1e6);
 }
@@ -280,7 +236,7 @@ static void block_conns(lbt_out *o, const lbt_tarpit *t, const lbt_tarpit_group 
 	if (g->maxconn > 0 && g->fc_n > 0)
 		kv(o, "fc at maxconn", "in %llu bucket%s of %gs%s",
 		    (unsigned long long)g->full_buckets, g->full_buckets == 1 ? "" : "s",
-		    (double)t->o.step_us / 1e6, g->full_buckets ? ": FULL, see the notes" : "");
+		    (double)OPT(t)->step_us / 1e6, g->full_buckets ? ": FULL, see the notes" : "");
 }
 
 /* The summary as one block per group (TABLE).  @return 0 or -1. */
@@ -332,12 +288,12 @@ static void period_rows(lbt_out *o, const lbt_tarpit_group *g, int whatif)
 		lbt_out_cstr(o, g->lb[0] ? g->lb : NULL);
 		lbt_out_cstr(o, g->frontend[0] ? g->frontend : NULL);
 		lbt_out_cstr(o, whatif ? "what-if" : "logged");
-		put_time(o, v[i].start_us);
-		put_time(o, v[i].end_us);
+		lbt_report_time(o, v[i].start_us);
+		lbt_report_time(o, v[i].end_us);
 		lbt_out_double(o, (double)(v[i].end_us - v[i].start_us) / 1e6, 3);
 		lbt_out_double(o, (double)v[i].above_us / 1e6, 3);
 		lbt_out_int(o, v[i].peak);
-		put_time(o, v[i].peak_at_us);
+		lbt_report_time(o, v[i].peak_at_us);
 		whatif ? lbt_out_absent(o) : lbt_out_int(o, v[i].peak_tarpit);
 		lbt_out_int(o, g->maxconn);
 		lbt_out_cstr(o, v[i].flags ? "~" : NULL);
@@ -352,7 +308,7 @@ static int periods(const lbt_tarpit *t, FILE *fp, const lbt_tarpit_print *p)
 	size_t i;
 
 	snprintf(ttl, sizeof ttl, "periods at >= %d %% of maxconn (what-if: tarpitted "
-	    "requests denied at once)", t->o.threshold_pct);
+	    "requests denied at once)", OPT(t)->threshold_pct);
 	title(fp, p, ttl);
 	if ((o = writer(fp, p, per_cols, (int)(sizeof per_cols / sizeof per_cols[0]))) == NULL)
 		return -1;
@@ -392,9 +348,9 @@ static void source_row(lbt_out *o, const lbt_tarpit *t, const lbt_tarpit_source 
     int64_t total)
 {
 	char net[LBT_ADDR_STRLEN + 8];
-	int term = t->st.no_term < t->st.requests;
+	int term = ST(t)->no_term < ST(t)->requests;
 
-	lbt_netgroup_format(&t->o.net, &s->net, net, sizeof net);
+	lbt_netgroup_format(&OPT(t)->net, &s->net, net, sizeof net);
 	lbt_out_cstr(o, net);
 	lbt_out_int(o, (int64_t)s->requests);
 	term ? lbt_out_int(o, (int64_t)s->pt) : lbt_out_absent(o);
@@ -405,9 +361,9 @@ static void source_row(lbt_out *o, const lbt_tarpit *t, const lbt_tarpit_source 
 		lbt_out_double(o, 100.0 * (double)s->held_tw_ms / (double)total, 1);
 	else
 		lbt_out_absent(o);
-	s->has_time ? put_time(o, s->first_us) : lbt_out_absent(o);
-	s->has_time ? put_time(o, s->last_us) : lbt_out_absent(o);
-	put_evidence(o, s->file, s->line);
+	s->has_time ? lbt_report_time(o, s->first_us) : lbt_out_absent(o);
+	s->has_time ? lbt_report_time(o, s->last_us) : lbt_out_absent(o);
+	lbt_report_evidence(o, s->file, s->line);
 }
 
 /* Sources ranked by held time.  @return 0 or -1. */
@@ -444,14 +400,14 @@ static void series_row(lbt_out *o, const lbt_tarpit *t, const lbt_tarpit_group *
     const lbt_tarpit_bucket *b, const lbt_occ_bucket *ob)
 {
 	static const lbt_tarpit_bucket none = { 0, 0, 0, 0, 0, 0, -1, -1, NULL, 0 };
-	double step = (double)t->o.step_us;
-	int term = t->st.no_term < t->st.requests;
+	double step = (double)OPT(t)->step_us;
+	int term = ST(t)->no_term < ST(t)->requests;
 
 	if (b == NULL)
 		b = &none;
 	lbt_out_cstr(o, g->lb[0] ? g->lb : NULL);
 	lbt_out_cstr(o, g->frontend[0] ? g->frontend : NULL);
-	put_bucket(o, ob != NULL ? ob->bucket : b->bucket, t->o.step_us);
+	lbt_report_bucket(o, ob != NULL ? ob->bucket : b->bucket, OPT(t)->step_us);
 	lbt_out_int(o, (int64_t)b->requests);
 	term ? lbt_out_int(o, (int64_t)b->pt) : lbt_out_absent(o);
 	term ? lbt_out_int(o, (int64_t)b->ct) : lbt_out_absent(o);
@@ -490,7 +446,7 @@ static int series(const lbt_tarpit *t, FILE *fp, const lbt_tarpit_print *p)
 	lbt_out *o;
 	size_t i;
 
-	snprintf(ttl, sizeof ttl, "series in buckets of %g s", (double)t->o.step_us / 1e6);
+	snprintf(ttl, sizeof ttl, "series in buckets of %g s", (double)OPT(t)->step_us / 1e6);
 	title(fp, p, ttl);
 	if ((o = writer(fp, p, ser_cols, (int)(sizeof ser_cols / sizeof ser_cols[0]))) == NULL)
 		return -1;
@@ -522,16 +478,16 @@ static int full(const lbt_tarpit *t, FILE *fp, const lbt_tarpit_print *p)
 		const lbt_tarpit_bucket *b = lbt_tarpit_buckets(t, gi, &n);
 
 		for (i = 0; i < n && g->maxconn > 0 && (!p->top || shown < p->top); i++) {
-			if (b[i].fc_n == 0 || b[i].fc_max < g->maxconn - t->o.near)
+			if (b[i].fc_n == 0 || b[i].fc_max < g->maxconn - OPT(t)->near)
 				continue;
 			lbt_out_cstr(o, g->lb[0] ? g->lb : NULL);
 			lbt_out_cstr(o, g->frontend[0] ? g->frontend : NULL);
-			put_bucket(o, b[i].bucket, t->o.step_us);
+			lbt_report_bucket(o, b[i].bucket, OPT(t)->step_us);
 			lbt_out_int(o, b[i].fc_max);
 			lbt_out_int(o, g->maxconn);
 			b[i].ac_max >= 0 ? lbt_out_int(o, b[i].ac_max) : lbt_out_absent(o);
 			lbt_out_int(o, (int64_t)b[i].fc_n);
-			put_evidence(o, b[i].fc_file, b[i].fc_line);
+			lbt_report_evidence(o, b[i].fc_file, b[i].fc_line);
 			shown++;
 		}
 	}
@@ -545,34 +501,6 @@ static const lbt_out_col note_cols[] = {
 	{ "text", LBT_COL_STR },
 };
 
-/* Print text as a paragraph wrapped at 78 columns, "- " before the first
- * line and two spaces before the others. */
-static void wrap(FILE *fp, const char *text)
-{
-	const char *p = text;
-	int col = 0;
-
-	fputs("- ", fp);
-	col = 2;
-	while (*p != '\0') {
-		size_t w = strcspn(p, " ");
-
-		if (col > 2 && col + 1 + (int)w > 78) {
-			fputs("\n  ", fp);
-			col = 2;
-		} else if (col > 2) {
-			fputc(' ', fp);
-			col++;
-		}
-		fwrite(p, 1, w, fp);
-		col += (int)w;
-		p += w;
-		while (*p == ' ')
-			p++;
-	}
-	fputc('\n', fp);
-}
-
 /* The notes: wrapped paragraphs (TABLE) or rows.  @return 0 or -1. */
 static int notes(const lbt_tarpit *t, FILE *fp, const lbt_tarpit_print *p)
 {
@@ -583,7 +511,8 @@ static int notes(const lbt_tarpit *t, FILE *fp, const lbt_tarpit_print *p)
 	if (p->mode == LBT_OUT_TABLE) {
 		title(fp, p, "notes");
 		for (i = 0; i < n; i++)
-			wrap(fp, lbt_tarpit_note_at(t, i)->text);
+			if (lbt_out_paragraph(fp, lbt_tarpit_note_at(t, i)->text, 78, "- ", "  ") < 0)
+				return -1;
 		return ferror(fp) ? -1 : 0;
 	}
 	if ((o = writer(fp, p, note_cols, 4)) == NULL)

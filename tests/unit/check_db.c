@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lbt/db.h"
+#include "lbt/stream.h"
 #include "lbt/input.h"
 
 #define UUID_A "0b5a3c1e-1234-4abc-9def-0123456789ab"
@@ -139,9 +140,10 @@ static int read_all(int db, const lbt_filter_opts *f, int events, char *out, siz
 {
 	char p[128], d[128];
 	lbt_input_opts o = { 0 };
-	lbt_input *in;
+	lbt_stream *in;
 	lbt_rec *rec;
 	lbt_err err;
+	char *paths[1];
 	int count = 0, r;
 
 	o.filter = *f;
@@ -150,17 +152,17 @@ static int read_all(int db, const lbt_filter_opts *f, int events, char *out, siz
 	o.now_us = INT64_C(1762041841) * 1000000;
 	if (db)
 		o.db = at(d, sizeof d, "t.db");
-	in = lbt_input_new(&o, &err);
+	at(p, sizeof p, "fixture.log");
+	paths[0] = p;
+	in = lbt_stream_open(&o, paths, db ? 0 : 1, &err);
 	ck_assert_msg(in != NULL, "%s", err.msg);
-	if (!db)
-		lbt_input_add(in, at(p, sizeof p, "fixture.log"));
 	out[0] = '\0';
-	while ((r = lbt_input_next(in, &rec, &err)) != 0) {
+	while ((r = lbt_stream_next(in, &rec, &err)) != 0) {
 		ck_assert_msg(r == 1, "%s", err.msg);
 		dump_rec(rec, out, n);
 		count++;
 	}
-	lbt_input_free(in);
+	lbt_stream_free(in);
 	return count;
 }
 
@@ -385,7 +387,7 @@ START_TEST(keep_raw_lines)
 {
 	char d[128];
 	lbt_input_opts o = { 0 };
-	lbt_input *in;
+	lbt_stream *in;
 	lbt_rec *rec;
 	lbt_err err;
 	const char *line;
@@ -396,12 +398,12 @@ START_TEST(keep_raw_lines)
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM raw"), 6);
 	o.db = at(d, sizeof d, "t.db");
 	o.events = 1;
-	in = lbt_input_new(&o, &err);
+	in = lbt_stream_open(&o, NULL, 0, &err);
 	ck_assert_msg(in != NULL, "%s", err.msg);
-	while (lbt_input_next(in, &rec, &err) == 1) {
+	while (lbt_stream_next(in, &rec, &err) == 1) {
 		char want[1024];
 
-		line = lbt_input_line(in, &len);
+		line = lbt_stream_line(in, &len);
 		ck_assert(line != NULL);
 		/* line rec->line of the fixture, by hand */
 		const char *p = fixture;
@@ -413,7 +415,7 @@ START_TEST(keep_raw_lines)
 		n++;
 	}
 	ck_assert_int_eq(n, 6);
-	lbt_input_free(in);
+	lbt_stream_free(in);
 }
 END_TEST
 

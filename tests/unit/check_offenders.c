@@ -120,7 +120,7 @@ START_TEST(by_requests)
 	ck_assert_int_eq(st->base_to_us, (T0 + 20) * SEC);
 	ck_assert_int_eq(st->cur_to_us, (T0 + 40) * SEC);
 	ck_assert_uint_eq(lbt_offenders_nrows(o), 4);
-	a = lbt_offenders_row(o, 0);
+	a = lbt_offenders_row_at(o, 0);
 	ck_assert_str_eq(a->source, "203.0.113.7");
 	ck_assert_uint_eq(a->requests, 420);
 	ck_assert_double_eq_tol(a->share, 60, 1e-9);
@@ -140,7 +140,7 @@ START_TEST(by_requests)
 	ck_assert_double_eq(a->ratio, 20);
 	ck_assert_str_eq(a->ev_file, "a.log");
 	ck_assert_uint_eq(a->ev_line, 1);
-	b = lbt_offenders_row(o, 1);
+	b = lbt_offenders_row_at(o, 1);
 	ck_assert_str_eq(b->source, "2001:db8:bad:1::/64");
 	ck_assert_uint_eq(b->requests, 200);
 	ck_assert_double_eq_tol(b->share, 200.0 * 100 / 700, 1e-9);
@@ -152,13 +152,13 @@ START_TEST(by_requests)
 	ck_assert_int_eq(b->is_new, 1);
 	ck_assert_uint_eq(b->ev_line, 82);
 	/* the decoys stay apart: v4 sorts before v6 on equal requests */
-	ck_assert_str_eq(lbt_offenders_row(o, 2)->source, "203.0.113.8");
-	ck_assert_uint_eq(lbt_offenders_row(o, 2)->requests, 40);
-	ck_assert_uint_eq(lbt_offenders_row(o, 2)->ev_line, 2);
-	ck_assert_double_eq(lbt_offenders_row(o, 2)->ratio, 1);
-	ck_assert_str_eq(lbt_offenders_row(o, 3)->source, "2001:db8:bad:2::/64");
-	ck_assert_uint_eq(lbt_offenders_row(o, 3)->ev_line, 3);
-	ck_assert_ptr_null(lbt_offenders_row(o, 4));
+	ck_assert_str_eq(lbt_offenders_row_at(o, 2)->source, "203.0.113.8");
+	ck_assert_uint_eq(lbt_offenders_row_at(o, 2)->requests, 40);
+	ck_assert_uint_eq(lbt_offenders_row_at(o, 2)->ev_line, 2);
+	ck_assert_double_eq(lbt_offenders_row_at(o, 2)->ratio, 1);
+	ck_assert_str_eq(lbt_offenders_row_at(o, 3)->source, "2001:db8:bad:2::/64");
+	ck_assert_uint_eq(lbt_offenders_row_at(o, 3)->ev_line, 3);
+	ck_assert_ptr_null(lbt_offenders_row_at(o, 4));
 	lbt_offenders_free(o);
 }
 END_TEST
@@ -185,7 +185,7 @@ START_TEST(rankings)
 		op.by = cases[c].by;
 		o = run(&op);
 		for (size_t i = 0; i < 4; i++)
-			ck_assert_str_eq(lbt_offenders_row(o, i)->source, cases[c].order[i]);
+			ck_assert_str_eq(lbt_offenders_row_at(o, i)->source, cases[c].order[i]);
 		lbt_offenders_free(o);
 	}
 }
@@ -211,7 +211,7 @@ START_TEST(thresholds)
 	op.top = 1;
 	o = run(&op);
 	ck_assert_uint_eq(lbt_offenders_nrows(o), 1);
-	ck_assert_str_eq(lbt_offenders_row(o, 0)->source, "203.0.113.7");
+	ck_assert_str_eq(lbt_offenders_row_at(o, 0)->source, "203.0.113.7");
 	ck_assert_uint_eq(lbt_offenders_stats_get(o)->kept, 4);
 	lbt_offenders_free(o);
 }
@@ -233,11 +233,11 @@ START_TEST(explicit_baseline)
 		o = run(&op);
 		ck_assert_int_eq(lbt_offenders_stats_get(o)->baseline, 2);
 		ck_assert_int_eq(lbt_offenders_stats_get(o)->cur_from_us, (T0 + 10) * SEC);
-		a = lbt_offenders_row(o, 0);
+		a = lbt_offenders_row_at(o, 0);
 		ck_assert_double_eq(a->base_rate, 1);
 		ck_assert_double_eq_tol(a->cur_rate, 410.0 / 30, 1e-9);
 		ck_assert_double_eq_tol(a->ratio, 410.0 / 30, 1e-9);
-		ck_assert_int_eq(lbt_offenders_row(o, 1)->is_new, 1);
+		ck_assert_int_eq(lbt_offenders_row_at(o, 1)->is_new, 1);
 		lbt_offenders_free(o);
 	}
 }
@@ -286,8 +286,8 @@ START_TEST(no_jump)
 	}
 	lbt_offenders_finish(o, &err);
 	ck_assert_int_eq(lbt_offenders_stats_get(o)->baseline, 0);
-	ck_assert_int_eq(lbt_offenders_row(o, 0)->has_ratio, 0);
-	ck_assert_uint_eq(lbt_offenders_row(o, 0)->ev_line, 1);
+	ck_assert_int_eq(lbt_offenders_row_at(o, 0)->has_ratio, 0);
+	ck_assert_uint_eq(lbt_offenders_row_at(o, 0)->ev_line, 1);
 	lbt_offenders_free(o);
 }
 END_TEST
@@ -317,9 +317,9 @@ START_TEST(top_keys)
 	r.path = lbt_str_make("/wp-login.php", 13);
 	lbt_offenders_add(o, &r);
 	lbt_offenders_finish(o, &err);
-	ck_assert_str_eq(lbt_offender_keys_str(lbt_offenders_row(o, 0), buf, sizeof buf),
+	ck_assert_str_eq(lbt_offender_keys_str(lbt_offenders_row_at(o, 0), buf, sizeof buf),
 	    "k1:5 k5:~5 k3:1");
-	ck_assert_str_eq(lbt_offender_keys_str(lbt_offenders_row(o, 1), buf, sizeof buf),
+	ck_assert_str_eq(lbt_offender_keys_str(lbt_offenders_row_at(o, 1), buf, sizeof buf),
 	    "/wp-login.php:1");
 	lbt_offenders_free(o);
 }
@@ -347,12 +347,12 @@ START_TEST(addr_cap)
 		lbt_offenders_add(o, &r);
 	}
 	lbt_offenders_finish(o, &err);
-	ck_assert_str_eq(lbt_offenders_row(o, 0)->source, "2001:db8:bad:1::/64");
-	ck_assert_uint_eq(lbt_offenders_row(o, 0)->addrs, 4);
-	ck_assert_int_eq(lbt_offenders_row(o, 0)->addrs_capped, 1);
-	ck_assert_str_eq(lbt_offenders_row(o, 1)->source, "::/64");
-	ck_assert_uint_eq(lbt_offenders_row(o, 1)->addrs, 2);
-	ck_assert_int_eq(lbt_offenders_row(o, 1)->addrs_capped, 0);
+	ck_assert_str_eq(lbt_offenders_row_at(o, 0)->source, "2001:db8:bad:1::/64");
+	ck_assert_uint_eq(lbt_offenders_row_at(o, 0)->addrs, 4);
+	ck_assert_int_eq(lbt_offenders_row_at(o, 0)->addrs_capped, 1);
+	ck_assert_str_eq(lbt_offenders_row_at(o, 1)->source, "::/64");
+	ck_assert_uint_eq(lbt_offenders_row_at(o, 1)->addrs, 2);
+	ck_assert_int_eq(lbt_offenders_row_at(o, 1)->addrs_capped, 0);
 	lbt_offenders_free(o);
 }
 END_TEST
@@ -367,12 +367,12 @@ START_TEST(prefixes)
 	op.net.v6_bits = 48;
 	o = run(&op);
 	ck_assert_uint_eq(lbt_offenders_nrows(o), 2);
-	ck_assert_str_eq(lbt_offenders_row(o, 0)->source, "203.0.113.0/24");
-	ck_assert_uint_eq(lbt_offenders_row(o, 0)->requests, 460);
-	ck_assert_uint_eq(lbt_offenders_row(o, 0)->addrs, 2);
-	ck_assert_str_eq(lbt_offenders_row(o, 1)->source, "2001:db8:bad::/48");
-	ck_assert_uint_eq(lbt_offenders_row(o, 1)->requests, 240);
-	ck_assert_uint_eq(lbt_offenders_row(o, 1)->addrs, 11);
+	ck_assert_str_eq(lbt_offenders_row_at(o, 0)->source, "203.0.113.0/24");
+	ck_assert_uint_eq(lbt_offenders_row_at(o, 0)->requests, 460);
+	ck_assert_uint_eq(lbt_offenders_row_at(o, 0)->addrs, 2);
+	ck_assert_str_eq(lbt_offenders_row_at(o, 1)->source, "2001:db8:bad::/48");
+	ck_assert_uint_eq(lbt_offenders_row_at(o, 1)->requests, 240);
+	ck_assert_uint_eq(lbt_offenders_row_at(o, 1)->addrs, 11);
 	lbt_offenders_free(o);
 }
 END_TEST
@@ -394,7 +394,7 @@ START_TEST(missing)
 	ck_assert_uint_eq(lbt_offenders_stats_get(o)->no_time, 1);
 	ck_assert_uint_eq(lbt_offenders_stats_get(o)->no_client, 1);
 	ck_assert_uint_eq(lbt_offenders_nrows(o), 0);
-	ck_assert(lbt_offenders_fields() & LBT_BIT(LBT_F_TW));
+	ck_assert(lbt_offenders_fields(o) & LBT_BIT(LBT_F_TW));
 	lbt_offenders_free(o);
 }
 END_TEST
@@ -411,11 +411,11 @@ START_TEST(geoip)
 	op.geoip = lbt_geoip_open(files, 2, NULL, &err);
 	ck_assert_ptr_nonnull(op.geoip);
 	o = run(&op);
-	ck_assert_str_eq(lbt_offenders_row(o, 0)->geo.country, "XA");
-	ck_assert_uint_eq(lbt_offenders_row(o, 0)->geo.asn, 64496);
-	ck_assert_str_eq(lbt_offenders_row(o, 1)->geo.country, "XB");
-	ck_assert_uint_eq(lbt_offenders_row(o, 1)->geo.asn, 64500);
-	ck_assert_str_eq(lbt_offenders_row(o, 1)->geo.org, "Example Net");
+	ck_assert_str_eq(lbt_offenders_row_at(o, 0)->geo.country, "XA");
+	ck_assert_uint_eq(lbt_offenders_row_at(o, 0)->geo.asn, 64496);
+	ck_assert_str_eq(lbt_offenders_row_at(o, 1)->geo.country, "XB");
+	ck_assert_uint_eq(lbt_offenders_row_at(o, 1)->geo.asn, 64500);
+	ck_assert_str_eq(lbt_offenders_row_at(o, 1)->geo.org, "Example Net");
 	lbt_offenders_free(o);
 	lbt_geoip_free(op.geoip);
 }
@@ -431,7 +431,7 @@ static char *rows_text(const lbt_offenders *o)
 
 	ck_assert_ptr_nonnull(fp);
 	for (size_t i = 0; i < lbt_offenders_nrows(o); i++) {
-		const lbt_offender *r = lbt_offenders_row(o, i);
+		const lbt_offender *r = lbt_offenders_row_at(o, i);
 
 		fprintf(fp, "%s %llu %.9f %lld@%lld %llu/%d [%s] [%s] %llu %.3f %lld..%lld "
 		    "%d%d %.9f %.9f %.9f %s:%llu\n", r->source, (unsigned long long)r->requests,
@@ -594,7 +594,7 @@ START_TEST(order_ties)
 		}
 		snprintf(fbuf, sizeof fbuf, "x");
 		ck_assert_int_eq(lbt_offenders_finish(o, &err), 0);
-		r = lbt_offenders_row(o, 0);
+		r = lbt_offenders_row_at(o, 0);
 		ck_assert_str_eq(r->ev_file, "a.log");
 		ck_assert_uint_eq(r->ev_line, 7);
 		ck_assert_int_eq(r->first_us, T0 * SEC);

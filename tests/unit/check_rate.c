@@ -237,7 +237,7 @@ START_TEST(missing_fields)
 	ck_assert_uint_eq(lbt_rate_stats_get(r)->no_time, 1);
 	ck_assert_uint_eq(lbt_rate_stats_get(r)->counted, 1);
 	ck_assert_str_eq(lbt_rate_row_at(r, 0)->key, "/x");
-	ck_assert(lbt_rate_fields(&o) == (LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_PATH)));
+	ck_assert(lbt_rate_fields(r) == (LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_PATH)));
 	lbt_rate_free(r);
 }
 END_TEST

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "lbt/tarpit.h"
+#include "lbt/tarpit_cfg.h"
+#include "lbt/tarpit_report.h"
 
 #define T0 1762000000LL                 /* 2025-11-01T12:26:40Z, a 10 s boundary */
 #define US(s) ((int64_t)((s) * 1e6 + ((s) >= 0 ? 0.5 : -0.5)))
@@ -492,7 +494,7 @@ START_TEST(cfg_in_groups)
 
 	c = lbt_maxconn_cfg_read(path, &err);
 	ck_assert_ptr_nonnull(c);
-	o.cfg = c;
+	lbt_tarpit_cfg_use(&o, c);
 	t = lbt_tarpit_new(&o, &err);
 	http(&r, 0, "192.0.2.1", 0, 5, "----", 1, 1);
 	r.frontend = lbt_str_make("fe_a~", 5);

@@ -1,0 +1,40 @@
+/*
+ * driver.h - one pass of a record stream (stream.h) through one or
+ * several analyses (analysis.h): every record is read once and handed to
+ * each analysis in turn, then each is finished.  lbt-rate, lbt-offenders
+ * and lbt-tarpit run one analysis through it; lbt-triage will run several
+ * at once, and a later change one accumulator per core, merged
+ * (lbt_analysis_merge).
+ *
+ *     lbt_analysis v[] = { lbt_rate_analysis(r), lbt_offenders_analysis(o) };
+ *     opts.wanted = lbt_analysis_fields(v, 2);
+ *     lbt_stream *s = lbt_stream_open(&opts, paths, n, &err);
+ *     if (lbt_driver_run(s, v, 2, report_file_error, ctx, &err) < 0) ...
+ *
+ * Per record the cost is one indirect call per analysis; nothing is
+ * allocated by the driver.
+ * Includes: analysis.h, err.h, stream.h.
+ */
+#ifndef LBT_DRIVER_H
+#define LBT_DRIVER_H
+
+#include <stddef.h>
+
+#include "lbt/analysis.h"
+#include "lbt/err.h"
+#include "lbt/stream.h"
+
+/* Told of an error that ended one input file (the run goes on with the next). */
+typedef void (*lbt_driver_error_fn)(void *ctx, const lbt_err *err);
+
+/*
+ * Feed every record of s to each of v[0..n), then finish each.  An
+ * analysis out of memory stops the feeding (its add() failure is sticky);
+ * finish() then reports it.  `on_error` (may be NULL) hears every file
+ * error of the stream.
+ * @return 0, or -1 with err: the first finish() that failed.
+ */
+int lbt_driver_run(lbt_stream *s, lbt_analysis *v, size_t n, lbt_driver_error_fn on_error,
+    void *ctx, lbt_err *err);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * offenders_merge.c - two lbt_offenders accumulators made one (see
+ * analysis.h), and the vtable.
+ *
+ * Every figure of a source is a sum (requests, statuses, tarpitted, held
+ * time, its 1 s series and so its peak), a minimum or maximum (first and
+ * last time), a smallest evidence by (time, file, line), or a set (the
+ * client addresses, exact up to the cap): each merges exactly.  The
+ * window sums, ratios and ranking happen in finish(), from the merged
+ * series.  Keys and file names are numbered per accumulator, so src's are
+ * interned again in dst.  The space-saving key counters merge exactly
+ * while the source hit at most LBT_OFF_TOPK keys in all; past that, as in
+ * one accumulator, the counts are upper bounds marked approximate: a full
+ * summary's smallest count stands for the keys it does not hold
+ * (Agarwal et al., "Mergeable summaries", 2012).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "offenders_int.h"
+
+/* An empty accumulator with o's options (and parsed --baseline).
+ * @return it, or NULL with err. */
+lbt_offenders *lbt_offenders_spawn(const lbt_offenders *o, lbt_err *err)
+{
+	lbt_offenders *t = lbt_offenders_new(&o->o, err);
+
+	if (t == NULL)
+		return NULL;
+	t->base_from = o->base_from;
+	t->base_to = o->base_to;
+	t->base_tod = o->base_tod;
+	t->st.baseline = o->st.baseline;
+	return t;
+}
+
+/* Add every address of set `from` to `to` (cap as in add), then the cap
+ * flag: the union is exact up to the cap.  @return 0 or -1. */
+static int merge_addrs(struct addrset *to, const struct addrset *from, size_t cap)
+{
+	if (from->slot == NULL) {
+		if (from->n > 0 && lbt_offendersi_set_add(to, from->first[0], from->first[1], cap) < 0)
+			return -1;
+	} else {
+		for (uint32_t i = 0; i <= from->mask; i++)
+			if ((from->slot[i][0] | from->slot[i][1]) != 0 &&
+			    lbt_offendersi_set_add(to, from->slot[i][0], from->slot[i][1], cap) < 0)
+				return -1;
+		if (from->has_zero && lbt_offendersi_set_add(to, 0, 0, cap) < 0)
+			return -1;
+	}
+	to->capped |= from->capped;
+	return 0;
+}
+
+/* The smallest count of a full summary, else 0 (a key it does not hold
+ * was seen at most that often). */
+static uint32_t topk_floor(const struct topk *t)
+{
+	uint32_t m = UINT32_MAX;
+
+	if (t->n < LBT_OFF_TOPK)
+		return 0;
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->cnt[i] < m)
+			m = t->cnt[i];
+	return m;
+}
+
+/* A candidate counter while merging two summaries. */
+struct cand {
+	uint32_t id;
+	uint64_t cnt, err;
+};
+
+/* Keep the LBT_OFF_TOPK largest of v[0..n) in t, larger counts first, equal
+ * ones by key text. */
+static void topk_keep(const lbt_offenders *o, struct topk *t, struct cand *v, size_t n)
+{
+	t->n = 0;
+	while (t->n < LBT_OFF_TOPK && n > 0) {
+		size_t best = 0;
+		lbt_hmap_entry a, b;
+
+		for (size_t i = 1; i < n; i++) {
+			lbt_hmap_at(o->keys, v[i].id, &a);
+			lbt_hmap_at(o->keys, v[best].id, &b);
+			if (v[i].cnt > v[best].cnt || (v[i].cnt == v[best].cnt &&
+			    strcmp(a.key, b.key) < 0))
+				best = i;
+		}
+		t->id[t->n] = v[best].id;
+		t->cnt[t->n] = v[best].cnt > UINT32_MAX ? UINT32_MAX : (uint32_t)v[best].cnt;
+		t->err[t->n] = v[best].err > UINT32_MAX ? UINT32_MAX : (uint32_t)v[best].err;
+		t->n++;
+		v[best] = v[--n];
+	}
+}
+
+/* Merge summary `from` (key numbers of src, interned again in o) into `to`.
+ * @return 0 or -1 (out of memory). */
+static int merge_topk(lbt_offenders *o, const lbt_offenders *src, struct topk *to,
+    const struct topk *from)
+{
+	struct cand v[2 * LBT_OFF_TOPK];
+	uint32_t fto = topk_floor(to), ffrom = topk_floor(from);
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < to->n; i++)
+		v[n++] = (struct cand){ to->id[i], (uint64_t)to->cnt[i] + ffrom,
+		    (uint64_t)to->err[i] + ffrom };
+	for (uint32_t i = 0; i < from->n; i++) {
+		lbt_hmap_entry e;
+		uint32_t id;
+		size_t k;
+
+		lbt_hmap_at(src->keys, from->id[i], &e);
+		if (lbt_offendersi_key_intern(o, e.key, e.klen, &id) < 0)
+			return -1;
+		for (k = 0; k < to->n && v[k].id != id; k++)
+			;
+		if (k < to->n) {                 /* held by both: the floor was a guess */
+			v[k].cnt += (uint64_t)from->cnt[i] - ffrom;
+			v[k].err += (uint64_t)from->err[i] - ffrom;
+		} else {
+			v[n++] = (struct cand){ id, (uint64_t)from->cnt[i] + fto,
+			    (uint64_t)from->err[i] + fto };
+		}
+	}
+	topk_keep(o, to, v, n);
+	return 0;
+}
+
+/* Keep the smaller evidence of `to` and `from` (file re-interned in o).
+ * @return 0 or -1. */
+static int merge_evidence(lbt_offenders *o, lbt_evidence *to, const lbt_evidence *from)
+{
+	const char *file;
+
+	if (lbt_evidence_cmp(from, to) >= 0)
+		return 0;
+	if (lbt_offendersi_file_copy(o, from->file, &file) < 0)
+		return -1;
+	*to = *from;
+	to->file = file;
+	return 0;
+}
+
+/* Counters, time span and peak of source s after `from` was added to it. */
+static void merge_counts(struct src *s, const struct src *from)
+{
+	if (from->first_us < s->first_us)
+		s->first_us = from->first_us;
+	if (from->last_us > s->last_us)
+		s->last_us = from->last_us;
+	s->requests += from->requests;
+	for (int i = 0; i < LBT_OFF_NSTATUS; i++)
+		s->status[i] += from->status[i];
+	s->tarpitted += from->tarpitted;
+	s->held_ms += from->held_ms;
+	/* the busiest second, the earliest of equals, as add() keeps it */
+	lbt_series_peak(s->sec, &s->peak_bucket, &s->peak_count);
+}
+
+/* Fold src's source entry e into o.  @return 0 or -1 (out of memory). */
+static int merge_source(lbt_offenders *o, const lbt_offenders *src, const lbt_hmap_entry *e)
+{
+	struct src *from = e->val, *s;
+	int created;
+
+	if ((s = lbt_hmap_put(o->srcs, e->key, e->klen, &created)) == NULL)
+		return -1;
+	if (created) {                 /* take everything over but the numbered parts */
+		*s = *from;
+		from->sec = NULL;
+		from->addrs.slot = NULL;
+		s->top.n = 0;
+		s->ev = (lbt_evidence)LBT_EVIDENCE_INIT;
+		return merge_topk(o, src, &s->top, &from->top) < 0 ||
+		    merge_evidence(o, &s->ev, &from->ev) < 0 ? -1 : 0;
+	}
+	if (lbt_series_merge(s->sec, from->sec) < 0 ||
+	    merge_addrs(&s->addrs, &from->addrs, o->o.addr_cap) < 0 ||
+	    merge_topk(o, src, &s->top, &from->top) < 0 ||
+	    merge_evidence(o, &s->ev, &from->ev) < 0)
+		return -1;
+	merge_counts(s, from);
+	return 0;
+}
+
+/*
+ * Merge src into o (see analysis.h and the file comment); src is
+ * consumed.  @return 0, or -1 with err.
+ */
+int lbt_offenders_merge(lbt_offenders *o, lbt_offenders *src, lbt_err *err)
+{
+	lbt_hmap_entry e;
+
+	if (o->finished || src->finished)
+		return lbt_err_set(err, "offenders: merge after finish");
+	if (o->o.net.v4_bits != src->o.net.v4_bits || o->o.net.v6_bits != src->o.net.v6_bits ||
+	    o->o.addr_cap != src->o.addr_cap)
+		return lbt_err_set(err, "offenders: merge of accumulators with different options");
+	o->st.records += src->st.records;
+	o->st.counted += src->st.counted;
+	o->st.no_client += src->st.no_client;
+	o->st.no_time += src->st.no_time;
+	if (src->failed)
+		o->failed = -1;
+	for (size_t i = 0; i < lbt_hmap_count(src->srcs) && !o->failed; i++) {
+		lbt_hmap_at(src->srcs, i, &e);
+		if (merge_source(o, src, &e) < 0)
+			o->failed = -1;
+	}
+	if (!o->failed && lbt_series_merge(o->all, src->all) < 0)
+		o->failed = -1;
+	return o->failed ? lbt_err_set(err, "out of memory") : 0;
+}
+
+/* analysis.h fields(). */
+static uint64_t vt_fields(const void *a)
+{
+	return lbt_offenders_fields(a);
+}
+
+/* analysis.h add().  @return as lbt_offenders_add. */
+static int vt_add(void *a, const lbt_rec *rec)
+{
+	return lbt_offenders_add(a, rec);
+}
+
+/* analysis.h spawn().  @return the twin or NULL with err. */
+static void *vt_spawn(const void *a, lbt_err *err)
+{
+	return lbt_offenders_spawn(a, err);
+}
+
+/* analysis.h merge().  @return as lbt_offenders_merge. */
+static int vt_merge(void *a, void *src, lbt_err *err)
+{
+	return lbt_offenders_merge(a, src, err);
+}
+
+/* analysis.h finish().  @return as lbt_offenders_finish. */
+static int vt_finish(void *a, lbt_err *err)
+{
+	return lbt_offenders_finish(a, err);
+}
+
+/* analysis.h free(). */
+static void vt_free(void *a)
+{
+	lbt_offenders_free(a);
+}
+
+static const lbt_analysis_ops offenders_ops = {
+	"offenders", vt_fields, vt_add, vt_spawn, vt_merge, vt_finish, vt_free
+};
+
+/* @return o with the offenders vtable. */
+lbt_analysis lbt_offenders_analysis(lbt_offenders *o)
+{
+	return (lbt_analysis){ &offenders_ops, o };
+}

@@ -1,0 +1,86 @@
+/*
+ * offenders_report.c - lbt-offenders(1)'s table (see offenders_report.h).
+ */
+#include <stdio.h>
+
+#include "lbt/offenders_report.h"
+
+/* The ratio cell: absent without a baseline, "new", or the number. */
+static void out_ratio(lbt_out *out, const lbt_offender *w)
+{
+	if (!w->has_ratio)
+		lbt_out_absent(out);
+	else if (w->is_new)
+		lbt_out_cstr(out, "new");
+	else
+		lbt_out_double(out, w->ratio, 2);
+}
+
+/* Write the cells of one source. */
+static void row(lbt_out *out, const lbt_offender *w, int country, int asn)
+{
+	char buf[1024];
+
+	lbt_out_cstr(out, w->source);
+	lbt_out_int(out, (int64_t)w->requests);
+	lbt_out_double(out, w->share, 2);
+	lbt_out_int(out, w->peak_count);
+	snprintf(buf, sizeof buf, "%s%llu", w->addrs_capped ? ">" : "",
+	    (unsigned long long)w->addrs);
+	lbt_out_cstr(out, buf);
+	lbt_out_cstr(out, lbt_offender_keys_str(w, buf, sizeof buf));
+	lbt_out_cstr(out, lbt_offender_status_str(w, buf, sizeof buf));
+	lbt_out_int(out, (int64_t)w->tarpitted);
+	lbt_out_double(out, w->held_s, 3);
+	lbt_report_time(out, w->first_us);
+	lbt_report_time(out, w->last_us);
+	out_ratio(out, w);
+	if (country)
+		lbt_out_cstr(out, w->geo.has_country ? w->geo.country : NULL);
+	if (asn) {
+		snprintf(buf, sizeof buf, "AS%lu %s", (unsigned long)w->geo.asn, w->geo.org);
+		lbt_out_cstr(out, w->geo.has_asn ? buf : NULL);
+	}
+	lbt_report_evidence(out, w->ev_file, w->ev_line);
+}
+
+/* The table: columns (GeoIP ones only when a database can fill them), rows.
+ * @return 0 or -1. */
+int lbt_offenders_report(const lbt_offenders *o, FILE *fp, const lbt_report_opts *p)
+{
+	static const lbt_out_col base[] = {
+		{ "source", LBT_COL_STR }, { "requests", LBT_COL_NUM }, { "share", LBT_COL_NUM },
+		{ "peak_rps", LBT_COL_NUM }, { "addrs", LBT_COL_NUM }, { "top_keys", LBT_COL_STR },
+		{ "status", LBT_COL_STR }, { "tarpit", LBT_COL_NUM }, { "held_s", LBT_COL_NUM },
+		{ "first", LBT_COL_STR }, { "last", LBT_COL_STR }, { "ratio", LBT_COL_NUM },
+	};
+	const lbt_geoip *g = lbt_offenders_opts_get(o)->geoip;
+	int country = lbt_geoip_has_country(g), asn = lbt_geoip_has_asn(g), n = 12;
+	lbt_out_col cols[15];
+	lbt_out *out;
+
+	for (int i = 0; i < n; i++)
+		cols[i] = base[i];
+	if (country)
+		cols[n++] = (lbt_out_col){ "country", LBT_COL_STR };
+	if (asn)
+		cols[n++] = (lbt_out_col){ "asn", LBT_COL_STR };
+	cols[n++] = (lbt_out_col){ "evidence", LBT_COL_STR };
+	if ((out = lbt_report_writer(fp, p, cols, n)) == NULL)
+		return -1;
+	for (size_t i = 0; i < lbt_offenders_nrows(o); i++)
+		row(out, lbt_offenders_row_at(o, i), country, asn);
+	return lbt_out_free(out);
+}
+
+/* The "none has a client address" sentence.  @return 1 with buf, or 0. */
+int lbt_offenders_report_empty(const lbt_offenders *o, char *buf, size_t size)
+{
+	const lbt_offenders_stats *st = lbt_offenders_stats_get(o);
+
+	if (st->counted != 0 || st->no_client == 0)
+		return 0;
+	snprintf(buf, size, "none of %llu records has a client address",
+	    (unsigned long long)st->records);
+	return 1;
+}

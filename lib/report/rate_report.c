@@ -1,0 +1,97 @@
+/*
+ * rate_report.c - lbt-rate(1)'s rows (see rate_report.h).
+ */
+#include <stdio.h>
+
+#include "lbt/rate_report.h"
+
+#define SPARK_WIDTH 40
+
+/* Write a bucket's time, or an absent cell when `have` is 0. */
+static void out_bucket(lbt_out *out, int have, int64_t bucket, int64_t step)
+{
+	if (have)
+		lbt_report_bucket(out, bucket, step);
+	else
+		lbt_out_absent(out);
+}
+
+/* The cells of ranked key i (a sparkline last when `spark`). */
+static void row(lbt_out *out, const lbt_rate *r, size_t i, int spark)
+{
+	const lbt_rate_row *w = lbt_rate_row_at(r, i);
+	int64_t step = lbt_rate_step(r);
+	char buf[SPARK_WIDTH * 3 + 1];
+
+	lbt_out_cstr(out, w->key);
+	lbt_out_int(out, w->total);
+	lbt_out_double(out, w->peak_rate, 2);
+	out_bucket(out, 1, w->peak_bucket, step);
+	lbt_out_double(out, w->baseline_rate, 2);
+	out_bucket(out, w->jump, w->jump_start, step);
+	if (w->jump && w->ongoing)
+		lbt_out_cstr(out, "ongoing");
+	else
+		out_bucket(out, w->jump, w->jump_end, step);
+	if (w->jump)
+		lbt_out_double(out, w->sustained_rate, 2);
+	else
+		lbt_out_absent(out);
+	if (spark) {
+		lbt_rate_sparkline(r, i, SPARK_WIDTH, buf, sizeof buf);
+		lbt_out_cstr(out, buf);
+	}
+}
+
+/* The ranked keys, one row each.  @return 0 or -1. */
+int lbt_rate_report_rows(const lbt_rate *r, FILE *fp, const lbt_report_opts *p, int spark)
+{
+	const lbt_out_col cols[] = {
+		{ lbt_rate_by_name(lbt_rate_opts_get(r)->by), LBT_COL_STR },
+		{ "total", LBT_COL_NUM }, { "peak_rps", LBT_COL_NUM }, { "peak_at", LBT_COL_STR },
+		{ "baseline_rps", LBT_COL_NUM }, { "jump_start", LBT_COL_STR },
+		{ "jump_end", LBT_COL_STR }, { "sustained_rps", LBT_COL_NUM },
+		{ "spark", LBT_COL_STR },
+	};
+	lbt_out *out = lbt_report_writer(fp, p, cols, spark ? 9 : 8);
+
+	if (out == NULL)
+		return -1;
+	for (size_t i = 0; i < lbt_rate_nrows(r); i++)
+		row(out, r, i, spark);
+	return lbt_out_free(out);
+}
+
+/* Every bucket of the span for each ranked key.  @return 0 or -1. */
+int lbt_rate_report_series(const lbt_rate *r, FILE *fp, const lbt_report_opts *p)
+{
+	const lbt_out_col cols[] = {
+		{ "time", LBT_COL_STR }, { lbt_rate_by_name(lbt_rate_opts_get(r)->by), LBT_COL_STR },
+		{ "count", LBT_COL_NUM },
+	};
+	lbt_out *out = lbt_report_writer(fp, p, cols, 3);
+	int64_t first, last;
+
+	if (out == NULL)
+		return -1;
+	if (lbt_rate_span(r, &first, &last) == 0)
+		for (int64_t b = first; b <= last; b++)
+			for (size_t i = 0; i < lbt_rate_nrows(r); i++) {
+				lbt_report_bucket(out, b, lbt_rate_step(r));
+				lbt_out_cstr(out, lbt_rate_row_at(r, i)->key);
+				lbt_out_int(out, lbt_rate_count(r, i, b));
+			}
+	return lbt_out_free(out);
+}
+
+/* The "none has the --by field" sentence.  @return 1 with buf, or 0. */
+int lbt_rate_report_empty(const lbt_rate *r, char *buf, size_t size)
+{
+	const lbt_rate_stats *st = lbt_rate_stats_get(r);
+
+	if (st->counted != 0 || st->no_key == 0)
+		return 0;
+	snprintf(buf, size, "none of %llu records has a %s (see --by, --key-regex)",
+	    (unsigned long long)st->records, lbt_rate_by_name(lbt_rate_opts_get(r)->by));
+	return 1;
+}
