@@ -305,52 +305,101 @@ static int is_wide(const struct lbt_denyi_item *it)
 	return it->req.bits < (it->req.net.family == 4 ? LBT_DENY_V4_WIDEST : LBT_DENY_V6_WIDEST);
 }
 
+/* Append networks v[0..n) to the rule.  @return 0 or -1 */
+static int add_rules(lbt_deny *d, const lbt_ipnet *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		lbt_deny_rule *r;
+
+		if (LBT_GROW(d->rules, d->caprules, d->nrules + 1, 16) < 0)
+			return -1;
+		r = &d->rules[d->nrules++];
+		memset(r, 0, sizeof *r);
+		r->net = v[i];
+		r->requests = LBT_DENY_UNKNOWN;
+		r->share = -1.0;
+		r->first_us = r->last_us = LBT_DENY_NO_TIME;
+	}
+	return 0;
+}
+
+/* True when kept source it lies inside another forced wide kept source
+ * (an earlier one when both are equal: duplicates are gone). */
+static int inside_wide(const lbt_deny *d, const struct lbt_denyi_item *it)
+{
+	for (size_t j = 0; j < d->nit; j++) {
+		const struct lbt_denyi_item *o = &d->it[j];
+
+		if (o != it && o->selected && !o->dropped && is_wide(o) &&
+		    contains(&o->req, &it->req) && o->req.bits < it->req.bits)
+			return 1;
+	}
+	return 0;
+}
+
+/* A forced wide source: its own addresses minus x, never merged with a
+ * neighbour (no network wider than what was asked).  @return 0 or -1 */
+static int wide_rules(lbt_deny *d, const struct lbt_denyi_item *it, lbt_ipset *x,
+    lbt_ipset *all)
+{
+	lbt_ipset *w = lbt_ipset_new();
+	lbt_ipnet *v = NULL;
+	size_t n = 0;
+	int rc = -1;
+
+	if (w && lbt_ipset_add(w, &it->req.net, it->req.bits) == 0 &&
+	    lbt_ipset_union(all, w) == 0 && lbt_ipset_subtract(w, x) == 0 &&
+	    lbt_ipset_union(d->covered, w) == 0 &&
+	    lbt_ipset_networks(w, it->req.bits, it->req.bits, &v, &n) == 0)
+		rc = add_rules(d, v, n);
+	free(v);
+	lbt_ipset_free(w);
+	return rc;
+}
+
+/* qsort order of rules: by network. */
+static int rule_cmp(const void *pa, const void *pb)
+{
+	const lbt_deny_rule *a = pa, *b = pb;
+
+	return lbt_addr_cmp(&a->net.net, &b->net.net);
+}
+
 /*
- * Step 5: the rule's networks.  Forced wide sources are written with no
- * limit, the others never wider than /24 and /48; a narrow source inside a
- * wide one is part of the wide one's networks.  @return 0 or -1
+ * Step 5: the rule's networks.  A forced wide source is written on its
+ * own, never wider than itself; the others are merged, never wider than
+ * /24 and /48; a narrow source inside a wide one is part of it.
+ * @return 0 or -1
  */
 static int merge(lbt_deny *d, lbt_ipset *x)
 {
-	lbt_ipset *w = lbt_ipset_new(), *nw = lbt_ipset_new();
-	lbt_ipnet *a = NULL, *b = NULL;
-	size_t na = 0, nb = 0;
+	lbt_ipset *wide = lbt_ipset_new(), *nw = lbt_ipset_new();
+	lbt_ipnet *v = NULL;
+	size_t n = 0;
 	int rc = -1;
 
-	if (w == NULL || nw == NULL)
+	if (wide == NULL || nw == NULL)
 		goto out;
 	for (size_t i = 0; i < d->nit; i++) {
 		const struct lbt_denyi_item *it = &d->it[i];
 
-		if (it->selected && !it->dropped &&
-		    lbt_ipset_add(is_wide(it) ? w : nw, &it->req.net, it->req.bits) < 0)
+		if (!it->selected || it->dropped)
+			continue;
+		if (!is_wide(it) && lbt_ipset_add(nw, &it->req.net, it->req.bits) < 0)
+			goto out;
+		if (is_wide(it) && !inside_wide(d, it) && wide_rules(d, it, x, wide) < 0)
 			goto out;
 	}
-	if (lbt_ipset_subtract(nw, w) < 0 || lbt_ipset_subtract(w, x) < 0 ||
-	    lbt_ipset_subtract(nw, x) < 0 || lbt_ipset_union(d->covered, w) < 0 ||
+	if (lbt_ipset_subtract(nw, wide) < 0 || lbt_ipset_subtract(nw, x) < 0 ||
 	    lbt_ipset_union(d->covered, nw) < 0 ||
-	    lbt_ipset_networks(w, 0, 0, &a, &na) < 0 ||
-	    lbt_ipset_networks(nw, LBT_DENY_V4_WIDEST, LBT_DENY_V6_WIDEST, &b, &nb) < 0)
+	    lbt_ipset_networks(nw, LBT_DENY_V4_WIDEST, LBT_DENY_V6_WIDEST, &v, &n) < 0 ||
+	    add_rules(d, v, n) < 0)
 		goto out;
+	qsort(d->rules, d->nrules, sizeof d->rules[0], rule_cmp);
 	rc = 0;
-	for (size_t i = 0, j = 0; rc == 0 && (i < na || j < nb);) {
-		int take_a = j == nb || (i < na && lbt_addr_cmp(&a[i].net, &b[j].net) < 0);
-
-		if (LBT_GROW(d->rules, d->caprules, d->nrules + 1, 16) < 0) {
-			rc = -1;
-			break;
-		}
-		memset(&d->rules[d->nrules], 0, sizeof d->rules[0]);
-		d->rules[d->nrules].net = take_a ? a[i++] : b[j++];
-		d->rules[d->nrules].requests = LBT_DENY_UNKNOWN;
-		d->rules[d->nrules].share = -1.0;
-		d->rules[d->nrules].first_us = d->rules[d->nrules].last_us = LBT_DENY_NO_TIME;
-		d->nrules++;
-	}
 out:
-	free(a);
-	free(b);
-	lbt_ipset_free(w);
+	free(v);
+	lbt_ipset_free(wide);
 	lbt_ipset_free(nw);
 	return rc;
 }
