@@ -94,6 +94,11 @@ static void resolve(lbt_cli *cli, struct opts *o)
 		lbt_cli_errorf(cli, "--acl-path names the file of -o: give -o FILE");
 		lbt_cli_usage(cli);
 	}
+	if (cli->nargs > 0 && (o->d.min_share >= 0 || o->min_req >= 0 || o->top > 0)) {
+		lbt_cli_errorf(cli, "--min-share, --min-requests and --top select from --input "
+		    "or stdin, not from operands");
+		lbt_cli_usage(cli);
+	}
 	if (cli->nargs > 0 && o->input.n > 0) {
 		lbt_cli_errorf(cli, "networks as operands or --input files, not both");
 		lbt_cli_usage(cli);

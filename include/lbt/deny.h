@@ -125,6 +125,7 @@ typedef struct lbt_deny_totals {
 	double input_requests;   /* all requests of the run the data came from
 	                            (from a share column), else = requests */
 	int64_t denied;          /* requests of the selected sources wholly in the rule */
+	int64_t denied_part;     /* of those cut around exclusions (partly in it) */
 	int64_t collateral;      /* of other sources wholly matched */
 	int64_t collateral_part; /* of other sources partly matched (an upper bound) */
 	size_t collateral_n;

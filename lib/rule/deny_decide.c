@@ -424,10 +424,11 @@ static void name_merged(lbt_deny_rule *r, const char *text)
 static void credit(lbt_deny *d, lbt_deny_rule *r, struct lbt_denyi_item *it)
 {
 	double sh = share_of(d, &it->s);
+	char orig[LBT_ADDR_STRLEN];
 
 	it->in_rule = 1;
 	r->nsources++;
-	name_merged(r, it->text);
+	name_merged(r, lbt_addr_format_net(&it->s.net.net, it->s.net.bits, orig, sizeof orig));
 	if (it->s.requests >= 0)
 		r->requests = (r->requests < 0 ? 0 : r->requests) + it->s.requests;
 	if (sh >= 0)
@@ -509,6 +510,9 @@ static void sum_selected(lbt_deny *d)
 		const struct lbt_denyi_item *it = &d->it[i];
 
 		t->selected += it->selected;
+		if (it->selected && !it->in_rule && it->s.requests >= 0 &&
+		    lbt_ipset_covers(d->covered, &it->req.net, it->req.bits) == LBT_IPSET_PART)
+			t->denied_part += it->s.requests;
 		if (!it->in_rule)
 			continue;
 		if (it->s.requests >= 0)

@@ -260,8 +260,8 @@ int lbt_deny_read(lbt_deny *d, FILE *fp, const char *name, lbt_err *err)
 		if (shape == 0) {
 			if ((shape = shape_of(&r, line)) == 0)
 				rc = lbt_err_set(err, "out of memory");
-			if (shape != 'l')
-				continue;
+			if (shape == 't')
+				continue;    /* the header line */
 		}
 		if (shape == 'j' && n > 0)
 			rc = json_row(&r, line, n, err);

@@ -198,7 +198,7 @@ void lbt_denyi_rule_comment(const lbt_deny_rule *r, FILE *fp, const char *lead)
 
 	fprintf(fp, "%s%s: ", lead, lbt_denyi_net(&r->net, net, sizeof net));
 	if (r->nsources == 0) {
-		fprintf(fp, "part of %s (the rest of it is left out)\n", r->part_of ? r->part_of : "?");
+		fprintf(fp, "part of %s (cut around what is left out)\n", r->part_of ? r->part_of : "?");
 		return;
 	}
 	if (r->merged[0])
@@ -242,6 +242,9 @@ static void put_totals(const lbt_deny *d, FILE *fp, const char *lead)
 	if (t->counts && t->input_requests > 0)
 		fprintf(fp, ": %lld requests (%.2f %% of %.0f)", (long long)t->denied,
 		    100.0 * (double)t->denied / t->input_requests, t->input_requests);
+	if (t->counts && t->denied_part > 0)
+		fprintf(fp, ", and part of the %lld of sources cut around what is left out",
+		    (long long)t->denied_part);
 	fputc('\n', fp);
 }
 
