@@ -173,48 +173,11 @@ static void load(lbt_cli *cli, struct opts *o, lbt_deny *d)
 	}
 }
 
-/* Say on stderr what was left out, the collateral, and a tarpit's cost. */
-static void tell(const lbt_deny *d, const lbt_deny_gen *g)
+/* Print one message of lbt_deny_messages to stderr. */
+static void say(void *ctx, const char *line)
 {
-	char a[LBT_ADDR_STRLEN];
-	const lbt_deny_totals *t = lbt_deny_totals_get(d);
-	lbt_deny_tarpit tp;
-
-	for (size_t i = 0; i < lbt_deny_nleft(d); i++) {
-		const lbt_deny_left *l = lbt_deny_left_at(d, i);
-
-		fprintf(stderr, "lbt-deny: left out %s%s%s: %s\n", lbt_addr_format_net(&l->net.net,
-		    l->net.bits, a, sizeof a), l->of[0] ? " of " : "", l->of, l->why);
-	}
-	for (size_t i = 0; i < lbt_deny_ncollateral(d); i++) {
-		const lbt_deny_collateral *c = lbt_deny_collateral_at(d, i);
-
-		fprintf(stderr, "lbt-deny: collateral: %s %s %s (%lld requests), not selected\n",
-		    c->by, c->whole ? "matches" : "matches part of", lbt_addr_format_net(&c->net.net,
-		    c->net.bits, a, sizeof a), (long long)c->requests);
-	}
-	if (t->others > 0 && t->counts && t->collateral_n == 0)
-		fprintf(stderr, "lbt-deny: collateral: 0 requests: the rule matches none of the "
-		    "%zu sources not selected\n", t->others);
-	else if (t->others > 0 && t->counts)
-		fprintf(stderr, "lbt-deny: collateral: %lld requests from %zu of the %zu sources "
-		    "not selected\n", (long long)(t->collateral + t->collateral_part),
-		    t->collateral_n, t->others);
-	if (g->action != LBT_DENY_ACT_TARPIT || lbt_deny_nrules(d) == 0)
-		return;
-	lbt_deny_tarpit_estimate(d, g, &tp);
-	fprintf(stderr, "lbt-deny: warning: tarpit holds a connection slot for every request "
-	    "it delays, %.3g s each (timeout tarpit)\n", tp.seconds);
-	if (tp.slots < 0)
-		fprintf(stderr, "lbt-deny: warning: peak rate %s\n", tp.rate_from);
-	else
-		fprintf(stderr, "lbt-deny: warning: at %.0f requests/s (%s) that is %.0f slots "
-		    "held at once (rate x delay, Little's law)%s\n", tp.rate, tp.rate_from,
-		    tp.slots, g->maxconn > 0 ? "" : "; give --maxconn to compare");
-	if (tp.slots >= 0 && g->maxconn > 0)
-		fprintf(stderr, "lbt-deny: warning: against maxconn %lld: %.1f times the limit%s\n",
-		    (long long)g->maxconn, tp.slots / (double)g->maxconn,
-		    tp.slots >= (double)g->maxconn ? ", the flood would take every slot" : "");
+	(void)ctx;
+	fprintf(stderr, "lbt-deny: %s\n", line);
 }
 
 /* Write one part to path through a temporary file renamed over it. */
@@ -256,7 +219,7 @@ static void write_all(lbt_cli *cli, struct opts *o, const lbt_deny *d)
 	}
 	if (lbt_deny_gen_check(d, &o->g, &err) < 0)
 		lbt_cli_die(cli, &err);
-	tell(d, &o->g);
+	lbt_deny_messages(d, &o->g, say, NULL);
 	if (o->out)
 		write_file(cli, d, &o->g, whole ? LBT_DENY_PART_CONFIG : LBT_DENY_PART_LIST, o->out);
 	if ((!o->out || !whole) && lbt_deny_write(d, &o->g, LBT_DENY_PART_CONFIG, stdout, &err) < 0)
@@ -329,7 +292,7 @@ int main(int argc, char **argv)
 	if (lbt_deny_finish(d, &err) < 0)
 		lbt_cli_die(&cli, &err);
 	if (lbt_deny_nrules(d) == 0) {
-		tell(d, &o.g);
+		lbt_deny_messages(d, &o.g, say, NULL);
 		fprintf(stderr, "lbt-deny: nothing to deny: %zu of %zu sources selected, none left "
 		    "(no file written)\n", lbt_deny_totals_get(d)->selected,
 		    lbt_deny_totals_get(d)->sources);

@@ -269,6 +269,19 @@ typedef struct lbt_deny_tarpit {
 /* Fill *t for g (tarpit_us must be set). */
 void lbt_deny_tarpit_estimate(const lbt_deny *d, const lbt_deny_gen *g, lbt_deny_tarpit *t);
 
+/* Receives one message line (no program name, no newline). */
+typedef void (*lbt_deny_say_fn)(void *ctx, const char *line);
+
+/*
+ * The messages of the decision, one call of say a line, in order: each
+ * part left out ("left out 10.1.2.3: private address (RFC 1918)"), each
+ * collateral source and their total, and for tarpit the warnings with the
+ * slots it would hold ("warning: at 211 requests/s (...) that is 1055
+ * slots held at once (rate x delay, Little's law)").
+ */
+void lbt_deny_messages(const lbt_deny *d, const lbt_deny_gen *g, lbt_deny_say_fn say,
+    void *ctx);
+
 /* Parse --rate-limit "N/PERIOD" (PERIOD a duration: 10s, 1m; "N/s" = N/1s).
  * @return 0, or -1 with err. */
 int lbt_deny_parse_rate(const char *s, int64_t *n, int64_t *period_us, lbt_err *err);

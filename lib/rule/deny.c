@@ -177,7 +177,8 @@ const char *lbt_deny_inputs(const lbt_deny *d, char *buf, size_t size)
 			    in->rows);
 		else
 			w = snprintf(buf + used, size - used, "%s%s (%s, %zu row%s)", i ? ", " : "",
-			    in->name, in->kind, in->rows, in->rows == 1 ? "" : "s");
+			    strcmp(in->name, "(stdin)") == 0 ? "stdin" : in->name, in->kind, in->rows,
+			    in->rows == 1 ? "" : "s");
 		if (w < 0)
 			break;
 		used += (size_t)w;
@@ -187,12 +188,35 @@ const char *lbt_deny_inputs(const lbt_deny *d, char *buf, size_t size)
 	return buf;
 }
 
-/* Results. */
-size_t lbt_deny_nrules(const lbt_deny *d) { return d->nrules; }
-const lbt_deny_rule *lbt_deny_rule_at(const lbt_deny *d, size_t i) { return &d->rules[i]; }
-size_t lbt_deny_nleft(const lbt_deny *d) { return d->nleft; }
-const lbt_deny_left *lbt_deny_left_at(const lbt_deny *d, size_t i) { return &d->left[i]; }
-size_t lbt_deny_ncollateral(const lbt_deny *d) { return d->ncoll; }
+/* The number of networks of the rule. */
+size_t lbt_deny_nrules(const lbt_deny *d)
+{
+	return d->nrules;
+}
+
+/* The i-th network of the rule, in address order (IPv4 first). */
+const lbt_deny_rule *lbt_deny_rule_at(const lbt_deny *d, size_t i)
+{
+	return &d->rules[i];
+}
+
+/* The number of parts left out. */
+size_t lbt_deny_nleft(const lbt_deny *d)
+{
+	return d->nleft;
+}
+
+/* The i-th part left out, in the order the sources came. */
+const lbt_deny_left *lbt_deny_left_at(const lbt_deny *d, size_t i)
+{
+	return &d->left[i];
+}
+
+/* The number of collateral sources. */
+size_t lbt_deny_ncollateral(const lbt_deny *d)
+{
+	return d->ncoll;
+}
 
 /* The i-th collateral source. */
 const lbt_deny_collateral *lbt_deny_collateral_at(const lbt_deny *d, size_t i)
