@@ -58,6 +58,8 @@ static void dedup(lbt_deny *d)
 {
 	size_t k = 0;
 
+	if (d->nit == 0)
+		return;
 	qsort(d->it, d->nit, sizeof d->it[0], by_net);
 	for (size_t i = 0; i < d->nit; i++) {
 		if (k > 0 && d->it[k - 1].s.net.bits == d->it[i].s.net.bits &&
@@ -147,6 +149,8 @@ static int select_sources(lbt_deny *d, lbt_err *err)
 
 	if (check_thresholds(d, err) < 0)
 		return -1;
+	if (d->nit == 0)
+		return 0;
 	if (o->top > 0)
 		qsort(d->it, d->nit, sizeof d->it[0], by_requests);
 	for (size_t i = 0; i < d->nit; i++) {
@@ -395,7 +399,8 @@ static int merge(lbt_deny *d, lbt_ipset *x)
 	    lbt_ipset_networks(nw, LBT_DENY_V4_WIDEST, LBT_DENY_V6_WIDEST, &v, &n) < 0 ||
 	    add_rules(d, v, n) < 0)
 		goto out;
-	qsort(d->rules, d->nrules, sizeof d->rules[0], rule_cmp);
+	if (d->nrules > 1)
+		qsort(d->rules, d->nrules, sizeof d->rules[0], rule_cmp);
 	rc = 0;
 out:
 	free(v);
