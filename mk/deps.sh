@@ -17,9 +17,10 @@ BUILD="build-essential pkg-config libzstd-dev libpcre2-dev libsqlite3-dev
 libmaxminddb-dev zlib1g-dev libjansson-dev libcbor-dev check"
 # mandoc: man page lint and SYNOPSIS tests; zstd gzip sqlite3 gawk bc:
 # fixtures and independent counts; curl haproxy nginx iproute2 openssl
-# python3 procps: the lab; libmaxmind-db-writer-perl: GeoIP test databases.
+# python3 procps: the lab; libmaxmind-db-writer-perl: GeoIP test databases;
+# nftables: nft -c on lbt-deny's output.
 TEST="mandoc zstd gzip sqlite3 gawk bc curl haproxy nginx iproute2 openssl
-python3 procps libmaxmind-db-writer-perl"
+python3 procps libmaxmind-db-writer-perl nftables"
 
 missing_of() {
 	for p in "$@"; do

@@ -20,8 +20,9 @@ allowed() {
 	out) echo "base" ;;
 	report) echo "base analysis out" ;;
 	run) echo "base config read db analysis" ;;
-	cli) echo "base config read db analysis out report run" ;;
-	cmd) echo "base config read db analysis out report run cli" ;;
+	rule) echo "base" ;;
+	cli) echo "base config read db analysis out report run rule" ;;
+	cmd) echo "base config read db analysis out report run rule cli" ;;
 	*) echo "?" ;;
 	esac
 }

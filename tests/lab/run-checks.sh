@@ -683,12 +683,26 @@ if [ -x "$bin/lbt-timeline" ]; then
 else
 	echo "skip: lbt-timeline not built yet (flood start, PT->PR switch, offender vanishing under reject, end)"
 fi
-if [ -x "$bin/lbt-deny" ]; then
-	echo "skip: lbt-deny is built, its lab checks are not written yet (snippet passes haproxy -c," \
-		"exactly the two offender sources): add them to tests/lab/run-checks.sh"
-else
-	echo "skip: lbt-deny not built yet (snippet passes haproxy -c, contains exactly the two offender sources)"
-fi
+
+# lbt-deny on the run's log: the ACL file holds exactly the two sources of
+# offenders.lst (the lab's own list, written before the run), the decoys of
+# the same /24 and /48 are not matched, and the snippet, in a frontend of
+# its own added to the run's haproxy.cfg, passes haproxy -c -dW.
+deny_lab() {
+	"$bin/lbt-offenders" --no-geoip --top 0 "$lf" |
+		"$bin/lbt-deny" --min-share 10 -o "$tmp/deny.lst" >"$tmp/deny.out" 2>"$tmp/deny.err" || return 1
+	grep -v '^#' "$tmp/deny.lst" | sort >"$tmp/deny.got"
+	sort "$out/conf/offenders.lst" >"$tmp/deny.want"
+	same "$tmp/deny.want" "$tmp/deny.got" || return 1
+	grep -q "^lbt-deny: collateral: 0 requests: the rule matches none of" "$tmp/deny.err" ||
+		{ cat "$tmp/deny.err"; return 1; }
+	{ printf 'frontend fe_lbt_deny\n    bind 127.0.0.1:18999\n    default_backend be_app\n'
+	  cat "$tmp/deny.out"; } >"$tmp/deny-fe.cfg"
+	haproxy -c -dW -f "$out/conf/haproxy-deny.cfg" -f "$tmp/deny-fe.cfg" >"$tmp/deny.c" 2>&1 ||
+		{ tail -5 "$tmp/deny.c"; return 1; }
+	echo "offenders.lst: $(tr '\n' ' ' <"$tmp/deny.want")"
+}
+t "lbt-deny: the ACL file is offenders.lst, no collateral, the snippet passes haproxy -c" deny_lab
 
 settle_output
 echo "lab: $pass passed, $fail failed"

@@ -1,0 +1,305 @@
+/*
+ * lbt-deny - the rule that stops a flood, with safety checks: lbt-offenders
+ * output (or addresses) in, an HAProxy ACL file and the lines that use it
+ * (or NGINX, nftables, JSON) out.  The decision and the writers are in
+ * lib/rule/ (deny.h); this file is options, messages and files.
+ *
+ * Exit status: 0 a rule was written, 1 bad usage or input, 2 nothing was
+ * left to deny (no file written).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lbt/cli.h"
+#include "lbt/deny.h"
+#include "lbt/num.h"
+#include "lbt/timeparse.h"
+
+#define EXIT_NOTHING 2
+#define MAX_LIST 64
+
+/* A repeatable option's values. */
+struct list {
+	const char *v[MAX_LIST];
+	size_t n;
+};
+
+/* Options that are not plain values. */
+struct opts {
+	lbt_deny_opts d;
+	lbt_deny_gen g;
+	struct list allow, host, input;
+	const char *rate, *action, *out, *acl_path;
+	int nginx, nft, json, tarpit_ok;
+	int64_t sc, v4, v6, top, min_req;
+};
+
+/* Append arg to the list ctx.  @return 0, or -1 with err when full. */
+static int opt_list(void *ctx, const char *arg, lbt_err *err)
+{
+	struct list *l = ctx;
+
+	if (l->n == MAX_LIST)
+		return lbt_err_set(err, "at most %d of '%s' and its kind", MAX_LIST, arg);
+	l->v[l->n++] = arg;
+	return 0;
+}
+
+/* --min-share PCT.  @return 0 or -1 with err */
+static int opt_share(void *ctx, const char *arg, lbt_err *err)
+{
+	return lbt_num_parse_double(arg, 0, 0, 100, "--min-share", ctx, err);
+}
+
+/* --peak-rate RATE.  @return 0 or -1 with err */
+static int opt_peak(void *ctx, const char *arg, lbt_err *err)
+{
+	return lbt_num_parse_double(arg, 0, 1, 1e12, "--peak-rate", ctx, err);
+}
+
+/* Check option combinations and fill o->g and o->d; exits on a bad one. */
+static void resolve(lbt_cli *cli, struct opts *o)
+{
+	lbt_err err;
+
+	if (o->nginx + o->nft + o->json > 1) {
+		lbt_cli_errorf(cli, "choose one of --nginx, --nftables and --json");
+		lbt_cli_usage(cli);
+	}
+	o->g.dialect = o->nginx ? LBT_DENY_NGINX : o->nft ? LBT_DENY_NFTABLES
+	    : o->json ? LBT_DENY_JSON : LBT_DENY_HAPROXY;
+	if (o->action && lbt_deny_parse_action(o->action, &o->g.action, &err) < 0)
+		lbt_cli_die(cli, &err);
+	if (o->rate && o->action) {
+		lbt_cli_errorf(cli, "--rate-limit is an action of its own: drop --action");
+		lbt_cli_usage(cli);
+	}
+	if (o->rate && lbt_deny_parse_rate(o->rate, &o->g.rate_n, &o->g.rate_period_us, &err) < 0)
+		lbt_cli_die(cli, &err);
+	if (o->rate)
+		o->g.action = LBT_DENY_ACT_RATE_LIMIT;
+	if (o->g.action == LBT_DENY_ACT_TARPIT && !o->tarpit_ok) {
+		lbt_cli_errorf(cli, "--action tarpit holds a connection slot for every request "
+		    "it delays (the incident's lesson): give --i-know-tarpit-holds-slots");
+		exit(1);
+	}
+	if (o->host.n > LBT_DENY_MAX_HOSTS) {
+		lbt_cli_errorf(cli, "--host: at most %d names", LBT_DENY_MAX_HOSTS);
+		lbt_cli_usage(cli);
+	}
+	if (o->acl_path && !o->out) {
+		lbt_cli_errorf(cli, "--acl-path names the file of -o: give -o FILE");
+		lbt_cli_usage(cli);
+	}
+	if (cli->nargs > 0 && (o->d.min_share >= 0 || o->min_req >= 0 || o->top > 0)) {
+		lbt_cli_errorf(cli, "--min-share, --min-requests and --top select from --input "
+		    "or stdin, not from operands");
+		lbt_cli_usage(cli);
+	}
+	if (cli->nargs > 0 && o->input.n > 0) {
+		lbt_cli_errorf(cli, "networks as operands or --input files, not both");
+		lbt_cli_usage(cli);
+	}
+	o->g.sc = (int)o->sc;
+	o->d.v4_bits = (int)o->v4;
+	o->d.v6_bits = (int)o->v6;
+	o->d.top = o->top;
+	o->d.min_requests = o->min_req;
+}
+
+/* The time of the header: $SOURCE_DATE_EPOCH (reproducible output), else now. */
+static int64_t now(lbt_cli *cli)
+{
+	const char *e = getenv("SOURCE_DATE_EPOCH");
+	int64_t s;
+	lbt_err err;
+
+	if (e == NULL || *e == '\0')
+		return lbt_time_now_us();
+	if (lbt_num_parse(e, 0, INT64_MAX / 1000000, "SOURCE_DATE_EPOCH", &s, &err) < 0)
+		lbt_cli_die(cli, &err);
+	return s * 1000000;
+}
+
+/* Open path for reading ("-" is stdin); exits when it cannot. */
+static FILE *open_in(lbt_cli *cli, const char *path)
+{
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+
+	if (fp == NULL) {
+		lbt_cli_errorf(cli, "%s: %s", path, strerror(errno));
+		exit(1);
+	}
+	return fp;
+}
+
+/* Load --allow values (a network, else a file), then the sources. */
+static void load(lbt_cli *cli, struct opts *o, lbt_deny *d)
+{
+	lbt_err err;
+	lbt_ipnet net;
+
+	for (size_t i = 0; i < o->allow.n; i++) {
+		const char *a = o->allow.v[i];
+		FILE *fp;
+
+		if (lbt_deny_parse_net(a, strlen(a), &net, &err) == 0) {
+			if (lbt_deny_allow(d, &net, NULL, 0, &err) < 0)
+				lbt_cli_die(cli, &err);
+			continue;
+		}
+		fp = open_in(cli, a);
+		if (lbt_deny_read_allow(d, fp, a, &err) < 0)
+			lbt_cli_die(cli, &err);
+		if (fp != stdin)
+			fclose(fp);
+	}
+	for (int i = 0; i < cli->nargs; i++)
+		if (lbt_deny_add_text(d, cli->args[i], &err) < 0)
+			lbt_cli_die(cli, &err);
+	if (cli->nargs == 0 && o->input.n == 0)
+		o->input.v[o->input.n++] = "-";
+	for (size_t i = 0; i < o->input.n; i++) {
+		FILE *fp = open_in(cli, o->input.v[i]);
+
+		if (lbt_deny_read(d, fp, strcmp(o->input.v[i], "-") ? o->input.v[i] : "(stdin)",
+		    &err) < 0)
+			lbt_cli_die(cli, &err);
+		if (fp != stdin)
+			fclose(fp);
+	}
+}
+
+/* Print one message of lbt_deny_messages to stderr. */
+static void say(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "lbt-deny: %s\n", line);
+}
+
+/* Write one part to path through a temporary file renamed over it. */
+static void write_file(lbt_cli *cli, const lbt_deny *d, const lbt_deny_gen *g,
+    lbt_deny_part part, const char *path)
+{
+	char tmp[4096];
+	lbt_err err;
+	FILE *fp;
+
+	snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+	if ((fp = fopen(tmp, "w")) == NULL) {
+		lbt_cli_errorf(cli, "%s: %s", tmp, strerror(errno));
+		exit(1);
+	}
+	if (lbt_deny_write(d, g, part, fp, &err) < 0 || fclose(fp) != 0 ||
+	    rename(tmp, path) != 0) {
+		unlink(tmp);
+		lbt_cli_errorf(cli, "%s: %s", path, err.msg[0] ? err.msg : strerror(errno));
+		exit(1);
+	}
+}
+
+/* Write the outputs: -o's file, then stdout. */
+static void write_all(lbt_cli *cli, struct opts *o, const lbt_deny *d)
+{
+	static char abs[4096];
+	int whole = o->g.dialect == LBT_DENY_NFTABLES || o->g.dialect == LBT_DENY_JSON;
+	lbt_err err;
+
+	if (o->out && !whole) {
+		char cwd[2048];
+
+		if (o->out[0] != '/' && getcwd(cwd, sizeof cwd) != NULL)
+			snprintf(abs, sizeof abs, "%s/%s", cwd, o->out);
+		else
+			snprintf(abs, sizeof abs, "%s", o->out);
+		o->g.list_path = o->acl_path ? o->acl_path : abs;
+	}
+	if (lbt_deny_gen_check(d, &o->g, &err) < 0)
+		lbt_cli_die(cli, &err);
+	lbt_deny_messages(d, &o->g, say, NULL);
+	if (o->out)
+		write_file(cli, d, &o->g, whole ? LBT_DENY_PART_CONFIG : LBT_DENY_PART_LIST, o->out);
+	if ((!o->out || !whole) && lbt_deny_write(d, &o->g, LBT_DENY_PART_CONFIG, stdout, &err) < 0)
+		lbt_cli_die(cli, &err);
+}
+
+/* Options, the sources, the decision, the messages, the rule. */
+int main(int argc, char **argv)
+{
+	static const lbt_cli_prog prog = {
+		"lbt-deny", "[options] [network ...]",
+		"The rule that stops a flood: lbt-offenders output (or networks) in, an HAProxy "
+		"ACL file\nand its lines (or NGINX, nftables, JSON) out, never naming a special, "
+		"allowed or\ntoo wide network.", 0, 0, -1
+	};
+	struct opts o = { LBT_DENY_OPTS_INIT, LBT_DENY_GEN_INIT, { { 0 }, 0 }, { { 0 }, 0 },
+		{ { 0 }, 0 }, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 2, -1, -1, 0, -1 };
+	lbt_cli_opt opts[] = {
+		LBT_OPT_STR("output", 'o', &o.out, "FILE", "write the list (ACL) file here"),
+		LBT_OPT_STR("acl-path", 0, &o.acl_path, "PATH",
+		    "the list file's path in the rule (default: -o's, absolute)"),
+		LBT_OPT_STR("action", 'a', &o.action, "ACTION",
+		    "deny (default: 429 at once), reject, silent-drop, tarpit"),
+		LBT_OPT_STR("rate-limit", 0, &o.rate, "N/PERIOD",
+		    "instead: 429 above N requests per PERIOD and source"),
+		LBT_OPT_INT("sc", 0, &o.sc, 0, 2, "N", "sticky counter of --rate-limit (default 2)"),
+		LBT_OPT_FN("host", 0, opt_list, &o.host, "NAME",
+		    "only requests for this Host (repeatable)"),
+		LBT_OPT_FLAG("i-know-tarpit-holds-slots", 0, &o.tarpit_ok,
+		    "allow --action tarpit"),
+		LBT_OPT_DURATION("tarpit-timeout", 0, &o.g.tarpit_us, 1000, 86400000000LL,
+		    "DURATION", "the frontend's timeout tarpit (needed by tarpit)"),
+		LBT_OPT_FN("peak-rate", 0, opt_peak, &o.g.peak_rate, "RATE",
+		    "the offenders' peak, requests/s (default: from peak_rps)"),
+		LBT_OPT_INT("maxconn", 0, &o.g.maxconn, 1, 100000000, "N",
+		    "the frontend's maxconn, to compare tarpit's slots with"),
+		LBT_OPT_FLAG("nginx", 0, &o.nginx, "write NGINX deny lines (or geo + limit_req)"),
+		LBT_OPT_FLAG("nftables", 0, &o.nft, "write an nftables table with two sets"),
+		LBT_OPT_FLAG("json", 0, &o.json, "write the decision with reasons, NDJSON"),
+		LBT_OPT_FN("allow", 0, opt_list, &o.allow, "FILE|NETWORK",
+		    "never cover these (repeatable)"),
+		LBT_OPT_FLAG("force", 0, &o.d.force,
+		    "allow networks wider than /24 and /48"),
+		LBT_OPT_FN("min-share", 0, opt_share, &o.d.min_share, "PCT",
+		    "select sources with at least PCT % of the requests"),
+		LBT_OPT_INT("min-requests", 0, &o.min_req, 0, INT64_MAX / 2, "N",
+		    "select sources with at least N requests"),
+		LBT_OPT_INT("top", 'n', &o.top, 0, 10000000, "N",
+		    "select the N sources with most requests (0: all)"),
+		LBT_OPT_INT("v4-prefix", 0, &o.v4, 0, 32, "BITS", "deny each IPv4 source's /BITS"),
+		LBT_OPT_INT("v6-prefix", 0, &o.v6, 0, 128, "BITS", "deny each IPv6 source's /BITS"),
+		LBT_OPT_FN("input", 'i', opt_list, &o.input, "FILE",
+		    "read lbt-offenders output from FILE (repeatable; default stdin)"),
+		LBT_OPT_END
+	};
+	char cmd[2048];
+	lbt_cli cli;
+	lbt_err err;
+	lbt_deny *d;
+
+	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	resolve(&cli, &o);
+	for (size_t i = 0; i < o.host.n; i++)
+		o.g.hosts[o.g.nhosts++] = o.host.v[i];
+	o.g.command = lbt_deny_command(argc, argv, cmd, sizeof cmd);
+	o.g.now_us = now(&cli);
+	if ((d = lbt_deny_new(&o.d, &err)) == NULL)
+		lbt_cli_die(&cli, &err);
+	load(&cli, &o, d);
+	if (lbt_deny_finish(d, &err) < 0)
+		lbt_cli_die(&cli, &err);
+	if (lbt_deny_nrules(d) == 0) {
+		lbt_deny_messages(d, &o.g, say, NULL);
+		fprintf(stderr, "lbt-deny: nothing to deny: %zu of %zu sources selected, none left "
+		    "(no file written)\n", lbt_deny_totals_get(d)->selected,
+		    lbt_deny_totals_get(d)->sources);
+		lbt_deny_free(d);
+		return EXIT_NOTHING;
+	}
+	write_all(&cli, &o, d);
+	lbt_deny_free(d);
+	return lbt_cli_finish(&cli, NULL, NULL);
+}
