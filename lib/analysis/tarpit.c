@@ -43,28 +43,6 @@ uint64_t lbt_tarpit_fields(const lbt_tarpit *t)
 	return m;
 }
 
-/* "Th+Ti+Ta"-style name of a duration rule mask into buf.  @return buf. */
-const char *lbt_tarpit_rule_name(unsigned mask, char *buf, size_t size)
-{
-	static const struct { unsigned bit; const char *name; } tab[] = {
-		{ LBT_DUR_TT, "Tt" }, { LBT_DUR_TH, "Th" }, { LBT_DUR_TI, "Ti" },
-		{ LBT_DUR_TA, "Ta" }, { LBT_DUR_TQ, "TR" }, { LBT_DUR_TW, "Tw" },
-		{ LBT_DUR_TC, "Tc" }, { LBT_DUR_TRS, "Tr" },
-	};
-	size_t i, n = 0;
-
-	if (size == 0)
-		return buf;
-	buf[0] = '\0';
-	for (i = 0; i < sizeof tab / sizeof tab[0]; i++) {
-		if (!(mask & tab[i].bit))
-			continue;
-		n += (size_t)snprintf(buf + (n < size ? n : size - 1), n < size ? size - n : 1,
-		    "%s%s", n ? "+" : "", tab[i].name);
-	}
-	return buf;
-}
-
 /*
  * The duration rule (tarpit.h): *ms gets the duration, *pre the part of it
  * before the record's time when the clock is REQUEST (Th + Ti as logged).

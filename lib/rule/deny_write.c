@@ -1,5 +1,5 @@
 /*
- * deny_write.c - what every dialect's writer shares: the check that the
+ * deny_write.c - what every dialect's writer shares (deny_emit.c calls the writers): the check that the
  * options go together, the header comment (what, when, from which data,
  * with which options, what each network stands for), the option parsers
  * of --action and --rate-limit, and the tarpit estimate.
@@ -320,23 +320,6 @@ void lbt_deny_tarpit_estimate(const lbt_deny *d, const lbt_deny_gen *g, lbt_deny
 		t->rate_from = "not known: no peak_rps column, give --peak-rate";
 	}
 	t->slots = t->rate < 0 ? -1 : t->rate * t->seconds;
-}
-
-/* Write one part.  @return 0, or -1 with err when writing failed */
-int lbt_deny_write(const lbt_deny *d, const lbt_deny_gen *g, lbt_deny_part part, FILE *fp,
-    lbt_err *err)
-{
-	int rc;
-
-	switch (g->dialect) {
-	case LBT_DENY_HAPROXY: rc = lbt_denyi_haproxy(d, g, part, fp); break;
-	case LBT_DENY_NGINX: rc = lbt_denyi_nginx(d, g, part, fp); break;
-	case LBT_DENY_NFTABLES: rc = lbt_denyi_nft(d, g, fp); break;
-	default: rc = lbt_denyi_json(d, g, fp); break;
-	}
-	if (rc < 0 || fflush(fp) != 0 || ferror(fp))
-		return lbt_err_set(err, "write error");
-	return 0;
 }
 
 /* True when arg needs no quotes in a shell. */
