@@ -1,8 +1,9 @@
 /*
  * deny_write.c - what every dialect's writer shares (deny_emit.c calls the
- * writers): the check that the options go together, the header comment (what, when, from which data,
- * with which options, what each network stands for), the option parsers
- * of --action and --rate-limit, and the tarpit estimate.
+ * writers): the check that the options go together, the header comment
+ * (what, when, from which data, with which options, what each network
+ * stands for), the option parsers of --action and --rate-limit, and the
+ * tarpit estimate.
  */
 #include <ctype.h>
 #include <stdlib.h>
