@@ -18,6 +18,7 @@
 #include "format_int.h"
 #include "lbt/addr.h"
 #include "lbt/num.h"
+#include "lbt/reqline.h"
 #include "lbt/timeparse.h"
 
 /* Start a line: nothing set yet, no %ms. */
@@ -394,21 +395,6 @@ static int parse_sec_ms(const char *s, size_t n, int64_t *ms)
 	return 0;
 }
 
-/* True when s[0..n) starts with "scheme://". @return length of "scheme://" or 0 */
-static size_t scheme_len(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	if (n == 0 || !((s[0] | 0x20) >= 'a' && (s[0] | 0x20) <= 'z'))
-		return 0;
-	while (i < n && (((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'z') ||
-	    (s[i] >= '0' && s[i] <= '9') || s[i] == '+' || s[i] == '-' || s[i] == '.'))
-		i++;
-	if (n - i >= 3 && memcmp(s + i, "://", 3) == 0)
-		return i + 3;
-	return 0;
-}
-
 /*
  * Split a URI into host (absolute form only, rank 1: a Host capture or
  * $host wins), path and query.  An absolute URI without a path gets "/".
@@ -416,31 +402,12 @@ static size_t scheme_len(const char *s, size_t n)
  */
 static void conv_uri(struct fmt_ctx *c, const struct fmt_item *it, const char *s, size_t n)
 {
-	size_t sl = scheme_len(s, n), i;
-	const char *q;
+	lbt_uri u;
 
-	if (sl > 0) {
-		const char *a = s + sl, *e = s + n, *at;
-
-		for (i = 0; a + i < e && a[i] != '/' && a[i] != '?'; i++)
-			;
-		at = memchr(a, '@', i);
-		if (at != NULL)
-			set_str(c, LBT_F_HOST, &c->rec->host, 1, at + 1, (size_t)(a + i - at - 1));
-		else
-			set_str(c, LBT_F_HOST, &c->rec->host, 1, a, i);
-		n = (size_t)(e - (a + i));
-		s = a + i;
-	}
-	q = (it->flags & FL_NOQUERY) ? NULL : memchr(s, '?', n);
-	if (q != NULL) {
-		set_str(c, LBT_F_QUERY, &c->rec->query, it->rank, q + 1, (size_t)(s + n - q - 1));
-		n = (size_t)(q - s);
-	}
-	if (n == 0 && sl > 0)
-		set_str(c, LBT_F_PATH, &c->rec->path, it->rank, "/", 1);
-	else
-		set_str(c, LBT_F_PATH, &c->rec->path, it->rank, s, n);
+	lbt_uri_split(s, n, (it->flags & FL_NOQUERY) != 0, &u);
+	set_str(c, LBT_F_HOST, &c->rec->host, 1, u.host.p, u.host.n);
+	set_str(c, LBT_F_QUERY, &c->rec->query, it->rank, u.query.p, u.query.n);
+	set_str(c, LBT_F_PATH, &c->rec->path, it->rank, u.path.p, u.path.n);
 }
 
 /* True for HAProxy's "<BADREQ>" placeholder. */
@@ -449,46 +416,25 @@ static int is_badreq(const char *s, size_t n)
 	return n == 8 && memcmp(s, "<BADREQ>", 8) == 0;
 }
 
-/* True when s[0..n) is an HTTP token (RFC 9110 tchar), as a method must be. */
-static int is_token(const char *s, size_t n)
-{
-	static const char extra[] = "!#$%&'*+-.^_`|~";
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (!((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z') && !(ch >= '0' && ch <= '9') &&
-		    (ch == '\0' || strchr(extra, ch) == NULL))
-			return 0;
-	}
-	return n > 0;
-}
-
 /*
- * Split a request line "METHOD URI VERSION" (already unescaped).  A line
- * without a space or whose first word is no method (TLS garbage logged by
- * NGINX, "<BADREQ>") sets nothing; one without a version ("GET /x",
- * HTTP/0.9, or cut by the logger) sets method and URI.
+ * Split a request line "METHOD URI VERSION" (already unescaped) into
+ * method, version and the URI's parts.  A line that is no request
+ * (lbt_reqline_split: HELP, TLS bytes, several words without a version)
+ * is kept whole in the request field, and method, path, query and version
+ * stay absent.
  */
 static void conv_request(struct fmt_ctx *c, const struct fmt_item *it, const char *s,
     size_t n)
 {
-	const char *sp = memchr(s, ' ', n), *e = s + n, *u, *last;
+	lbt_reqline r;
 
-	if (sp == NULL || !is_token(s, (size_t)(sp - s)))
+	if (lbt_reqline_split(s, n, &r) < 0) {
+		set_str(c, LBT_F_REQUEST, &c->rec->request, it->rank, s, n);
 		return;
-	set_str(c, LBT_F_METHOD, &c->rec->method, it->rank, s, (size_t)(sp - s));
-	for (u = sp; u < e && *u == ' '; u++)
-		;
-	last = memrchr(u, ' ', (size_t)(e - u));
-	if (last != NULL && e - last > 5 && memcmp(last + 1, "HTTP/", 5) == 0) {
-		set_str(c, LBT_F_VERSION, &c->rec->version, it->rank, last + 1,
-		    (size_t)(e - last - 1));
-		while (last > u && last[-1] == ' ')
-			last--;
-		e = last;
 	}
-	conv_uri(c, it, u, (size_t)(e - u));
+	set_str(c, LBT_F_METHOD, &c->rec->method, it->rank, r.method.p, r.method.n);
+	set_str(c, LBT_F_VERSION, &c->rec->version, it->rank, r.version.p, r.version.n);
+	conv_uri(c, it, r.uri.p, r.uri.n);
 }
 
 /*
@@ -635,8 +581,11 @@ int lbt_fmti_conv_text(struct fmt_ctx *c, const struct fmt_item *it, const char 
 	default:
 		break;
 	}
-	if (it->esc == ESC_HASH && is_badreq(s, n))
+	if (it->esc == ESC_HASH && is_badreq(s, n)) {
+		if (it->kind == K_REQUEST || it->kind == K_URI)
+			set_str(c, LBT_F_REQUEST, &c->rec->request, it->rank, s, n);
 		return 0;
+	}
 	if (lbt_fmti_decode(c, it->esc, (it->flags & FL_BSLASH) != 0, s, n, &v, &vn) < 0)
 		return -1;
 	conv_strlike(c, it, v, vn);

@@ -338,7 +338,7 @@ static int malformed(lbt_input *in, uint64_t lineno, const char *why, lbt_err *e
 	return 0;
 }
 
-/* Complete a parsed record: LB host, syslog time, provenance, key. */
+/* Complete a parsed record: LB host, syslog time, its clock, provenance, key. */
 static void rec_complete(lbt_input *in, lbt_rec *r, const lbt_syslog *sy, uint64_t lineno)
 {
 	const uint64_t prov = LBT_BIT(LBT_F_FILE) | LBT_BIT(LBT_F_LINE);
@@ -352,6 +352,8 @@ static void rec_complete(lbt_input *in, lbt_rec *r, const lbt_syslog *sy, uint64
 		r->clock = LBT_CLOCK_SYSLOG;
 		r->have |= LBT_BIT(LBT_F_TIME);
 	}
+	if ((r->have & LBT_BIT(LBT_F_TIME)) && r->clock != LBT_CLOCK_NONE)
+		r->have |= LBT_BIT(LBT_F_CLOCK);
 	if (in->o.own_provenance || (r->have & prov) != prov) {
 		r->file = in->name;
 		r->line = lineno;
