@@ -60,6 +60,7 @@ expect_success '--explain: wrapper, matches, best format, fields' '
 	sq|0
 	bq|0
 	key|$U
+	clock|request
 	EOF
 	lbt-formats --explain "$(sed -n 1p wrapped.log)" >out 2>err &&
 	test_cmp expect out && test ! -s err
@@ -79,6 +80,7 @@ expect_success '--explain an NGINX line' '
 	bytes|169
 	ua|Wget/1.21
 	key|$U
+	clock|end
 	EOF
 	lbt-formats --explain "2001:db8::7 - - [01/Nov/2025:23:24:03 +0100] \"POST /ping/$U/log?x=1 HTTP/1.1\" 429 169 \"-\" \"Wget/1.21\"" >out &&
 	test_cmp expect out
@@ -91,6 +93,7 @@ expect_success '--explain an event line' '
 	backend|be_app
 	server|app1
 	msg|Server be_app/app1 is DOWN, reason: Layer4 timeout
+	event|server
 	EOF
 	test_cmp expect out
 '
