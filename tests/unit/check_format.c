@@ -469,7 +469,8 @@ START_TEST(builtins)
 	const char *want[] = { "haproxy-httplog", "haproxy-tcplog", "haproxy-httpslog",
 		"haproxy-clf", "haproxy-tcpclf", "haproxy-legacy", "haproxy-minimal",
 		"haproxy-json", "haproxy-cbor", "haproxy-lbt", "nginx-combined", "nginx-main", "nginx-json",
-		"lbt-tsv" };
+		"lbt-tsv", "haproxy-httplog-extra", "json", "nginx-xff", "nginx-vhost",
+		"nginx-vhost-port", "nginx-ingress" };
 	lbt_err err;
 	size_t n = 0;
 
@@ -553,12 +554,22 @@ START_TEST(descriptors)
 	unlink(path);
 
 	desc_fails("dialect haproxy\nfoo bar\n", 2, "unknown key 'foo' (name, describe, dialect, "
-	    "escape, captures, priority, template, template+)");
+	    "escape, captures, priority, trailing, keys, template, template+)");
 	desc_fails("dialect haproxy\ntemplate+ %ci\n", 2, "template+ before template");
 	desc_fails("dialect haproxy\ntemplate %ci\ntemplate %ST\n", 3,
 	    "second template (use template+ to continue)");
 	desc_fails("template %ci\n", 0, "no dialect key");
-	desc_fails("dialect apache\ntemplate %h\n", 0, "unknown dialect 'apache' (haproxy, nginx or tsv)");
+	desc_fails("dialect apache\ntemplate %h\n", 0,
+	    "unknown dialect 'apache' (haproxy, nginx, json or tsv)");
+	desc_fails("dialect haproxy\ntemplate %ci\ntrailing skip\n", 0,
+	    "trailing 'skip': ignore or error");
+	desc_fails("dialect haproxy\ntemplate %{+json}o %(a)ci\ntrailing ignore\n", 0,
+	    "trailing ignore is for text templates");
+	desc_fails("dialect haproxy\ntemplate %ci\nkeys some\n", 0, "keys 'some': any or all");
+	desc_fails("dialect haproxy\ntemplate %ci\nkeys any\n", 0, "keys any is for JSON templates");
+	desc_fails("dialect json\nkeys any\n", 0, "keys any is for JSON templates");
+	desc_fails("dialect haproxy\ntemplate %{+cbor}o %(a)ci\nkeys any\n", 0,
+	    "keys any is for JSON templates");
 	desc_fails("dialect haproxy\n", 0, "no template key");
 	desc_fails("dialect haproxy\n\n\ntemplate %ci %zz\n", 4, "unknown alias '%zz' at column 5");
 	desc_fails("dialect haproxy\ntemplate %ci\npriority high\n", 0,
@@ -610,23 +621,26 @@ START_TEST(detection)
 	lbt_format_score sc[32];
 	int n = detect(http, 4, sc, 32);
 
-	ck_assert_int_eq(n, 14);
+	ck_assert_int_eq(n, 20);
 	ck_assert_str_eq(sc[0].name, "haproxy-httplog");
-	ck_assert_str_eq(sc[1].name, "haproxy-legacy");
+	ck_assert_str_eq(sc[1].name, "haproxy-httplog-extra");   /* priority 8 */
+	ck_assert_str_eq(sc[2].name, "haproxy-legacy");
 	ck_assert_int_eq(sc[0].parsed, 2);
 	ck_assert_int_eq(sc[1].parsed, 2);
 	ck_assert_int_eq(sc[0].tried, 3);
 	ck_assert_int_eq(sc[0].fields, sc[1].fields);
 	ck_assert_int_gt(sc[0].priority, sc[1].priority);
-	ck_assert_int_eq(sc[2].parsed, 0);
-	ck_assert_int_eq(detect(tcpclf, 1, sc, 32), 14);
+	ck_assert_int_eq(sc[3].parsed, 0);
+	ck_assert_int_eq(detect(tcpclf, 1, sc, 32), 20);
 	ck_assert_str_eq(sc[0].name, "haproxy-tcpclf");
-	ck_assert_int_eq(score_of(sc, 14, "haproxy-clf")->parsed, 1);
-	ck_assert_int_gt(sc[0].literal, score_of(sc, 14, "haproxy-clf")->literal);
+	ck_assert_int_eq(score_of(sc, 20, "haproxy-clf")->parsed, 1);
+	ck_assert_int_gt(sc[0].literal, score_of(sc, 20, "haproxy-clf")->literal);
 	detect(nginx, 2, sc, 32);
 	ck_assert_str_eq(sc[0].name, "nginx-combined");
 	ck_assert_int_eq(sc[0].parsed, 2);
-	ck_assert_int_eq(sc[1].parsed, 0);
+	ck_assert_str_eq(sc[1].name, "nginx-xff");   /* a list of one address, priority 2 */
+	ck_assert_int_eq(sc[1].parsed, 2);
+	ck_assert_int_eq(sc[2].parsed, 0);
 	detect(tsv, 2, sc, 32);
 	ck_assert_str_eq(sc[0].name, "lbt-tsv");
 	ck_assert_int_eq(sc[0].parsed, 2);
@@ -1063,7 +1077,8 @@ static const char *nj_value(const char *name, size_t nl, int bare, unsigned long
 		{ "request_uri", "/ping/abc?x=1" }, { "server_protocol", "HTTP/1.1" },
 		{ "status", "200" }, { "body_bytes_sent", "3" }, { "bytes_sent", "150" },
 		{ "request_time", "0.013" }, { "host", "hc-ping.com" },
-		{ "http_user_agent", "curl/7.88.1" }, { "remote_user", "" }
+		{ "http_user_agent", "curl/7.88.1" }, { "remote_user", "" },
+		{ "upstream_response_time", "0.004" }
 	};
 
 	if (nj_rand(x) % 16 == 0 && !bare)
