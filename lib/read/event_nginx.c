@@ -134,7 +134,12 @@ static int key_at(const char *p, size_t n)
 	return -1;
 }
 
-/* End of a quoted value opened before v: its closing quote, or len. */
+/*
+ * End of a quoted value opened before v: the quote followed by the end of
+ * the line or by ", KEY: " of a known key; failing that (the stream
+ * module's ", bytes from/to ..." follows its upstream) the first quote
+ * followed by ", "; failing that len.
+ */
 static size_t quoted_end(const char *m, size_t len, size_t v)
 {
 	for (size_t q = v; q < len; q++) {
@@ -144,6 +149,9 @@ static size_t quoted_end(const char *m, size_t len, size_t v)
 		    key_at(m + q + 3, len - q - 3) >= 0))
 			return q;
 	}
+	for (size_t q = v; q + 2 < len; q++)
+		if (m[q] == '"' && m[q + 1] == ',' && m[q + 2] == ' ')
+			return q;
 	return len;
 }
 
@@ -250,8 +258,8 @@ static const char *kind_of(const char *t, size_t n, int upstream)
 		return "limit_req";
 	if (starts(t, n, "limiting connections"))
 		return "limit_conn";
-	if (upstream || memmem(t, n, "upstream", 8) != NULL)
-		return "upstream";
+	if (upstream || starts(t, n, "upstream") || memmem(t, n, " upstream", 9) != NULL)
+		return "upstream";      /* not "proxy_upstream_name" in a variable warning */
 	if (starts(t, n, "client "))
 		return "client";
 	if (n == 4 && memcmp(t, "exit", 4) == 0)
