@@ -504,6 +504,17 @@ static int is_badreq(const char *s, size_t n)
 }
 
 /*
+ * "<BADREQ>" in an HAProxy item: the request field for %r and %HU, nothing
+ * for the other HTTP items (%HM %HV ... print it too).  @return 0
+ */
+static int badreq(struct fmt_ctx *c, const struct fmt_item *it, const char *s, size_t n)
+{
+	if (it->kind == K_REQUEST || it->kind == K_URI)
+		set_str(c, LBT_F_REQUEST, &c->rec->request, it->rank, s, n);
+	return 0;
+}
+
+/*
  * Split a request line "METHOD URI VERSION" (already unescaped) into
  * method, version and the URI's parts.  A line that is no request
  * (lbt_reqline_split: HELP, TLS bytes, several words without a version)
@@ -691,11 +702,8 @@ int lbt_fmti_conv_text(struct fmt_ctx *c, const struct fmt_item *it, const char 
 	default:
 		break;
 	}
-	if (it->esc == ESC_HASH && is_badreq(s, n)) {
-		if (it->kind == K_REQUEST || it->kind == K_URI)
-			set_str(c, LBT_F_REQUEST, &c->rec->request, it->rank, s, n);
-		return 0;
-	}
+	if (it->esc == ESC_HASH && is_badreq(s, n))
+		return badreq(c, it, s, n);
 	if (lbt_fmti_decode(c, it->esc, (it->flags & FL_BSLASH) != 0, s, n, &v, &vn) < 0)
 		return -1;
 	return conv_strlike(c, it, v, vn, col);
