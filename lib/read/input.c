@@ -425,7 +425,8 @@ static int line_parse(lbt_input *in, const char *line, const struct sline *l, lb
 	if (r == 2 && (in->st.events++, !in->o.events))
 		return 0;
 	in->st.records += r == 1;
-	if ((hold = lbt_inputi_evtime_note(in, line, l)) == 0)
+	hold = in->o.events ? lbt_inputi_evtime_note(in, line, l) : 1;   /* events only */
+	if (hold == 0)
 		return 0;      /* an event without a stamp waits for the next request line */
 	pass = lbt_filter_match(in->filter, &in->rec);
 	in->st.filtered += !pass;

@@ -58,7 +58,9 @@ int lbt_reqline_split(const char *s, size_t n, lbt_reqline *r)
 		return -1;
 	for (u = sp; u < e && *u == ' '; u++)
 		;
-	last = memrchr(u, ' ', (size_t)(e - u));
+	/* "HTTP/1.1" and "HTTP/2.0" end most lines: no search through the URI */
+	last = n >= 9 && s[n - 9] == ' ' && s + n - 9 >= u ? s + n - 9 :
+	    memrchr(u, ' ', (size_t)(e - u));
 	if (last != NULL && e - last > 5 && memcmp(last + 1, "HTTP/", 5) == 0) {
 		r->version = lbt_str_make(last + 1, (size_t)(e - last - 1));
 		while (last > u && last[-1] == ' ')
