@@ -9,6 +9,10 @@
  *   nginx     `log_format` strings: "$remote_addr - $remote_user ...", with
  *             escape=default|json|none; a template that is a JSON object
  *             maps its keys to fields;
+ *   json      JSON lines without a template: every member is mapped by its
+ *             name (remote_addr, client_ip, status, request, msec,
+ *             @timestamp, upstream_addr ...; lbt-formats(5) has the table),
+ *             nested objects as dotted names ("source.ip");
  *   lbt-tsv   lbt-cat's own TSV output read back (header line names columns).
  *
  * A descriptor (formats/NAME.fmt, see lbt-formats(5)) names a template and
@@ -38,7 +42,8 @@
 typedef enum lbt_dialect {
 	LBT_DIALECT_HAPROXY,
 	LBT_DIALECT_NGINX,
-	LBT_DIALECT_TSV
+	LBT_DIALECT_TSV,
+	LBT_DIALECT_JSON
 } lbt_dialect;
 
 typedef struct lbt_format lbt_format;

@@ -11,6 +11,12 @@
  * field whose bit is clear was not in the log and must not be printed as a
  * value.  A timer that the log wrote as -1 is present with the value -1.
  *
+ * The clock says what the time measures; lbt_input sets the "clock" field
+ * (LBT_F_CLOCK) on every record it completes whose time has a known clock,
+ * so that lbt-cat can print it.  LBT_CLOCK_INFERRED marks an event whose
+ * line had no stamp at all: its time is borrowed from the nearest request
+ * line, an approximation that analyses may want to weigh less.
+ *
  * This module owns the field vocabulary: the names used by --fields, the TSV
  * header, the NDJSON keys, and lbt-cat TSV read back as input.
  * Includes: addr.h, str.h.
@@ -60,6 +66,13 @@ typedef enum lbt_field {
 	LBT_F_UA,        /* User-Agent */
 	LBT_F_KEY,       /* extracted key (ping UUID by default) */
 	LBT_F_MSG,       /* text of an event record */
+	LBT_F_EVENT,     /* what an event record is about: "reload", "server", "limit_req" ...
+	                    (event.h lists them) */
+	LBT_F_LEVEL,     /* an event's severity: "error", "warn", "notice" ... */
+	LBT_F_REQUEST,   /* a request line that is no "METHOD URI [VERSION]" (HELP, TLS
+	                    bytes, <BADREQ>): kept whole here; method, path, query and
+	                    version are then absent */
+	LBT_F_CLOCK,     /* what the time measures (lbt_clock_name), when it is known */
 	LBT_F_FILE,      /* provenance: input file name */
 	LBT_F_LINE,      /* provenance: line number in it */
 	LBT_F_COUNT
@@ -73,7 +86,10 @@ typedef enum lbt_clock {
 	LBT_CLOCK_ACCEPT,    /* HAProxy %t %T %Ts %Tl: connection accepted */
 	LBT_CLOCK_REQUEST,   /* HAProxy %tr %trg %trl: first byte of request */
 	LBT_CLOCK_END,       /* NGINX $time_local $msec: log written, request done */
-	LBT_CLOCK_SYSLOG     /* only the syslog wrapper's stamp was available */
+	LBT_CLOCK_SYSLOG,    /* only the syslog wrapper's stamp was available */
+	LBT_CLOCK_INFERRED   /* an event line without any stamp (HAProxy's own lines in a
+	                        raw or custom log): the time of the nearest request line
+	                        of the same file, not the event's own (lbt_input) */
 } lbt_clock;
 
 typedef enum lbt_kind {
@@ -99,12 +115,23 @@ typedef struct lbt_rec {
 	lbt_str ua;
 	lbt_str key;
 	lbt_str msg;
+	lbt_str event, level;    /* static names (event.h), or views into the line */
+	lbt_str request;
 	const char *file;        /* provenance; owned by the input, NUL-terminated */
 	uint64_t line;
 } lbt_rec;
 
 /* Set every field absent (have = 0) and the numbers to -1. */
 void lbt_rec_clear(lbt_rec *rec);
+
+/*
+ * Name of a clock as the "clock" field prints it: "none", "accept",
+ * "request", "end", "syslog", "inferred"; "?" out of range.
+ */
+const char *lbt_clock_name(lbt_clock c);
+
+/* Clock named name[0..len), or -1. */
+int lbt_clock_lookup(const char *name, size_t len);
 
 /* Name of a field as used in --fields, TSV headers and JSON ("time", "Tw" ...). */
 const char *lbt_field_name(lbt_field f);

@@ -21,6 +21,7 @@ enum field_type {
 	FT_I64,      /* int64 */
 	FT_STR,      /* lbt_str */
 	FT_FILE,     /* const char * */
+	FT_CLOCK,    /* lbt_clock, printed by name */
 	FT_LINE      /* uint64 */
 };
 
@@ -51,6 +52,8 @@ static const struct field_def fields[LBT_F_COUNT] = {
 	F("rc", FT_I32, rc),             F("sq", FT_I32, sq),
 	F("bq", FT_I32, bq),             F("ua", FT_STR, ua),
 	F("key", FT_STR, key),           F("msg", FT_STR, msg),
+	F("event", FT_STR, event),       F("level", FT_STR, level),
+	F("request", FT_STR, request),   F("clock", FT_CLOCK, clock),
 	F("file", FT_FILE, file),        F("line", FT_LINE, line),
 };
 
@@ -73,7 +76,7 @@ static const lbt_rec cleared = {
 	.th = -1, .ti = -1, .tq = -1, .tr = -1, .tw = -1, .tc = -1, .tresp = -1, .ta = -1,
 	.tt = -1, .term = EMPTY_STR, .ac = -1, .fc = -1, .bc = -1, .sc = -1, .rc = -1,
 	.sq = -1, .bq = -1, .ua = EMPTY_STR, .key = EMPTY_STR, .msg = EMPTY_STR,
-	.file = NULL, .line = 0
+	.event = EMPTY_STR, .level = EMPTY_STR, .request = EMPTY_STR, .file = NULL, .line = 0
 };
 #undef EMPTY_STR
 
@@ -87,6 +90,25 @@ static const lbt_rec cleared = {
 void lbt_rec_clear(lbt_rec *rec)
 {
 	*rec = cleared;
+}
+
+/* Clock names, indexed by lbt_clock. */
+static const char *const clock_names[] = { "none", "accept", "request", "end", "syslog",
+	"inferred" };
+
+/* @return the clock's name (rec.h), "?" out of range. */
+const char *lbt_clock_name(lbt_clock c)
+{
+	return (unsigned)c < sizeof clock_names / sizeof clock_names[0] ? clock_names[c] : "?";
+}
+
+/* Exact lookup of a clock name.  @return the clock, or -1 */
+int lbt_clock_lookup(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof clock_names / sizeof clock_names[0]; i++)
+		if (strlen(clock_names[i]) == len && memcmp(clock_names[i], name, len) == 0)
+			return (int)i;
+	return -1;
 }
 
 /* @return the field's name, or "?" for an out-of-range value. */
@@ -168,6 +190,8 @@ static size_t format_member(enum field_type t, const void *m, char *buf, size_t 
 		return put_cstr(buf, size, *(const char *const *)m ? *(const char *const *)m : "");
 	case FT_STR:
 		return put_bytes(buf, size, ((const lbt_str *)m)->p, ((const lbt_str *)m)->n);
+	case FT_CLOCK:
+		return put_cstr(buf, size, lbt_clock_name(*(const lbt_clock *)m));
 	}
 	return put_cstr(buf, size, "");
 }

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "db_int.h"
+#include "lbt/event.h"
 #include "lbt/filter.h"
 #include "lbt/key.h"
 #include "lbt/vec.h"
@@ -268,6 +269,8 @@ static void fill_shape(lbt_db_reader *r, sqlite3_stmt *st)
 	s = &r->shapes[id];
 	if (rec->have & LBT_BIT(LBT_F_TIME))
 		rec->clock = (lbt_clock)s->clock;
+	if ((rec->have & LBT_BIT(LBT_F_TIME)) && rec->clock != LBT_CLOCK_NONE)
+		rec->have |= LBT_BIT(LBT_F_CLOCK);
 	for (int i = 0; i < LBT_DBI_NSHAPE; i++) {
 		int d = lbt_dbi_shape_dicts[i];
 
@@ -308,6 +311,34 @@ static void fill_request(lbt_db_reader *r, sqlite3_stmt *st)
 	}
 }
 
+/*
+ * The fields of an event that the index does not store (its kind, level,
+ * client, request parts, host), read back from its message as lbt_input
+ * read them (a connection error keeps only its text: those stay absent).
+ */
+static void event_fields(lbt_rec *rec)
+{
+	static const lbt_field from_msg[] = { LBT_F_EVENT, LBT_F_LEVEL, LBT_F_CLIENT,
+		LBT_F_METHOD, LBT_F_PATH, LBT_F_QUERY, LBT_F_VERSION, LBT_F_HOST, LBT_F_REQUEST };
+	lbt_rec m;
+
+	lbt_rec_clear(&m);
+	if (!(rec->have & LBT_BIT(LBT_F_MSG)) || lbt_event_parse(rec->msg.p, rec->msg.n, NULL,
+	    &m) < 0)
+		return;
+	for (size_t i = 0; i < sizeof from_msg / sizeof from_msg[0]; i++) {
+		lbt_field f = from_msg[i];
+
+		if ((rec->have & LBT_BIT(f)) || !(m.have & LBT_BIT(f)))
+			continue;
+		if (f == LBT_F_CLIENT)
+			rec->client = m.client;
+		else
+			*lbt_rec_str(rec, f) = *lbt_rec_str(&m, f);
+		rec->have |= LBT_BIT(f);
+	}
+}
+
 /* Fill r->rec from the current events row (msg stays valid until the next step). */
 static void fill_event(lbt_db_reader *r, sqlite3_stmt *st)
 {
@@ -323,6 +354,9 @@ static void fill_event(lbt_db_reader *r, sqlite3_stmt *st)
 		    (size_t)sqlite3_column_bytes(st, 8));
 		rec->have |= LBT_BIT(LBT_F_MSG);
 	}
+	if ((rec->have & LBT_BIT(LBT_F_TIME)) && rec->clock != LBT_CLOCK_NONE)
+		rec->have |= LBT_BIT(LBT_F_CLOCK);
+	event_fields(rec);
 }
 
 /* Step cursor c if its row was used.  @return 0 or -1 with err. */

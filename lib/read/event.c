@@ -1,5 +1,6 @@
 /*
- * event.c - HAProxy's own non-request lines as event records.
+ * event.c - HAProxy's own non-request lines as event records, and the
+ * dispatch to NGINX error-log lines (event_nginx.c).
  * See include/lbt/event.h.
  *
  * Texts seen from HAProxy 2.6 (log stdout format raw, run on loopback):
@@ -15,16 +16,26 @@
  *   Scheduling a soft-stop in 300 ms.   Grace period expired, proceeding with soft-stop now.
  *   Proxy fe_http stopped (cumulated conns: FE: 1, BE: 0).
  * and on stderr the same behind "[WARNING]  (14481) : " (the "no server"
- * alert then quotes the name: backend 'be_app' has ...).  Older versions
- * add "Proxy fe started.", "Stopping frontend fe in 0 ms.", "Pausing proxy
- * px." and "Backup Server be/s is DOWN".
+ * alert then quotes the name: backend 'be_app' has ...), with the
+ * master's own notices on a reload (haproxy -W, SIGUSR2):
+ *   [NOTICE]   (2295) : Reloading HAProxy
+ *   [NOTICE]   (2295) : New worker (2349) forked
+ *   [NOTICE]   (2295) : Loading success.
+ *   [WARNING]  (2295) : Former worker (2301) exited with code 0 (Exit)
+ *   [WARNING]  (2295) : Exiting Master process...
+ *   [WARNING]  (2295) : All workers exited. Exiting... (0)
+ * Older versions add "Proxy fe started.", "Stopping frontend fe in 0 ms.",
+ * "Pausing proxy px.", "Backup Server be/s is DOWN", "Reexecuting Master
+ * process" and "New worker #1 (12) forked".
  *
- * One const table of leading phrases says which names follow.  A "Proxy X"
- * line names a proxy that may be a frontend, a backend or both (listen):
- * both fields are set so that either filter finds it.
+ * One const table of leading phrases says which names follow and which
+ * kind of event it is (event.h).  A "Proxy X" line names a proxy that may
+ * be a frontend, a backend or both (listen): both fields are set so that
+ * either filter finds it.
  */
 #include <string.h>
 
+#include "event_int.h"
 #include "lbt/event.h"
 #include "lbt/num.h"
 
@@ -41,40 +52,52 @@ enum names {
 struct phrase {
 	const char *text;
 	enum names names;
+	const char *kind;          /* event kind (event.h); NULL: the inner message's */
 };
 
 static const struct phrase phrases[] = {
-	{ "Server ", NAMES_SERVER },
-	{ "Backup Server ", NAMES_SERVER },
-	{ "Health check for server ", NAMES_SERVER },
-	{ "Health check for backup server ", NAMES_SERVER },
-	{ "Agent check for server ", NAMES_SERVER },
-	{ "Agent check for backup server ", NAMES_SERVER },
-	{ "backend ", NAMES_NOSRV },
-	{ "Proxy ", NAMES_PROXY },
-	{ "Stopping frontend ", NAMES_FRONTEND },
-	{ "Stopping backend ", NAMES_BACKEND },
-	{ "Stopping proxy ", NAMES_PROXY },
-	{ "Pausing frontend ", NAMES_FRONTEND },
-	{ "Pausing backend ", NAMES_BACKEND },
-	{ "Pausing proxy ", NAMES_PROXY },
-	{ "Paused frontend ", NAMES_FRONTEND },
-	{ "Paused proxy ", NAMES_PROXY },
-	{ "Resuming frontend ", NAMES_FRONTEND },
-	{ "Resuming proxy ", NAMES_PROXY },
-	{ "Resumed frontend ", NAMES_FRONTEND },
-	{ "Resumed proxy ", NAMES_PROXY },
-	{ "Scheduling a soft-stop", NAMES_NONE },
-	{ "Grace period expired", NAMES_NONE },
-	{ "[WARNING]", NAMES_LEVEL },
-	{ "[ALERT]", NAMES_LEVEL },
-	{ "[NOTICE]", NAMES_LEVEL },
-	{ "[DIAG]", NAMES_LEVEL },
+	{ "Server ", NAMES_SERVER, "server" },
+	{ "Backup Server ", NAMES_SERVER, "server" },
+	{ "Health check for server ", NAMES_SERVER, "server" },
+	{ "Health check for backup server ", NAMES_SERVER, "server" },
+	{ "Agent check for server ", NAMES_SERVER, "server" },
+	{ "Agent check for backup server ", NAMES_SERVER, "server" },
+	{ "backend ", NAMES_NOSRV, "nosrv" },
+	{ "Proxy ", NAMES_PROXY, "reload" },
+	{ "Stopping frontend ", NAMES_FRONTEND, "reload" },
+	{ "Stopping backend ", NAMES_BACKEND, "reload" },
+	{ "Stopping proxy ", NAMES_PROXY, "reload" },
+	{ "Pausing frontend ", NAMES_FRONTEND, "reload" },
+	{ "Pausing backend ", NAMES_BACKEND, "reload" },
+	{ "Pausing proxy ", NAMES_PROXY, "reload" },
+	{ "Paused frontend ", NAMES_FRONTEND, "reload" },
+	{ "Paused proxy ", NAMES_PROXY, "reload" },
+	{ "Resuming frontend ", NAMES_FRONTEND, "reload" },
+	{ "Resuming proxy ", NAMES_PROXY, "reload" },
+	{ "Resumed frontend ", NAMES_FRONTEND, "reload" },
+	{ "Resumed proxy ", NAMES_PROXY, "reload" },
+	{ "Scheduling a soft-stop", NAMES_NONE, "reload" },
+	{ "Grace period expired", NAMES_NONE, "reload" },
+	{ "Reexecuting Master process", NAMES_NONE, "reload" },
+	{ "Reloading HAProxy", NAMES_NONE, "reload" },
+	{ "Loading success.", NAMES_NONE, "reload" },
+	{ "Loading failure!", NAMES_NONE, "reload" },
+	{ "New worker ", NAMES_NONE, "reload" },
+	{ "Former worker ", NAMES_NONE, "reload" },
+	{ "Current worker ", NAMES_NONE, "reload" },
+	{ "Exiting Master process", NAMES_NONE, "reload" },
+	{ "All workers exited", NAMES_NONE, "reload" },
+	{ "Failed to reexecute the master process", NAMES_NONE, "reload" },
+	{ "[WARNING]", NAMES_LEVEL, "warn" },
+	{ "[ALERT]", NAMES_LEVEL, "alert" },
+	{ "[NOTICE]", NAMES_LEVEL, "notice" },
+	{ "[DIAG]", NAMES_LEVEL, "diag" },
 };
 
-/* The names found in a message. */
+/* The names, kind and level found in a message. */
 struct found {
 	lbt_str frontend, backend, server;
+	const char *kind, *level;
 };
 
 /* The phrase msg[0..len) starts with, or NULL. */
@@ -163,13 +186,16 @@ static int take_names(const char *msg, size_t len, int depth, struct found *f)
 	off = strlen(ph->text);
 	rest = len - off;
 	nm = name_at(msg + off, rest);
+	if (ph->names != NAMES_LEVEL)
+		f->kind = ph->kind;
 	switch (ph->names) {
 	case NAMES_NONE:
 		return 0;
 	case NAMES_LEVEL:
+		f->level = ph->kind;
 		off = skip_level(msg, len, off);
-		if (depth == 0)
-			take_names(msg + off, len - off, 1, f);
+		if (depth == 0 && take_names(msg + off, len - off, 1, f) < 0)
+			f->kind = NULL;
 		return 0;
 	case NAMES_SERVER:
 		return server_pair(nm, f);
@@ -192,13 +218,19 @@ static int take_names(const char *msg, size_t len, int depth, struct found *f)
 	return 0;
 }
 
-/* Set string field `fld` of rec to s when s is not empty. */
-static void put_name(lbt_rec *rec, lbt_field fld, lbt_str s)
+/* Set string field `fld` of rec to s when s is not empty (event_int.h). */
+void lbt_eventi_put(lbt_rec *rec, lbt_field fld, lbt_str s)
 {
 	if (s.n == 0)
 		return;
 	*lbt_rec_str(rec, fld) = s;
 	rec->have |= LBT_BIT(fld);
+}
+
+/* A static name as a string view (NULL: empty, which lbt_eventi_put skips). */
+lbt_str lbt_eventi_name(const char *name)
+{
+	return name ? lbt_str_make(name, strlen(name)) : lbt_str_make("", 0);
 }
 
 /* The parts of a connection error line. */
@@ -252,28 +284,35 @@ static int conn_error_parse(const char *msg, size_t len, lbt_tz *tz, lbt_rec *re
 	rec->msg = c.text;
 	rec->have |= LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_CLIENT) | LBT_BIT(LBT_F_PORT) |
 	    LBT_BIT(LBT_F_MSG);
-	put_name(rec, LBT_F_FRONTEND, c.frontend);
+	lbt_eventi_put(rec, LBT_F_FRONTEND, c.frontend);
+	lbt_eventi_put(rec, LBT_F_EVENT, lbt_eventi_name("conn_error"));
 	return 0;
 }
 
 /*
- * Recognise an HAProxy event message (wrapper removed).  On success set
- * kind EVENT, msg (the whole message, or a connection error's text) and the
- * names present.  @return 0 for an event line, -1 otherwise (rec untouched)
+ * Recognise an event message (wrapper removed): HAProxy's own lines, or an
+ * NGINX error-log line.  On success set kind EVENT, msg (the whole
+ * message, or a connection error's text), the event kind, the level and
+ * the names present.  @return 0 for an event line, -1 otherwise (rec
+ * untouched)
  */
 int lbt_event_parse(const char *msg, size_t len, lbt_tz *tz, lbt_rec *rec)
 {
-	struct found f = { LBT_STR_NULL, LBT_STR_NULL, LBT_STR_NULL };
+	struct found f = { LBT_STR_NULL, LBT_STR_NULL, LBT_STR_NULL, NULL, NULL };
 
 	if (len == 0)
 		return -1;
+	if (msg[0] >= '0' && msg[0] <= '9' && lbt_eventi_nginx_like(msg, len))
+		return lbt_eventi_nginx_parse(msg, len, tz, rec);
 	if (take_names(msg, len, 0, &f) < 0)
 		return conn_error_parse(msg, len, tz, rec);
 	rec->kind = LBT_KIND_EVENT;
 	rec->msg = lbt_str_make(msg, len);
 	rec->have |= LBT_BIT(LBT_F_MSG);
-	put_name(rec, LBT_F_FRONTEND, f.frontend);
-	put_name(rec, LBT_F_BACKEND, f.backend);
-	put_name(rec, LBT_F_SERVER, f.server);
+	lbt_eventi_put(rec, LBT_F_FRONTEND, f.frontend);
+	lbt_eventi_put(rec, LBT_F_BACKEND, f.backend);
+	lbt_eventi_put(rec, LBT_F_SERVER, f.server);
+	lbt_eventi_put(rec, LBT_F_EVENT, lbt_eventi_name(f.kind ? f.kind : "other"));
+	lbt_eventi_put(rec, LBT_F_LEVEL, lbt_eventi_name(f.level));
 	return 0;
 }

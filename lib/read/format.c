@@ -21,7 +21,8 @@ static int scratch_reset(lbt_format *f, size_t len)
 
 /*
  * Compile template tmpl of dialect d (escape for NGINX) into a format named
- * "custom".  TSV needs no template.  @return the format, or NULL with err.
+ * "custom".  TSV and json need no template.  @return the format, or NULL
+ * with err.
  */
 lbt_format *lbt_format_compile(lbt_dialect d, const char *tmpl, const char *escape,
     lbt_err *err)
@@ -29,7 +30,7 @@ lbt_format *lbt_format_compile(lbt_dialect d, const char *tmpl, const char *esca
 	lbt_format *f;
 	int r;
 
-	if (tmpl == NULL && d != LBT_DIALECT_TSV) {
+	if (tmpl == NULL && d != LBT_DIALECT_TSV && d != LBT_DIALECT_JSON) {
 		lbt_err_set(err, "no template");
 		return NULL;
 	}
@@ -44,6 +45,8 @@ lbt_format *lbt_format_compile(lbt_dialect d, const char *tmpl, const char *esca
 		r = lbt_fmti_haproxy_compile(f, tmpl, err);
 	else if (d == LBT_DIALECT_NGINX)
 		r = lbt_fmti_nginx_compile(f, tmpl, escape, err);
+	else if (d == LBT_DIALECT_JSON)
+		r = lbt_fmti_jkeys_compile(f, err);
 	else {
 		f->enc = ENC_TSV;
 		r = 0;
@@ -85,10 +88,16 @@ void lbt_format_set_tz(lbt_format *f, lbt_tz *tz)
 	memset(&f->tcache, 0, sizeof f->tcache);
 }
 
-/* Convert only the fields of mask from now on; 0 means every field. */
+/*
+ * Convert only the fields of mask from now on; 0 means every field.  A
+ * JSON format that may lack keys always converts the time and the request
+ * fields: they decide whether a line is a record (format_json.c).
+ */
 void lbt_format_set_wanted(lbt_format *f, uint64_t mask)
 {
 	f->wanted = mask ? mask : ~(uint64_t)0;
+	if (f->keys_any || f->enc == ENC_KJSON)
+		f->wanted |= FMT_USABLE;
 }
 
 /* Capture slot meanings from a --captures list.  @return 0 or -1 with err */
@@ -144,6 +153,7 @@ int lbt_format_parse(lbt_format *f, const char *msg, size_t len, lbt_rec *rec, l
 		break;
 	case ENC_HJSON:
 	case ENC_NJSON:
+	case ENC_KJSON:
 		r = lbt_fmti_json_parse(&c, msg, len);
 		break;
 	case ENC_CBOR:

@@ -11,6 +11,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -18,6 +19,7 @@
 #include "format_int.h"
 #include "lbt/addr.h"
 #include "lbt/num.h"
+#include "lbt/reqline.h"
 #include "lbt/timeparse.h"
 
 /* Start a line: nothing set yet, no %ms. */
@@ -311,12 +313,49 @@ static int parse_client(const struct fmt_item *it, const char *s, size_t n, lbt_
 	return 0;
 }
 
+/*
+ * An X-Forwarded-For list (FL_XFF: NGINX $http_x_forwarded_for, rank 1,
+ * and $proxy_add_x_forwarded_for, rank 2): the client is its first
+ * element that is an address (the original client as the proxies say;
+ * "unknown" and garbage are passed over).  A client-supplied header is
+ * never an error: a list without an address leaves the client alone.
+ */
+static void conv_xff(struct fmt_ctx *c, const struct fmt_item *it, const char *s, size_t n)
+{
+	const char *e = s + n;
+	lbt_addr a;
+
+	if ((c->rec->have & LBT_BIT(LBT_F_CLIENT)) && c->rank[LBT_F_CLIENT] >= it->rank)
+		return;
+	while (s < e) {
+		const char *comma = memchr(s, ',', (size_t)(e - s)), *end = comma ? comma : e;
+		const char *b = s;
+
+		while (b < end && *b == ' ')
+			b++;
+		while (end > b && end[-1] == ' ')
+			end--;
+		if (lbt_addr_parse(b, (size_t)(end - b), &a) == 0) {
+			if (take(c, LBT_F_CLIENT, it->rank)) {
+				c->rec->client = a;
+				c->rec->have |= LBT_BIT(LBT_F_CLIENT);
+			}
+			return;
+		}
+		s = comma ? comma + 1 : e;
+	}
+}
+
 /* Set the client address; "unix" sockets are left absent. @return 0 or -1 */
 static int conv_client(struct fmt_ctx *c, const struct fmt_item *it, const char *s,
     size_t n, size_t col)
 {
 	lbt_addr a;
 
+	if (it->flags & FL_XFF) {
+		conv_xff(c, it, s, n);
+		return 0;
+	}
 	if (n >= 4 && memcmp(s, "unix", 4) == 0)
 		return 0;
 	if (parse_client(it, s, n, &a) < 0)
@@ -325,6 +364,53 @@ static int conv_client(struct fmt_ctx *c, const struct fmt_item *it, const char 
 		c->rec->client = a;
 		c->rec->have |= LBT_BIT(LBT_F_CLIENT);
 	}
+	return 0;
+}
+
+/*
+ * An epoch number v in the unit its size suggests (TM_ANY): seconds below
+ * 1e11 (until the year 5138), then milliseconds, microseconds,
+ * nanoseconds.  @return the time in µs
+ */
+static int64_t epoch_any(double v)
+{
+	if (v < 1e11)
+		return llround(v * 1e6);
+	if (v < 1e14)
+		return llround(v * 1e3);
+	if (v < 1e17)
+		return llround(v);
+	return llround(v / 1e3);
+}
+
+/*
+ * A date of any shape (TM_ANY, the json dialect): ISO 8601 (also with a
+ * space for the 'T'), CLF with or without a zone ("01/Nov/2025:23:24:01
+ * +0100", HAProxy's "01/Nov/2025:23:24:01.123" in tz), or an epoch number
+ * (see epoch_any).  @return 0 with *us, or -1
+ */
+static int parse_time_any(struct fmt_ctx *c, const char *s, size_t n, int64_t *us)
+{
+	char buf[64], *end;
+	double v;
+
+	if (n >= 19 && n < sizeof buf && s[4] == '-' && s[7] == '-' && (s[10] == 'T' ||
+	    s[10] == ' ')) {
+		memcpy(buf, s, n);
+		buf[10] = 'T';
+		return lbt_time_parse_iso(buf, n, c->f->tz, us);
+	}
+	if (n >= 20 && s[2] == '/' && s[6] == '/')
+		return memchr(s, ' ', n) != NULL ? lbt_time_parse_clf_zoned(s, n, us) :
+		    lbt_time_parse_clf_local(s, n, c->f->tz, us);
+	if (n == 0 || n >= sizeof buf || s[0] < '0' || s[0] > '9')
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	v = strtod(buf, &end);
+	if (end != buf + n || !isfinite(v) || v > 9e18)
+		return -1;
+	*us = epoch_any(v);
 	return 0;
 }
 
@@ -341,6 +427,8 @@ static int parse_time(struct fmt_ctx *c, const struct fmt_item *it, const char *
 		return lbt_time_parse_clf_cached(&c->f->tcache, s, n, c->f->tz, 1, us);
 	case TM_ISO:
 		return lbt_time_parse_iso(s, n, c->f->tz, us);
+	case TM_ANY:
+		return parse_time_any(c, s, n, us);
 	default:
 		if (!(it->flags & FL_HEX))
 			return lbt_time_parse_epoch(s, n, us);
@@ -394,21 +482,6 @@ static int parse_sec_ms(const char *s, size_t n, int64_t *ms)
 	return 0;
 }
 
-/* True when s[0..n) starts with "scheme://". @return length of "scheme://" or 0 */
-static size_t scheme_len(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	if (n == 0 || !((s[0] | 0x20) >= 'a' && (s[0] | 0x20) <= 'z'))
-		return 0;
-	while (i < n && (((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'z') ||
-	    (s[i] >= '0' && s[i] <= '9') || s[i] == '+' || s[i] == '-' || s[i] == '.'))
-		i++;
-	if (n - i >= 3 && memcmp(s + i, "://", 3) == 0)
-		return i + 3;
-	return 0;
-}
-
 /*
  * Split a URI into host (absolute form only, rank 1: a Host capture or
  * $host wins), path and query.  An absolute URI without a path gets "/".
@@ -416,31 +489,12 @@ static size_t scheme_len(const char *s, size_t n)
  */
 static void conv_uri(struct fmt_ctx *c, const struct fmt_item *it, const char *s, size_t n)
 {
-	size_t sl = scheme_len(s, n), i;
-	const char *q;
+	lbt_uri u;
 
-	if (sl > 0) {
-		const char *a = s + sl, *e = s + n, *at;
-
-		for (i = 0; a + i < e && a[i] != '/' && a[i] != '?'; i++)
-			;
-		at = memchr(a, '@', i);
-		if (at != NULL)
-			set_str(c, LBT_F_HOST, &c->rec->host, 1, at + 1, (size_t)(a + i - at - 1));
-		else
-			set_str(c, LBT_F_HOST, &c->rec->host, 1, a, i);
-		n = (size_t)(e - (a + i));
-		s = a + i;
-	}
-	q = (it->flags & FL_NOQUERY) ? NULL : memchr(s, '?', n);
-	if (q != NULL) {
-		set_str(c, LBT_F_QUERY, &c->rec->query, it->rank, q + 1, (size_t)(s + n - q - 1));
-		n = (size_t)(q - s);
-	}
-	if (n == 0 && sl > 0)
-		set_str(c, LBT_F_PATH, &c->rec->path, it->rank, "/", 1);
-	else
-		set_str(c, LBT_F_PATH, &c->rec->path, it->rank, s, n);
+	lbt_uri_split(s, n, (it->flags & FL_NOQUERY) != 0, &u);
+	set_str(c, LBT_F_HOST, &c->rec->host, 1, u.host.p, u.host.n);
+	set_str(c, LBT_F_QUERY, &c->rec->query, it->rank, u.query.p, u.query.n);
+	set_str(c, LBT_F_PATH, &c->rec->path, it->rank, u.path.p, u.path.n);
 }
 
 /* True for HAProxy's "<BADREQ>" placeholder. */
@@ -449,46 +503,36 @@ static int is_badreq(const char *s, size_t n)
 	return n == 8 && memcmp(s, "<BADREQ>", 8) == 0;
 }
 
-/* True when s[0..n) is an HTTP token (RFC 9110 tchar), as a method must be. */
-static int is_token(const char *s, size_t n)
+/*
+ * "<BADREQ>" in an HAProxy item: the request field for %r and %HU, nothing
+ * for the other HTTP items (%HM %HV ... print it too).  @return 0
+ */
+static int badreq(struct fmt_ctx *c, const struct fmt_item *it, const char *s, size_t n)
 {
-	static const char extra[] = "!#$%&'*+-.^_`|~";
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (!((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z') && !(ch >= '0' && ch <= '9') &&
-		    (ch == '\0' || strchr(extra, ch) == NULL))
-			return 0;
-	}
-	return n > 0;
+	if (it->kind == K_REQUEST || it->kind == K_URI)
+		set_str(c, LBT_F_REQUEST, &c->rec->request, it->rank, s, n);
+	return 0;
 }
 
 /*
- * Split a request line "METHOD URI VERSION" (already unescaped).  A line
- * without a space or whose first word is no method (TLS garbage logged by
- * NGINX, "<BADREQ>") sets nothing; one without a version ("GET /x",
- * HTTP/0.9, or cut by the logger) sets method and URI.
+ * Split a request line "METHOD URI VERSION" (already unescaped) into
+ * method, version and the URI's parts.  A line that is no request
+ * (lbt_reqline_split: HELP, TLS bytes, several words without a version)
+ * is kept whole in the request field, and method, path, query and version
+ * stay absent.
  */
 static void conv_request(struct fmt_ctx *c, const struct fmt_item *it, const char *s,
     size_t n)
 {
-	const char *sp = memchr(s, ' ', n), *e = s + n, *u, *last;
+	lbt_reqline r;
 
-	if (sp == NULL || !is_token(s, (size_t)(sp - s)))
+	if (lbt_reqline_split(s, n, &r) < 0) {
+		set_str(c, LBT_F_REQUEST, &c->rec->request, it->rank, s, n);
 		return;
-	set_str(c, LBT_F_METHOD, &c->rec->method, it->rank, s, (size_t)(sp - s));
-	for (u = sp; u < e && *u == ' '; u++)
-		;
-	last = memrchr(u, ' ', (size_t)(e - u));
-	if (last != NULL && e - last > 5 && memcmp(last + 1, "HTTP/", 5) == 0) {
-		set_str(c, LBT_F_VERSION, &c->rec->version, it->rank, last + 1,
-		    (size_t)(e - last - 1));
-		while (last > u && last[-1] == ' ')
-			last--;
-		e = last;
 	}
-	conv_uri(c, it, u, (size_t)(e - u));
+	set_str(c, LBT_F_METHOD, &c->rec->method, it->rank, r.method.p, r.method.n);
+	set_str(c, LBT_F_VERSION, &c->rec->version, it->rank, r.version.p, r.version.n);
+	conv_uri(c, it, r.uri.p, r.uri.n);
 }
 
 /*
@@ -548,12 +592,32 @@ int lbt_fmti_conv_block(struct fmt_ctx *c, const struct fmt_item *it, const char
 	return 0;
 }
 
-/* Convert an unescaped string value of a string-like kind. */
-static void conv_strlike(struct fmt_ctx *c, const struct fmt_item *it, const char *s,
-    size_t n)
+/*
+ * The last element of an NGINX list "a, b : c" in *s[0..*n) (FL_LAST: the
+ * upstream that answered, log-formats.md §5.2).
+ */
+static void last_element(const char **s, size_t *n)
+{
+	const char *p = *s, *e = *s + *n, *last = p;
+
+	for (const char *q = p; q + 1 < e; q++) {
+		if (q[0] == ',' && q[1] == ' ')
+			last = q + 2;
+		else if (q[0] == ' ' && q[1] == ':' && q + 2 < e && q[2] == ' ')
+			last = q + 3;
+	}
+	*s = last;
+	*n = (size_t)(e - last);
+}
+
+/* Convert an unescaped string value of a string-like kind. @return 0 or -1 */
+static int conv_strlike(struct fmt_ctx *c, const struct fmt_item *it, const char *s,
+    size_t n, size_t col)
 {
 	switch (it->kind) {
 	case K_STR:
+		if ((it->flags & FL_HOSTNAME) && memchr(s, ',', n) != NULL)
+			return bad(c, it, s, n, col);
 		if ((it->flags & FL_TILDE) && n > 0 && s[n - 1] == '~')
 			n--;
 		set_str(c, it->field, ITEM_STR(c, it), it->rank, s, n);
@@ -575,6 +639,7 @@ static void conv_strlike(struct fmt_ctx *c, const struct fmt_item *it, const cha
 	default:
 		break;
 	}
+	return 0;
 }
 
 /* Convert a numeric kind from text. @return 0 or -1 */
@@ -611,6 +676,8 @@ int lbt_fmti_conv_text(struct fmt_ctx *c, const struct fmt_item *it, const char 
 		return 0;
 	if (!(it->fills & c->f->wanted) && it->kind != K_MS)
 		return 0;
+	if ((it->flags & FL_LAST) && (last_element(&s, &n), n == 1 && s[0] == '-'))
+		return 0;
 	if (it->kind == K_I32 && !(it->flags & FL_HEX) && parse_dec32(s, n, &v32) == 0) {
 		set_i32(c, it->field, ITEM_I32(c, it), it->rank, v32);
 		return 0;   /* the common case, without the general path below */
@@ -636,11 +703,10 @@ int lbt_fmti_conv_text(struct fmt_ctx *c, const struct fmt_item *it, const char 
 		break;
 	}
 	if (it->esc == ESC_HASH && is_badreq(s, n))
-		return 0;
+		return badreq(c, it, s, n);
 	if (lbt_fmti_decode(c, it->esc, (it->flags & FL_BSLASH) != 0, s, n, &v, &vn) < 0)
 		return -1;
-	conv_strlike(c, it, v, vn);
-	return 0;
+	return conv_strlike(c, it, v, vn, col);
 }
 
 /* An integer value (JSON/CBOR number, or parsed text) into a numeric kind. @return 0 or -1 */
@@ -671,10 +737,11 @@ int lbt_fmti_conv_int(struct fmt_ctx *c, const struct fmt_item *it, int64_t v)
 		set_i32(c, it->field, ITEM_I32(c, it), it->rank, (int32_t)(v * 1000));
 		return 0;
 	case K_TIME:
-		if (it->tfmt != TM_EPOCH || v < 0 || v > INT64_MAX / 1000000)
+		if ((it->tfmt != TM_EPOCH && it->tfmt != TM_ANY) || v < 0 ||
+		    (it->tfmt == TM_EPOCH && v > INT64_MAX / 1000000))
 			break;
 		if (take(c, LBT_F_TIME, it->rank)) {
-			c->rec->time_us = v * 1000000;
+			c->rec->time_us = it->tfmt == TM_ANY ? epoch_any((double)v) : v * 1000000;
 			c->rec->clock = (lbt_clock)it->clock;
 			c->rec->have |= LBT_BIT(LBT_F_TIME);
 			c->time_accept_s = (it->flags & FL_ACCEPT_S) != 0;
@@ -696,9 +763,9 @@ int lbt_fmti_conv_real(struct fmt_ctx *c, const struct fmt_item *it, double v)
 		set_i32(c, it->field, ITEM_I32(c, it), it->rank, (int32_t)llround(v * 1000));
 		return 0;
 	}
-	if (it->kind == K_TIME && it->tfmt == TM_EPOCH) {
+	if (it->kind == K_TIME && (it->tfmt == TM_EPOCH || it->tfmt == TM_ANY)) {
 		if (take(c, LBT_F_TIME, it->rank)) {
-			c->rec->time_us = llround(v * 1000) * 1000;
+			c->rec->time_us = it->tfmt == TM_ANY ? epoch_any(v) : llround(v * 1000) * 1000;
 			c->rec->clock = (lbt_clock)it->clock;
 			c->rec->have |= LBT_BIT(LBT_F_TIME);
 		}

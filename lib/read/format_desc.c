@@ -3,9 +3,12 @@
  * the built-in ones compiled into the library.
  *
  * A descriptor is lines of "key value"; '#' starts a comment line, blank
- * lines are ignored.  Keys: name, describe, dialect (haproxy, nginx or
+ * lines are ignored.  Keys: name, describe, dialect (haproxy, nginx, json or
  * tsv), escape (nginx: default, json, none), captures (host,ua,...),
- * priority (integer, detection tie-breaker), template and template+.  For
+ * priority (integer, detection tie-breaker), trailing (error, or ignore:
+ * text after the template is accepted), keys (JSON templates: all, or
+ * any: a line may lack some of the template's keys), template and
+ * template+.  For
  * template and template+ the value is everything after the one blank that
  * follows the key, so leading spaces are kept; template+ appends its value
  * to the template verbatim (an NGINX log_format spread over lines).
@@ -23,19 +26,21 @@
 
 /* A descriptor being read. */
 struct desc {
-	char *v[6];           /* name, describe, dialect, escape, captures, priority */
+	char *v[8];           /* name, describe, dialect, escape, captures, priority, trailing,
+	                         keys */
 	char *tmpl;
 	size_t tlen;
 	uint64_t tline;       /* line of the first template key */
 };
 
 static const char *const keys[] = { "name", "describe", "dialect", "escape", "captures",
-	"priority" };
+	"priority", "trailing", "keys" };
+#define NKEYS (sizeof keys / sizeof keys[0])
 
 /* Release a descriptor's strings. */
 static void desc_free(struct desc *d)
 {
-	for (size_t i = 0; i < 6; i++)
+	for (size_t i = 0; i < NKEYS; i++)
 		free(d->v[i]);
 	free(d->tmpl);
 }
@@ -87,12 +92,12 @@ static int desc_line(struct desc *d, const char *s, size_t n, const char *file,
 			return lbt_err_at(err, file, lineno, "out of memory");
 		return 0;
 	}
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < NKEYS; i++)
 		if (strlen(keys[i]) == kl && memcmp(keys[i], s, kl) == 0)
 			break;
-	if (i == 6)
+	if (i == NKEYS)
 		return lbt_err_at(err, file, lineno, "unknown key '%.*s' (name, describe, dialect, "
-		    "escape, captures, priority, template, template+)", (int)kl, s);
+		    "escape, captures, priority, trailing, keys, template, template+)", (int)kl, s);
 	free(d->v[i]);
 	d->v[i] = trimmed(val, (size_t)(s + n - val));
 	return d->v[i] ? 0 : lbt_err_at(err, file, lineno, "out of memory");
@@ -128,6 +133,8 @@ static int dialect_of(const char *s, lbt_dialect *dl)
 		*dl = LBT_DIALECT_NGINX;
 	else if (strcmp(s, "tsv") == 0 || strcmp(s, "lbt-tsv") == 0)
 		*dl = LBT_DIALECT_TSV;
+	else if (strcmp(s, "json") == 0)
+		*dl = LBT_DIALECT_JSON;
 	else
 		return -1;
 	return 0;
@@ -144,6 +151,32 @@ static void err_here(lbt_err *err, const char *file, uint64_t line)
 	lbt_err_at(err, file, line, "%s", msg);
 }
 
+/*
+ * The options that tune a compiled format: trailing (error or ignore, text
+ * templates) and keys (all or any, JSON templates).  @return 0, or -1 with
+ * err at file
+ */
+static int desc_options(const struct desc *d, lbt_format *f, const char *file, lbt_err *err)
+{
+	const char *tr = d->v[6], *ks = d->v[7];
+
+	if (tr != NULL && strcmp(tr, "ignore") != 0 && strcmp(tr, "error") != 0)
+		return lbt_err_at(err, file, 0, "trailing '%s': ignore or error", tr);
+	if (ks != NULL && strcmp(ks, "any") != 0 && strcmp(ks, "all") != 0)
+		return lbt_err_at(err, file, 0, "keys '%s': any or all", ks);
+	if (tr != NULL && strcmp(tr, "ignore") == 0) {
+		if (f->enc != ENC_TEXT)
+			return lbt_err_at(err, file, 0, "trailing ignore is for text templates");
+		f->prog.tail = 1;
+	}
+	if (ks != NULL && strcmp(ks, "any") == 0) {
+		if (f->enc != ENC_HJSON && f->enc != ENC_NJSON)
+			return lbt_err_at(err, file, 0, "keys any is for JSON templates");
+		f->keys_any = 1;
+	}
+	return 0;
+}
+
 /* Compile a read descriptor; name_default when it has no name key. @return format or NULL */
 static lbt_format *desc_build(struct desc *d, const char *name_default, const char *file,
     lbt_err *err)
@@ -153,11 +186,11 @@ static lbt_format *desc_build(struct desc *d, const char *name_default, const ch
 	int64_t prio = 0;
 
 	if (d->v[2] == NULL || dialect_of(d->v[2], &dl) < 0) {
-		lbt_err_at(err, file, 0, d->v[2] ? "unknown dialect '%s' (haproxy, nginx or tsv)" :
-		    "no dialect key%s", d->v[2] ? d->v[2] : "");
+		lbt_err_at(err, file, 0, d->v[2] ? "unknown dialect '%s' (haproxy, nginx, json or "
+		    "tsv)" : "no dialect key%s", d->v[2] ? d->v[2] : "");
 		return NULL;
 	}
-	if (d->tmpl == NULL && dl != LBT_DIALECT_TSV) {
+	if (d->tmpl == NULL && dl != LBT_DIALECT_TSV && dl != LBT_DIALECT_JSON) {
 		lbt_err_at(err, file, 0, "no template key");
 		return NULL;
 	}
@@ -179,6 +212,10 @@ static lbt_format *desc_build(struct desc *d, const char *name_default, const ch
 		if (f->name == NULL)
 			lbt_err_set(err, "out of memory");
 		err_here(err, file, 0);
+		lbt_format_free(f);
+		return NULL;
+	}
+	if (desc_options(d, f, file, err) < 0) {
 		lbt_format_free(f);
 		return NULL;
 	}

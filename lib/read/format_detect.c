@@ -66,11 +66,23 @@ static int literal_bytes(const lbt_format *f)
 	return n;
 }
 
-/* Score format f on the messages into *s. */
+/* True for the JSON encodings, whose lines may lack keys: literal is per line. */
+static int keyed_json(const lbt_format *f)
+{
+	return f->enc == ENC_HJSON || f->enc == ENC_NJSON || f->enc == ENC_KJSON;
+}
+
+/*
+ * Score format f on the messages into *s.  For JSON formats the fixed text
+ * is the keys the lines had (on average over the lines parsed), not the
+ * template's: a format that may lack keys, or has none (json), is as
+ * specific as the keys it found.
+ */
 static void score_one(lbt_format *f, const char *const *msgs, const size_t *lens, int n,
     lbt_format_score *s)
 {
 	uint64_t have = 0;
+	long keys = 0;
 	lbt_rec rec;
 	lbt_err err;
 
@@ -83,12 +95,13 @@ static void score_one(lbt_format *f, const char *const *msgs, const size_t *lens
 		s->tried++;
 		r = lbt_format_parse(f, msgs[i], lens[i], &rec, &err);
 		if (r == LBT_PARSE_OK)
-			have |= rec.have;
+			have |= rec.have, keys += f->keys_found;
 		if (r != LBT_PARSE_BAD)
 			s->parsed++;
 	}
 	s->fields = __builtin_popcountll(have);
-	s->literal = literal_bytes(f);
+	s->literal = keyed_json(f) ? (s->parsed > 0 ? (int)(keys / s->parsed) : 0) :
+	    literal_bytes(f);
 	s->priority = f->priority;
 }
 

@@ -15,7 +15,9 @@
  *   format_nginx.c    NGINX log_format compiler (text and JSON templates)
  *   format_match.c    the text matcher (steps, memchr scanning)
  *   format_conv.c     values to lbt_rec fields, decoders, request splitting
- *   format_json.c     JSON lines (HAProxy %{+json}o, NGINX escape=json objects)
+ *   format_json.c     JSON lines (HAProxy %{+json}o, NGINX escape=json objects, and
+ *                     the json dialect: members mapped by their names)
+ *   format_jkeys.c    the json dialect: its table of key names, compiled into keys
  *   format_cbor.c     CBOR lines (HAProxy %{+cbor}o, hex text or +bin)
  *   format_tsv.c      lbt-cat TSV read back
  *   format_cfg.c      haproxy.cfg reader
@@ -24,8 +26,9 @@
  * Direction, top down: the format sources (format_desc, format_detect,
  * format_cfg, format_ngxconf) use the public face (format.c); the face calls
  * the compilers (format_haproxy, format_nginx) and the readers (format_json,
- * format_cbor, format_tsv, format_match); the JSON reader uses the text
- * matcher (sub-templates, the NGINX layout), the matcher and the readers
+ * format_cbor, format_tsv, format_match) and the json dialect's table
+ * (format_jkeys); the JSON reader uses the text matcher (sub-templates, the
+ * NGINX layout) and looks names up in that table, the matcher and the readers
  * use format_conv, and everyone builds with format_prog.  No file calls a
  * file above it, and nothing here calls upward (input, event, filter).
  */
@@ -42,6 +45,10 @@
 
 #define FMT_MAX_CAPS 32          /* capture slots with a meaning */
 #define FMT_MAX_PATH 4           /* nesting of NGINX JSON templates */
+
+/* Fields one of which a JSON line that may lack keys must give to be a record. */
+#define FMT_USABLE (LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_METHOD) | LBT_BIT(LBT_F_PATH) | \
+	LBT_BIT(LBT_F_REQUEST))
 
 /* What a value means for the record. */
 enum fmt_kind {
@@ -73,7 +80,9 @@ enum fmt_scan {
 	SC_REQ,          /* a request line: two inner spaces */
 	SC_FIXED,        /* exactly `width` bytes (%ts, %tsc) */
 	SC_BLOCK,        /* optional "{...}" */
-	SC_LIST          /* optional list of tokens */
+	SC_LIST,         /* optional list of tokens */
+	SC_ULIST         /* NGINX upstream list "a, b : c": a space ends it unless it
+	                    follows a ',' or belongs to " : " */
 };
 
 /* How a value is unescaped. */
@@ -89,7 +98,9 @@ enum fmt_tfmt {
 	TM_CLF_LOCAL,    /* 01/Nov/2025:23:24:01.123, zone from lbt_format_set_tz */
 	TM_CLF_ZONED,    /* 01/Nov/2025:23:24:01 +0100 */
 	TM_ISO,          /* 2025-11-01T23:24:01+01:00 */
-	TM_EPOCH         /* 1762035841[.123], or hex with FL_HEX */
+	TM_EPOCH,        /* 1762035841[.123], or hex with FL_HEX */
+	TM_ANY           /* json dialect: ISO, CLF (zoned or not) or epoch (s, ms, µs, ns)
+	                    told by its shape */
 };
 
 /* Meaning of a capture slot (lbt_format_set_captures). */
@@ -111,6 +122,15 @@ enum fmt_cap {
 #define FL_NOQUERY 0x0080   /* NGINX $uri: a '?' is part of the path */
 #define FL_ACCEPT_S 0x0100  /* date of the accept with second precision (+%ms) */
 #define FL_JBARE   0x0200   /* K_JSONVAL: a bare value ($status), else a string's inside */
+#define FL_LAST    0x0400   /* NGINX $upstream_*: of a list "a, b : c" the last element
+                               (the server that answered) */
+#define FL_XFF     0x0800   /* K_CLIENT: an X-Forwarded-For list, its first address */
+#define FL_HOSTNAME 0x1000  /* NGINX $host in text: a ',' makes the line another format's */
+
+/* json dialect key flavours: a name whose meaning depends on who wrote it. */
+#define JF_NGINX   0x01     /* this entry is the name's NGINX meaning */
+#define JF_HAPROXY 0x02     /* this entry is the name's HAProxy meaning */
+#define JF_MARK    0x04     /* a name only HAProxy logs: the line is HAProxy's */
 
 /* One variable of a template. */
 struct fmt_item {
@@ -125,6 +145,7 @@ struct fmt_item {
 	uint16_t off;              /* offset in lbt_rec of `field` (K_STR, K_I32, K_SEC_MS) */
 	uint16_t flags;            /* FL_* */
 	int16_t slot;              /* capture slot for K_SLOT */
+	uint8_t jflav;             /* json dialect: JF_* (format_jkeys.c) */
 	uint32_t col;              /* 1-based column in the template */
 	uint64_t fills;            /* LBT_BIT mask of the fields it can fill */
 	char what[40];             /* name in messages: "status", "$status" */
@@ -165,6 +186,8 @@ struct fmt_prog {
 	int bslash;                /* literal search skips backslash-escaped matches */
 	int anchor;                /* a last literal is searched from the end of the line */
 	int nocut;                 /* never take a line as cut by the logger (NGINX JSON) */
+	int tail;                  /* text after the last step (after a space) is ignored
+	                              (descriptor key "trailing ignore") */
 };
 
 /* A value's place in the line (NGINX JSON layout, format_match.c -> format_json.c). */
@@ -180,7 +203,8 @@ enum fmt_enc {
 	ENC_CBOR,                  /* HAProxy %{+cbor}o, hex text */
 	ENC_CBOR_BIN,              /* HAProxy %{+cbor,+bin}o, raw bytes */
 	ENC_NJSON,                 /* NGINX template that is a JSON object */
-	ENC_TSV                    /* lbt-cat TSV */
+	ENC_TSV,                   /* lbt-cat TSV */
+	ENC_KJSON                  /* JSON by key names, no template (format_jkeys.c) */
 };
 
 struct lbt_format {
@@ -188,6 +212,8 @@ struct lbt_format {
 	lbt_dialect dialect;
 	int enc;                   /* enum fmt_enc */
 	int priority;              /* detection tie-breaker */
+	int keys_any;              /* JSON/CBOR: a missing key is an absent field (keys any) */
+	int keys_found;            /* JSON/CBOR: keys of the last line that were there */
 	struct fmt_prog prog;      /* ENC_TEXT; ENC_NJSON: the template's literal layout
 	                              (K_JSONVAL items), empty when it has none */
 	struct fmt_item *keys;     /* JSON and CBOR: one item per key */
@@ -262,6 +288,10 @@ void lbt_fmti_conv_slot(struct fmt_ctx *c, const struct fmt_item *it, int slot, 
     size_t n);
 int lbt_fmti_decode(struct fmt_ctx *c, int esc, int bslash, const char *s, size_t n,
     const char **out, size_t *outlen);
+
+/* format_jkeys.c */
+int lbt_fmti_jkeys_compile(lbt_format *f, lbt_err *err);
+int lbt_fmti_jkeys_find(const lbt_format *f, const char *name, size_t len);
 
 /* format_json.c, format_cbor.c, format_tsv.c */
 int lbt_fmti_json_parse(struct fmt_ctx *c, const char *s, size_t len);

@@ -5,8 +5,15 @@
  * the next line (the record's strings point into it); each compiled key is
  * then looked up by name, so member order and spacing do not matter.  Every
  * key of the template must be present (HAProxy writes null for an empty
- * named item, NGINX writes every member of its template); extra members are
- * ignored.  jansson allocates per line: JSON logs cost more than text ones.
+ * named item, NGINX writes every member of its template) unless the
+ * descriptor says "keys any" (lines from shippers that drop members):
+ * then a missing key is an absent field; extra members are ignored.
+ * jansson allocates per line: JSON logs cost more than text ones.
+ *
+ * The json dialect (format_jkeys.c) has no template: every member of the
+ * line, nested objects as dotted names, is looked up in its table of
+ * names.  A line of a format that may lack keys must give a time or a
+ * request (method, path or the request line) to be a record.
  *
  * NGINX escape=json copies bytes >= 0x80 raw, so a garbage request can make
  * a line that is not UTF-8; jansson refuses it, and the line is then read
@@ -35,6 +42,7 @@
 #include "format_int.h"
 
 static int json_parse_doc(struct fmt_ctx *c, const char *s, size_t len);
+static int kjson_parse(struct fmt_ctx *c, const char *s, size_t len);
 
 /* Drop the document of the previous line. */
 void lbt_fmti_json_release(lbt_format *f)
@@ -478,16 +486,36 @@ static int parse_layout(struct fmt_ctx *c, const char *s, size_t len)
 }
 
 /*
+ * A line of a format that may lack keys is a record when it gives a time
+ * or a request (FMT_USABLE, always converted: lbt_format_set_wanted).
+ * @return 0, or -1 with err
+ */
+static int usable(struct fmt_ctx *c)
+{
+	if (!c->f->keys_any && c->f->enc != ENC_KJSON)
+		return 0;
+	if (c->rec->have & FMT_USABLE)
+		return 0;
+	return lbt_err_set(c->err, c->f->keys_found == 0 ? "no known key in the JSON object" :
+	    "no time and no request in the JSON object (%d known keys)", c->f->keys_found);
+}
+
+/*
  * Fill c->rec from a JSON line: NGINX lines through their template's
- * literal layout when they match it, the others with jansson.  @return 0,
- * or -1 with err (bad JSON, missing key, value that does not convert).
+ * literal layout when they match it, the json dialect by its names, the
+ * others with jansson.  @return 0, or -1 with err (bad JSON, missing key,
+ * value that does not convert, nothing usable).
  */
 int lbt_fmti_json_parse(struct fmt_ctx *c, const char *s, size_t len)
 {
+	int r;
+
+	c->f->keys_found = (int)c->f->nkeys;
 	if (c->f->enc == ENC_NJSON && c->f->prog.n > 0 && !c->f->njslow &&
 	    parse_layout(c, s, len) == 0)
-		return 0;
-	return json_parse_doc(c, s, len);
+		return usable(c);
+	r = c->f->enc == ENC_KJSON ? kjson_parse(c, s, len) : json_parse_doc(c, s, len);
+	return r < 0 ? -1 : usable(c);
 }
 
 /*
@@ -501,13 +529,90 @@ static int json_parse_doc(struct fmt_ctx *c, const char *s, size_t len)
 
 	if (root == NULL)
 		return -1;
+	f->keys_found = 0;
 	for (size_t i = 0; i < f->nkeys; i++) {
 		const struct fmt_item *it = &f->keys[i];
 		json_t *v = lookup(root, it);
 
+		if (v == NULL && f->keys_any)
+			continue;
 		if (v == NULL)
 			return lbt_err_set(c->err, "missing key '%s'", it->key);
+		f->keys_found++;
 		if (conv_value(c, it, v) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A member of a json dialect line that names a known key. */
+struct kmember {
+	int key;                   /* index in f->keys */
+	json_t *v;
+};
+
+#define KJ_MEMBERS 128          /* known members of one line, at most */
+#define KJ_NAME 256             /* a dotted name, at most */
+
+/* What the walk of one line found. */
+struct kwalk {
+	const lbt_format *f;
+	struct kmember m[KJ_MEMBERS];
+	int n;
+	int haproxy;               /* a name only HAProxy logs was there */
+	char name[KJ_NAME];
+};
+
+/*
+ * Look every member of object o up, nested objects as "outer.inner"
+ * (depth up to FMT_MAX_PATH), name[0..nl) the prefix so far.
+ */
+static void kjson_walk(struct kwalk *w, json_t *o, size_t nl, int depth)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(o, k, v) {
+		size_t kl = strlen(k), at = nl + (nl > 0);
+		int idx;
+
+		if (at + kl >= sizeof w->name)
+			continue;
+		if (nl > 0)
+			w->name[nl] = '.';
+		memcpy(w->name + at, k, kl);
+		if (json_is_object(v) && depth < FMT_MAX_PATH)
+			kjson_walk(w, v, at + kl, depth + 1);
+		else if ((idx = lbt_fmti_jkeys_find(w->f, w->name, at + kl)) >= 0 && w->n < KJ_MEMBERS) {
+			w->m[w->n++] = (struct kmember){ idx, v };
+			w->haproxy |= (w->f->keys[idx].jflav & JF_MARK) != 0;
+		}
+	}
+}
+
+/*
+ * Fill c->rec from a json dialect line: its members by their names; of a
+ * name with an NGINX and an HAProxy meaning, the HAProxy one when the line
+ * has a name only HAProxy logs.  @return 0, or -1 with err
+ */
+static int kjson_parse(struct fmt_ctx *c, const char *s, size_t len)
+{
+	struct kwalk w;            /* 2.3 KiB */
+	json_t *root = load(c, s, len);
+
+	if (root == NULL)
+		return -1;
+	w.f = c->f;
+	w.n = w.haproxy = 0;
+	kjson_walk(&w, root, 0, 0);
+	c->f->keys_found = w.n;
+	for (int i = 0; i < w.n; i++) {
+		int k = w.m[i].key;
+		const struct fmt_item *it = &c->f->keys[k];
+
+		if ((it->jflav & JF_NGINX) && w.haproxy)
+			it++;                  /* the HAProxy entry sorts right after it */
+		if (conv_value(c, it, w.m[i].v) < 0)
 			return -1;
 	}
 	return 0;

@@ -215,6 +215,28 @@ static size_t end_address(const char *s, size_t len, size_t p)
 }
 
 /*
+ * End of an NGINX upstream list at p ("192.0.2.2:8099, 192.0.2.2:8080 :
+ * 192.0.2.3:8080", log-formats.md §5.2): the first space that neither
+ * follows a ',' nor is part of " : ".
+ */
+static size_t end_ulist(const char *s, size_t len, size_t p)
+{
+	for (;;) {
+		const char *sp = find_byte(s, p, len, ' ');
+		size_t o = sp ? (size_t)(sp - s) : len;
+
+		if (o == len)
+			return len;
+		if (o > p && s[o - 1] == ',')
+			p = o + 1;
+		else if (len - o >= 3 && s[o + 1] == ':' && s[o + 2] == ' ')
+			p = o + 3;
+		else
+			return o;
+	}
+}
+
+/*
  * End of a number followed directly by another item: its digits (hex
  * ones under +X), less the width of a fixed-width item after it ("%Ts%ms":
  * the last 3 digits are %ms).
@@ -253,7 +275,8 @@ enum fmt_end {
 	E_SPACE,         /* before a separator: the next space, or the end */
 	E_LIT,           /* before a literal: its next occurrence */
 	E_ANCHOR,        /* before the last literal of an anchored program: the line's end */
-	E_LEN            /* before an item that ends itself: the end of the line */
+	E_LEN,           /* before an item that ends itself: the end of the line */
+	E_ULIST          /* NGINX upstream list before a space: end_ulist() */
 };
 
 /* The generic rule: what the next step is. */
@@ -296,6 +319,10 @@ static int end_rule(const struct fmt_prog *pg, size_t i)
 	case SC_NUM:
 		if (nx != NULL && nx->op == OP_ITEM)
 			return E_NUMITEM;
+		break;
+	case SC_ULIST:
+		if (nx != NULL && (nx->op == OP_SEP || (nx->op == OP_LIT && nx->lit[0] == ' ')))
+			return E_ULIST;
 		break;
 	}
 	return generic_rule(pg, i);
@@ -389,6 +416,8 @@ static size_t find_end(const struct fmt_prog *pg, size_t i, const char *s, size_
 		return q;
 	case E_NUMITEM:
 		return end_number(&st->it, &nx->it, s, len, p);
+	case E_ULIST:
+		return end_ulist(s, len, p);
 	case E_TRIM:
 		return trim_end(s, len, p);
 	case E_ANCHOR:
@@ -743,6 +772,8 @@ int lbt_fmti_match(struct fmt_ctx *c, const struct fmt_prog *pg, const char *s, 
 		}
 		st++;
 	}
+	if (pg->tail && pos < len && s[pos] == ' ')
+		return 0;            /* "trailing ignore": the extra fields after the template */
 	if (trim_end(s, len, pos) != pos)
 		return lbt_err_set(c->err, "unexpected text '%.*s' after %s at column %zu",
 		    (int)(len - pos > 20 ? 20 : len - pos), s + pos, prev_what(pg, pg->n), pos + 1);

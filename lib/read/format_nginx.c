@@ -2,7 +2,9 @@
  * format_nginx.c - compile an NGINX `log_format` string.
  *
  * Text templates: "$name" and "${name}" are variables, everything else is
- * literal (NGINX concatenates the quoted parts with nothing in between, so
+ * literal (the upstream variables and the X-Forwarded-For lists hold
+ * "a, b : c" lists, spaces inside: SC_ULIST finds their end; the
+ * upstream ones keep their last element, the server that answered) (NGINX concatenates the quoted parts with nothing in between, so
  * spaces are literal too).  escape=default values carry "\xHH", escape=json
  * JSON escapes (a literal is then not matched after an odd number of
  * backslashes), escape=none raw bytes; with json and none the last literal
@@ -51,10 +53,22 @@ static const struct nvar nvars[] = {
 	{ "bytes_sent", K_BYTES, SC_NUM, 0, 0, 0, 1, 0 },
 	{ "request_time", K_SEC_MS, SC_PLAIN, LBT_F_TA, 0, 0, 2, 0 },
 	{ "http_user_agent", K_STR, SC_PLAIN, LBT_F_UA, 0, 0, 2, 0 },
-	{ "host", K_STR, SC_PLAIN, LBT_F_HOST, 0, 0, 3, 0 },
+	{ "host", K_STR, SC_IP, LBT_F_HOST, 0, 0, 3, 0 },
 	{ "http_host", K_STR, SC_PLAIN, LBT_F_HOST, 0, 0, 2, 0 },
 	{ "server_name", K_STR, SC_PLAIN, LBT_F_FRONTEND, 0, 0, 2, 0 },
 	{ "hostname", K_STR, SC_PLAIN, LBT_F_LB, 0, 0, 2, 0 },
+	{ "http_x_forwarded_for", K_CLIENT, SC_ULIST, 0, 0, 0, 1, FL_XFF },
+	{ "proxy_add_x_forwarded_for", K_CLIENT, SC_ULIST, 0, 0, 0, 2, FL_XFF },
+	{ "upstream_addr", K_STR, SC_ULIST, LBT_F_SERVER, 0, 0, 2, FL_LAST },
+	{ "upstream_connect_time", K_SEC_MS, SC_ULIST, LBT_F_TC, 0, 0, 2, FL_LAST },
+	{ "upstream_header_time", K_SEC_MS, SC_ULIST, LBT_F_TRESP, 0, 0, 2, FL_LAST },
+	{ "upstream_response_time", K_SEC_MS, SC_ULIST, LBT_F_TRESP, 0, 0, 1, FL_LAST },
+	{ "upstream_status", K_OPAQUE, SC_ULIST, 0, 0, 0, 0, 0 },
+	{ "upstream_response_length", K_OPAQUE, SC_ULIST, 0, 0, 0, 0, 0 },
+	{ "upstream_bytes_received", K_OPAQUE, SC_ULIST, 0, 0, 0, 0, 0 },
+	{ "upstream_bytes_sent", K_OPAQUE, SC_ULIST, 0, 0, 0, 0, 0 },
+	{ "upstream_cache_status", K_OPAQUE, SC_ULIST, 0, 0, 0, 0, 0 },
+	{ "proxy_upstream_name", K_STR, SC_PLAIN, LBT_F_BACKEND, 0, 0, 2, 0 },
 };
 
 /* Escape mode of an escape= value (NULL: default). @return enum fmt_esc or -1 */
@@ -449,5 +463,10 @@ int lbt_fmti_nginx_compile(lbt_format *f, const char *tmpl, const char *escape, 
 	if (*tmpl == '\0')
 		return lbt_err_set(err, "empty template");
 	f->enc = ENC_TEXT;
-	return lbt_fmti_nginx_prog(&f->prog, tmpl, strlen(tmpl), 1, esc, err);
+	if (lbt_fmti_nginx_prog(&f->prog, tmpl, strlen(tmpl), 1, esc, err) < 0)
+		return -1;
+	for (size_t i = 0; i < f->prog.n; i++)
+		if (f->prog.v[i].op == OP_ITEM && strcmp(f->prog.v[i].it.what, "$host") == 0)
+			f->prog.v[i].it.flags |= FL_HOSTNAME;   /* never a ',': format_conv.c */
+	return 0;
 }

@@ -28,8 +28,10 @@ static uint64_t kind_fills(const struct fmt_item *it)
 		return LBT_BIT(LBT_F_TIME);
 	case K_REQUEST:
 		return LBT_BIT(LBT_F_METHOD) | LBT_BIT(LBT_F_PATH) | LBT_BIT(LBT_F_QUERY) |
-		    LBT_BIT(LBT_F_VERSION) | LBT_BIT(LBT_F_HOST);
+		    LBT_BIT(LBT_F_VERSION) | LBT_BIT(LBT_F_HOST) | LBT_BIT(LBT_F_REQUEST);
 	case K_URI:
+		return LBT_BIT(LBT_F_PATH) | LBT_BIT(LBT_F_QUERY) | LBT_BIT(LBT_F_HOST) |
+		    LBT_BIT(LBT_F_REQUEST);
 	case K_PATH:
 		return LBT_BIT(LBT_F_PATH) | LBT_BIT(LBT_F_QUERY) | LBT_BIT(LBT_F_HOST);
 	case K_QUERY:

@@ -5,8 +5,8 @@
  * order and any subset ("time\tclient\tpath"); it returns LBT_PARSE_SKIP and
  * configures the columns (a later header, from a second file concatenated
  * to the first, reconfigures them).  Values use the TSV escapes \t \n \r \\;
- * an empty value is an absent field.  Times are ISO 8601; the TSV does not
- * say which clock, REQUEST is assumed.  "file" and "line" columns keep
+ * an empty value is an absent field.  Times are ISO 8601; a "clock" column
+ * says which clock (lbt_clock_name), else REQUEST is assumed.  "file" and "line" columns keep
  * the provenance of the original log, so that evidence printed after
  * `lbt-cat | lbt-offenders` points at the log, not at the pipe (lbt_input
  * falls back to its own when they are absent, and lbt-index always uses its
@@ -120,7 +120,13 @@ static int conv(struct fmt_ctx *c, int fld, const char *s, size_t n, size_t col)
 		return 0;
 	if (fld == LBT_F_TIME) {
 		ok = lbt_time_parse_iso(s, n, NULL, &r->time_us) == 0;
-		r->clock = LBT_CLOCK_REQUEST;
+		if (!(r->have & LBT_BIT(LBT_F_CLOCK)))
+			r->clock = LBT_CLOCK_REQUEST;
+	} else if (fld == LBT_F_CLOCK) {
+		int k = lbt_clock_lookup(s, n);
+
+		ok = k > 0;
+		r->clock = ok ? (lbt_clock)k : r->clock;
 	} else if (fld == LBT_F_CLIENT)
 		ok = lbt_addr_parse(s, n, &r->client) == 0;
 	else if (fld == LBT_F_BYTES)

@@ -137,6 +137,8 @@ static void wanted_setup(lbt_input *in)
 		return;
 	}
 	w |= fw;
+	if (in->o.events)
+		w |= LBT_BIT(LBT_F_TIME);   /* request times time the events (input_evtime.c) */
 	in->want_key = (w & LBT_BIT(LBT_F_KEY)) != 0;
 	if (in->want_key)
 		w |= LBT_BIT(LBT_F_PATH);
@@ -329,7 +331,7 @@ static int malformed(lbt_input *in, uint64_t lineno, const char *why, lbt_err *e
 	return 0;
 }
 
-/* Complete a parsed record: LB host, syslog time, provenance, key. */
+/* Complete a parsed record: LB host, syslog time, its clock, provenance, key. */
 static void rec_complete(lbt_input *in, lbt_rec *r, const lbt_syslog *sy, uint64_t lineno)
 {
 	const uint64_t prov = LBT_BIT(LBT_F_FILE) | LBT_BIT(LBT_F_LINE);
@@ -343,6 +345,8 @@ static void rec_complete(lbt_input *in, lbt_rec *r, const lbt_syslog *sy, uint64
 		r->clock = LBT_CLOCK_SYSLOG;
 		r->have |= LBT_BIT(LBT_F_TIME);
 	}
+	if ((r->have & LBT_BIT(LBT_F_TIME)) && r->clock != LBT_CLOCK_NONE)
+		r->have |= LBT_BIT(LBT_F_CLOCK);
 	if (in->o.own_provenance || (r->have & prov) != prov) {
 		r->file = in->name;
 		r->line = lineno;
@@ -358,11 +362,11 @@ static void rec_complete(lbt_input *in, lbt_rec *r, const lbt_syslog *sy, uint64
 
 /*
  * Parse the message of line[0..len) with format f (NULL: event lines only)
- * into in->rec and complete it.  @return 1 a request, 2 an event, 0 no
- * record (a header the format skips), -1 malformed with `why` filled.
+ * into rec and complete it.  @return 1 a request, 2 an event, 0 no record
+ * (a header the format skips), -1 malformed with `why` filled.
  */
-static int msg_parse(lbt_input *in, lbt_format *f, const char *line, size_t len,
-    uint64_t lineno, lbt_err *why)
+int lbt_inputi_msg_parse(lbt_input *in, lbt_format *f, const char *line, size_t len,
+    uint64_t lineno, lbt_err *why, lbt_rec *rec)
 {
 	lbt_syslog sy;
 	const char *msg;
@@ -373,36 +377,38 @@ static int msg_parse(lbt_input *in, lbt_format *f, const char *line, size_t len,
 	msg = line + sy.msg_off;
 	mlen = len - sy.msg_off;
 	why->msg[0] = '\0';    /* not lbt_err_clear: 800 bytes a line (~110 instructions) */
-	r = f ? lbt_format_parse(f, msg, mlen, &in->rec, why) : LBT_PARSE_BAD;
+	r = f ? lbt_format_parse(f, msg, mlen, rec, why) : LBT_PARSE_BAD;
 	if (r == LBT_PARSE_SKIP)
 		return 0;
 	if (r == LBT_PARSE_BAD) {
-		lbt_rec_clear(&in->rec);
-		if (lbt_event_parse(msg, mlen, in->tz, &in->rec) < 0) {
+		lbt_rec_clear(rec);
+		if (lbt_event_parse(msg, mlen, in->tz, rec) < 0) {
 			if (why->msg[0] == '\0')
 				lbt_err_set(why, "no format");
 			return -1;
 		}
 	}
-	rec_complete(in, &in->rec, &sy, lineno);
+	rec_complete(in, rec, &sy, lineno);
 	return r == LBT_PARSE_BAD ? 2 : 1;
 }
 
 /*
  * Parse one line into in->rec, counting it.  @return 1 a record that
  * passes the filters, 0 nothing to return (blank, skipped, event not asked
- * for, filtered out, malformed), -1 malformed under strict (err filled).
+ * for, filtered out, malformed, an event held until a request line gives
+ * it a time, or held events to give out first: input_evtime.c), -1
+ * malformed under strict (err filled).
  */
 static int line_parse(lbt_input *in, const char *line, const struct sline *l, lbt_err *err)
 {
 	lbt_err why;
-	int r;
+	int r, hold, pass;
 
 	if (l->len == 0)
 		return in->st.skipped++, 0;
 	if (l->trunc)
 		return malformed(in, l->lineno, "line longer than 1 MiB", err);
-	r = msg_parse(in, in->cur, line, l->len, l->lineno, &why);
+	r = lbt_inputi_msg_parse(in, in->cur, line, l->len, l->lineno, &why, &in->rec);
 	if (r == 0)
 		return in->st.skipped++, 0;
 	if (r < 0)
@@ -410,8 +416,15 @@ static int line_parse(lbt_input *in, const char *line, const struct sline *l, lb
 	if (r == 2 && (in->st.events++, !in->o.events))
 		return 0;
 	in->st.records += r == 1;
-	if (!lbt_filter_match(in->filter, &in->rec))
-		return in->st.filtered++, 0;
+	hold = in->o.events ? lbt_inputi_evtime_note(in, line, l) : 1;   /* events only */
+	if (hold == 0)
+		return 0;      /* an event without a stamp waits for the next request line */
+	pass = lbt_filter_match(in->filter, &in->rec);
+	in->st.filtered += !pass;
+	if (hold == 2)
+		return lbt_inputi_evtime_release(in, pass, line, l->len), 0;
+	if (!pass)
+		return 0;
 	in->line = line;
 	in->line_len = l->len;
 	return 1;
@@ -429,7 +442,7 @@ int lbt_input_parse_line(lbt_input *in, lbt_format *f, const char *line, size_t 
 	if (in->ref_s == 0)
 		in->ref_s = in->now_us / 1000000;
 	lbt_err_clear(err);
-	r = msg_parse(in, f, line, len, 1, err);
+	r = lbt_inputi_msg_parse(in, f, line, len, 1, err, &in->rec);
 	*rec = &in->rec;
 	return r > 0 ? 1 : r;
 }
@@ -464,6 +477,8 @@ int lbt_input_next(lbt_input *in, lbt_rec **rec, lbt_err *err)
 	int r;
 
 	while (!in->stopped) {
+		if (lbt_inputi_evtime_next(in, rec))
+			return 1;      /* held events, then the request line that timed them */
 		if (in->src == NULL && (r = file_open(in, err)) <= 0) {
 			if (r < 0) {
 				file_close(in);
@@ -473,6 +488,7 @@ int lbt_input_next(lbt_input *in, lbt_rec **rec, lbt_err *err)
 			return r;
 		}
 		if ((r = line_next(in, &l, &line, err)) <= 0) {
+			lbt_inputi_evtime_eof(in);
 			file_close(in);
 			if (r == 0)
 				continue;
@@ -534,6 +550,7 @@ void lbt_input_free(lbt_input *in)
 	lbt_filter_free(in->filter);
 	free(in->sbuf);
 	free(in->sl);
+	lbt_inputi_evtime_free(in);
 	free(in);
 }
 

@@ -1,8 +1,10 @@
 /*
- * input_int.h - what lib/read/input.c and lib/read/input_detect.c share; never installed.
+ * input_int.h - what lib/read/input*.c share; never installed.
  *
  *   input.c         the stream of log files: options, files, lines, records, filters
  *   input_detect.c  per-file format detection on a sample of first lines
+ *   input_evtime.c  times for event lines without a stamp (the nearest
+ *                   request line's), holding those that come first
  */
 #ifndef LBT_INPUT_INT_H
 #define LBT_INPUT_INT_H
@@ -19,6 +21,26 @@
 #define SAMPLE_STORED 1000         /* lines kept for the replay, events included */
 #define SAMPLE_BYTES (4u << 20)
 #define DEFAULT_REPORTED 5
+
+#define HOLD_LINES 1024            /* event lines held at most until a request line */
+#define HOLD_BYTES (1u << 20)
+
+/* Event lines without a stamp (input_evtime.c). */
+struct evtime {
+	int64_t last_us;         /* time of the last request line of this file */
+	uint64_t last_file;      /* in->st.files when last_us was taken, 0 none */
+	char *buf;               /* copies of the held lines */
+	size_t len, cap;
+	struct held { size_t off, len; uint64_t lineno; } *v;
+	size_t n, vcap, next;    /* held lines; the next one to give out */
+	int emitting;            /* giving the held lines out */
+	int timed;               /* ... with time_us (else without a time) */
+	int64_t time_us;
+	int req;                 /* then in->rec, the request that timed them */
+	const char *req_line;    /* its line */
+	size_t req_len;
+	lbt_rec rec;             /* the held event given out */
+};
 
 /* A queued input. */
 struct path {
@@ -63,6 +85,7 @@ struct lbt_input {
 	int ns, si;
 	int pending;             /* a source error waits behind the sample */
 	lbt_err pend_err;
+	struct evtime ev;
 };
 
 /*
@@ -81,5 +104,34 @@ struct lbt_input {
  */
 int lbt_inputi_detect(lbt_input *in, lbt_err *err);
 int lbt_inputi_score(lbt_input *in, lbt_format_score **sc, int *tried);
+
+/* input.c: parse line[0..len) into rec and complete it (see input.c). */
+int lbt_inputi_msg_parse(lbt_input *in, lbt_format *f, const char *line, size_t len,
+    uint64_t lineno, lbt_err *why, lbt_rec *rec);
+
+/*
+ * input_evtime.c, called by input.c only.
+ *
+ * lbt_inputi_evtime_note: after in->rec was parsed from `line` (counted,
+ * not yet filtered).  A request line's time is remembered; an event
+ * without a time takes it (clock INFERRED) or, when no request line of
+ * this file came yet, is held (copied).  @return 1 go on, 0 held (nothing
+ * to return), 2 a request line that ends a wait (the caller filters it and
+ * calls lbt_inputi_evtime_release).
+ *
+ * lbt_inputi_evtime_release: give the held events out with the time of
+ * in->rec, then in->rec itself when `pass`.
+ *
+ * lbt_inputi_evtime_next: the next held event that passes the filters
+ * (into *rec), or the request that timed them.  @return 1, or 0 none.
+ *
+ * lbt_inputi_evtime_eof: the file ended: give the held events out without
+ * a time.  lbt_inputi_evtime_free: release the buffers.
+ */
+int lbt_inputi_evtime_note(lbt_input *in, const char *line, const struct sline *l);
+void lbt_inputi_evtime_release(lbt_input *in, int pass, const char *line, size_t len);
+int lbt_inputi_evtime_next(lbt_input *in, lbt_rec **rec);
+void lbt_inputi_evtime_eof(lbt_input *in);
+void lbt_inputi_evtime_free(lbt_input *in);
 
 #endif

@@ -32,7 +32,7 @@ expect_success '--show of an unknown name fails' '
 expect_success '--explain: wrapper, matches, best format, fields' '
 	tsv >expect <<-EOF &&
 	wrapper|rfc3164
-	matches|haproxy-httplog haproxy-legacy
+	matches|haproxy-httplog haproxy-httplog-extra haproxy-legacy
 	format|haproxy-httplog
 	time|2025-11-01T23:24:01.123Z
 	lb|lb1
@@ -60,6 +60,7 @@ expect_success '--explain: wrapper, matches, best format, fields' '
 	sq|0
 	bq|0
 	key|$U
+	clock|request
 	EOF
 	lbt-formats --explain "$(sed -n 1p wrapped.log)" >out 2>err &&
 	test_cmp expect out && test ! -s err
@@ -67,7 +68,7 @@ expect_success '--explain: wrapper, matches, best format, fields' '
 
 expect_success '--explain an NGINX line' '
 	tsv >expect <<-EOF &&
-	matches|nginx-combined
+	matches|nginx-combined nginx-xff
 	format|nginx-combined
 	time|2025-11-01T22:24:03.000Z
 	client|2001:db8::7
@@ -79,6 +80,7 @@ expect_success '--explain an NGINX line' '
 	bytes|169
 	ua|Wget/1.21
 	key|$U
+	clock|end
 	EOF
 	lbt-formats --explain "2001:db8::7 - - [01/Nov/2025:23:24:03 +0100] \"POST /ping/$U/log?x=1 HTTP/1.1\" 429 169 \"-\" \"Wget/1.21\"" >out &&
 	test_cmp expect out
@@ -91,6 +93,7 @@ expect_success '--explain an event line' '
 	backend|be_app
 	server|app1
 	msg|Server be_app/app1 is DOWN, reason: Layer4 timeout
+	event|server
 	EOF
 	test_cmp expect out
 '
@@ -110,13 +113,14 @@ expect_success '--detect: scores best first' '
 	tsv >expect <<-EOF &&
 	format|parsed|tried
 	haproxy-httplog|4|4
+	haproxy-httplog-extra|4|4
 	haproxy-legacy|4|4
 	EOF
 	lbt-formats --detect httplog.log >out &&
-	head -n 3 out | cut -f 1-3 >got && test_cmp expect got &&
+	head -n 4 out | cut -f 1-3 >got && test_cmp expect got &&
 	n=$(ls "$TOP/formats" | grep -c "\\.fmt\$") &&
 	test "$(wc -l <out)" -eq $((n + 1)) &&
-	sed -n "4,\$p" out | cut -f 2 | sort -u >got && echo 0 >expect && test_cmp expect got
+	sed -n "5,\$p" out | cut -f 2 | sort -u >got && echo 0 >expect && test_cmp expect got
 '
 
 expect_success '--detect of a missing file fails' '

@@ -1,7 +1,11 @@
 /*
- * check_event.c - unit tests for lib/read/event.c: HAProxy event lines, with the
+ * check_event.c - unit tests for lib/read/event*.c: HAProxy event lines, with the
  * names each one carries, request lines that are not events, and every line
- * of real HAProxy 2.6 output in tests/data/syslog/haproxy-2.6-events.txt.
+ * of real HAProxy 2.6 output in tests/data/syslog/haproxy-2.6-events.txt and
+ * tests/data/real/haproxy-master.stderr, and of real NGINX 1.22 error logs
+ * (tests/data/real/nginx-*error*.log), their kinds counted a second way.
+ * Field by field expectations are in tests/data/formats/haproxy-events.cases and
+ * nginx-error.cases (check_format).
  */
 #include <check.h>
 #include <stdio.h>
@@ -133,6 +137,97 @@ START_TEST(real_haproxy)
 }
 END_TEST
 
+/* Kind of an NGINX error line by a second method: its phrase anywhere in the line. */
+static const char *nginx_kind_of(const char *line)
+{
+	if (strstr(line, "limiting requests") != NULL || strstr(line, "delaying request") != NULL)
+		return "limit_req";
+	if (strstr(line, "limiting connections") != NULL)
+		return "limit_conn";
+	if (strstr(line, "upstream: \"") != NULL || strstr(line, " upstream") != NULL)
+		return "upstream";
+	if (strstr(line, " client sent ") != NULL || strstr(line, " client timed out") != NULL ||
+	    strstr(line, " client closed ") != NULL || strstr(line, " client prematurely") != NULL ||
+	    strstr(line, "closed keepalive connection") != NULL)
+		return "client";
+	return NULL;
+}
+
+/*
+ * Every line of a real NGINX error log is an event with a time, a level,
+ * and the kind its phrase says; returns the count per kind in n[4]
+ * (limit_req, limit_conn, upstream, client).
+ */
+static void nginx_file(const char *path, int n[4])
+{
+	static const char *const kinds[] = { "limit_req", "limit_conn", "upstream", "client" };
+	FILE *f = fopen(path, "r");
+	char line[8192];
+
+	ck_assert_ptr_nonnull(f);
+	memset(n, 0, 4 * sizeof n[0]);
+	while (fgets(line, sizeof line, f) != NULL) {
+		size_t len = strcspn(line, "\n");
+		const char *want;
+		lbt_rec r;
+
+		line[len] = '\0';
+		lbt_rec_clear(&r);
+		ck_assert_msg(lbt_event_parse(line, len, NULL, &r) == 0, "'%s'", line);
+		ck_assert(r.have & LBT_BIT(LBT_F_TIME) && r.have & LBT_BIT(LBT_F_LEVEL));
+		ck_assert_int_eq(r.clock, LBT_CLOCK_END);
+		if ((want = nginx_kind_of(line)) == NULL)
+			continue;
+		ck_assert_msg(lbt_str_eq(r.event, want), "'%s': %.*s, want %s", line, (int)r.event.n,
+		    r.event.p, want);
+		for (int k = 0; k < 4; k++)
+			n[k] += strcmp(kinds[k], want) == 0;
+	}
+	fclose(f);
+}
+
+/* NGINX 1.22's own error logs: the lab's and the limits one of tests/lab/shapes.sh. */
+START_TEST(real_nginx)
+{
+	int n[4];
+
+	nginx_file(LBT_TEST_DATA "/real/nginx-limits-error.log", n);
+	ck_assert_int_ge(n[0], 3);      /* limiting requests */
+	ck_assert_int_ge(n[1], 2);      /* limiting connections */
+	ck_assert_int_ge(n[2], 5);      /* timed out, refused, no live upstreams */
+	nginx_file(LBT_TEST_DATA "/real/nginx-error.log", n);
+	ck_assert_int_ge(n[0], 1);
+	ck_assert_int_ge(n[3], 3);
+}
+END_TEST
+
+/* HAProxy 2.6's master and workers on stderr around a reload: events, each with a level. */
+START_TEST(real_master)
+{
+	FILE *f = fopen(LBT_TEST_DATA "/real/haproxy-master.stderr", "r");
+	char line[1024];
+	int reload = 0, n = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof line, f) != NULL) {
+		size_t len = strcspn(line, "\n");
+		lbt_rec r;
+
+		lbt_rec_clear(&r);
+		ck_assert_msg(lbt_event_parse(line, len, NULL, &r) == 0, "'%.*s'", (int)len, line);
+		ck_assert(r.have & LBT_BIT(LBT_F_LEVEL));
+		ck_assert(lbt_str_eq(r.level, strncmp(line, "[NOTICE]", 8) == 0 ? "notice" : "warn"));
+		if (strstr(line, " : Server ") == NULL && strstr(line, "version is") == NULL &&
+		    strstr(line, "path to executable") == NULL)
+			reload += lbt_str_eq(r.event, "reload");
+		n++;
+	}
+	fclose(f);
+	ck_assert_int_ge(n, 20);
+	ck_assert_int_ge(reload, 15);
+}
+END_TEST
+
 /* A connection error line (log-formats.md §1.8) gives client, accept
  * time, frontend and the text; the expected epoch of 2026-11-30 07:49:57 UTC
  * is from `date -u -d '2026-11-30 07:49:57' +%s`: 1796024997. */
@@ -172,6 +267,8 @@ static Suite *event_suite(void)
 	tcase_add_loop_test(tc, not_event, 0, (int)(sizeof not_events / sizeof not_events[0]));
 	tcase_add_test(tc, real_haproxy);
 	tcase_add_test(tc, connection_error);
+	tcase_add_test(tc, real_nginx);
+	tcase_add_test(tc, real_master);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,6 +11,8 @@
  *   @captures host,ua       lbt_format_set_captures for the cases below
  *   @tz Europe/Paris        zone of %t/%tr stamps for the cases below
  *   @wanted status,path     lbt_format_set_wanted for the cases below
+ *   @event                  read the lines below with lbt_event_parse (an
+ *                           event line, no format; @tz applies)
  *
  *   <the raw message>
  *   field=value<TAB>field=value ...   (on one or more lines)
@@ -18,8 +20,9 @@
  *
  * The expectation lists every field present (file and line aside) with its
  * text as lbt_rec_format_field() writes it, plus the pseudo-fields clock=
- * (none, accept, request, end, syslog) and kind=event; any other present
- * field fails the case.  "! message" expects LBT_PARSE_BAD with exactly
+ * (none, accept, request, end, syslog, inferred) and kind=event; any other
+ * present field fails the case.  In a value, \xHH is the byte HH (control
+ * bytes of junk requests).  "! message" expects LBT_PARSE_BAD with exactly
  * that message, "SKIP" expects LBT_PARSE_SKIP.  Expected values are written
  * by hand from the raw line.
  *
@@ -47,7 +50,7 @@
 struct run {
 	const char *file;
 	char spec[4096];          /* @format / @haproxy / @nginx argument */
-	int kind;                 /* 0 format, 1 haproxy, 2 nginx */
+	int kind;                 /* 0 format, 1 haproxy, 2 nginx, 3 events */
 	char captures[256];
 	char tz[64];
 	uint64_t wanted;
@@ -76,8 +79,12 @@ static int ensure_format(struct run *r, unsigned line)
 	lbt_err err;
 	char *sp;
 
-	if (r->f != NULL)
+	if (r->f != NULL || (r->kind == 3 && r->z != NULL) || (r->kind == 3 && !r->tz[0]))
 		return 0;
+	if (r->kind == 3) {
+		r->z = lbt_tz_new(r->tz, &err);
+		return 0;
+	}
 	if (r->kind == 1)
 		r->f = lbt_format_compile(LBT_DIALECT_HAPROXY, r->spec, NULL, &err);
 	else if (r->kind == 2 && (sp = strchr(r->spec, ' ')) != NULL) {
@@ -123,6 +130,8 @@ static void directive(struct run *r, const char *s)
 		snprintf(r->tz, sizeof r->tz, "%s", arg);
 	else if (strncmp(s, "@wanted ", 8) == 0)
 		r->wanted = field_mask(arg);
+	else if (strcmp(s, "@event") == 0)
+		r->kind = 3;
 	else {
 		r->kind = strncmp(s, "@haproxy ", 9) == 0 ? 1 : strncmp(s, "@nginx ", 7) == 0 ? 2 : 0;
 		snprintf(r->spec, sizeof r->spec, "%s", arg);
@@ -130,14 +139,25 @@ static void directive(struct run *r, const char *s)
 	}
 	lbt_format_free(r->f);
 	r->f = NULL;
+	lbt_tz_free(r->z);
+	r->z = NULL;
 }
 
-/* Name of a clock, as written in expectations. */
-static const char *clock_name(lbt_clock c)
+/* Value v with each \xHH turned into its byte, into buf. */
+static void unescape_value(const char *v, char *buf, size_t size)
 {
-	static const char *const n[] = { "none", "accept", "request", "end", "syslog" };
+	size_t w = 0;
 
-	return (unsigned)c < 5 ? n[c] : "?";
+	for (; *v != '\0' && w + 1 < size; v++) {
+		unsigned hi, lo;
+
+		if (v[0] == '\\' && v[1] == 'x' && sscanf(v + 2, "%1x%1x", &hi, &lo) == 2) {
+			buf[w++] = (char)(hi << 4 | lo);
+			v += 3;
+		} else
+			buf[w++] = *v;
+	}
+	buf[w] = '\0';
 }
 
 /* Check one "name=value" expectation against rec; adds the field to *seen. */
@@ -145,7 +165,7 @@ static void check_pair(struct run *r, unsigned line, const lbt_rec *rec, const c
     uint64_t *seen)
 {
 	const char *eq = strchr(pair, '=');
-	char name[64], got[8192];
+	char name[64], got[8192], want[8192];
 	int f;
 
 	if (eq == NULL || (size_t)(eq - pair) >= sizeof name) {
@@ -154,9 +174,11 @@ static void check_pair(struct run *r, unsigned line, const lbt_rec *rec, const c
 	}
 	snprintf(name, sizeof name, "%.*s", (int)(eq - pair), pair);
 	if (strcmp(name, "clock") == 0 || strcmp(name, "kind") == 0) {
-		const char *v = name[0] == 'c' ? clock_name(rec->clock) :
+		const char *v = name[0] == 'c' ? lbt_clock_name(rec->clock) :
 		    rec->kind == LBT_KIND_EVENT ? "event" : "request";
 
+		if (name[0] == 'c')
+			*seen |= LBT_BIT(LBT_F_CLOCK);
 		if (strcmp(v, eq + 1) != 0)
 			note_fail(r, line, "got %s, want %s", v, pair);
 		return;
@@ -172,7 +194,8 @@ static void check_pair(struct run *r, unsigned line, const lbt_rec *rec, const c
 		return;
 	}
 	lbt_rec_format_field(rec, (lbt_field)f, got, sizeof got);
-	if (strcmp(got, eq + 1) != 0)
+	unescape_value(eq + 1, want, sizeof want);
+	if (strcmp(got, want) != 0)
 		note_fail(r, line, "got '%s', want '%s'", got, pair);
 }
 
@@ -203,7 +226,12 @@ static void run_case(struct run *r, unsigned line, const char *raw, char *exp)
 	if (ensure_format(r, line) < 0)
 		return;
 	memset(&err, 0, sizeof err);
-	res = lbt_format_parse(r->f, raw, strlen(raw), &rec, &err);
+	if (r->kind == 3) {
+		lbt_rec_clear(&rec);
+		res = lbt_event_parse(raw, strlen(raw), r->z, &rec) == 0 ? LBT_PARSE_OK : LBT_PARSE_BAD;
+		snprintf(err.msg, sizeof err.msg, "not an event line");
+	} else
+		res = lbt_format_parse(r->f, raw, strlen(raw), &rec, &err);
 	if (strncmp(exp, "! ", 2) == 0) {
 		exp[strcspn(exp, "\n")] = '\0';
 		if (res != LBT_PARSE_BAD)
@@ -441,7 +469,8 @@ START_TEST(builtins)
 	const char *want[] = { "haproxy-httplog", "haproxy-tcplog", "haproxy-httpslog",
 		"haproxy-clf", "haproxy-tcpclf", "haproxy-legacy", "haproxy-minimal",
 		"haproxy-json", "haproxy-cbor", "haproxy-lbt", "nginx-combined", "nginx-main", "nginx-json",
-		"lbt-tsv" };
+		"lbt-tsv", "haproxy-httplog-extra", "json", "nginx-xff", "nginx-vhost",
+		"nginx-vhost-port", "nginx-ingress" };
 	lbt_err err;
 	size_t n = 0;
 
@@ -525,12 +554,22 @@ START_TEST(descriptors)
 	unlink(path);
 
 	desc_fails("dialect haproxy\nfoo bar\n", 2, "unknown key 'foo' (name, describe, dialect, "
-	    "escape, captures, priority, template, template+)");
+	    "escape, captures, priority, trailing, keys, template, template+)");
 	desc_fails("dialect haproxy\ntemplate+ %ci\n", 2, "template+ before template");
 	desc_fails("dialect haproxy\ntemplate %ci\ntemplate %ST\n", 3,
 	    "second template (use template+ to continue)");
 	desc_fails("template %ci\n", 0, "no dialect key");
-	desc_fails("dialect apache\ntemplate %h\n", 0, "unknown dialect 'apache' (haproxy, nginx or tsv)");
+	desc_fails("dialect apache\ntemplate %h\n", 0,
+	    "unknown dialect 'apache' (haproxy, nginx, json or tsv)");
+	desc_fails("dialect haproxy\ntemplate %ci\ntrailing skip\n", 0,
+	    "trailing 'skip': ignore or error");
+	desc_fails("dialect haproxy\ntemplate %{+json}o %(a)ci\ntrailing ignore\n", 0,
+	    "trailing ignore is for text templates");
+	desc_fails("dialect haproxy\ntemplate %ci\nkeys some\n", 0, "keys 'some': any or all");
+	desc_fails("dialect haproxy\ntemplate %ci\nkeys any\n", 0, "keys any is for JSON templates");
+	desc_fails("dialect json\nkeys any\n", 0, "keys any is for JSON templates");
+	desc_fails("dialect haproxy\ntemplate %{+cbor}o %(a)ci\nkeys any\n", 0,
+	    "keys any is for JSON templates");
 	desc_fails("dialect haproxy\n", 0, "no template key");
 	desc_fails("dialect haproxy\n\n\ntemplate %ci %zz\n", 4, "unknown alias '%zz' at column 5");
 	desc_fails("dialect haproxy\ntemplate %ci\npriority high\n", 0,
@@ -582,23 +621,26 @@ START_TEST(detection)
 	lbt_format_score sc[32];
 	int n = detect(http, 4, sc, 32);
 
-	ck_assert_int_eq(n, 14);
+	ck_assert_int_eq(n, 20);
 	ck_assert_str_eq(sc[0].name, "haproxy-httplog");
-	ck_assert_str_eq(sc[1].name, "haproxy-legacy");
+	ck_assert_str_eq(sc[1].name, "haproxy-httplog-extra");   /* priority 8 */
+	ck_assert_str_eq(sc[2].name, "haproxy-legacy");
 	ck_assert_int_eq(sc[0].parsed, 2);
 	ck_assert_int_eq(sc[1].parsed, 2);
 	ck_assert_int_eq(sc[0].tried, 3);
 	ck_assert_int_eq(sc[0].fields, sc[1].fields);
 	ck_assert_int_gt(sc[0].priority, sc[1].priority);
-	ck_assert_int_eq(sc[2].parsed, 0);
-	ck_assert_int_eq(detect(tcpclf, 1, sc, 32), 14);
+	ck_assert_int_eq(sc[3].parsed, 0);
+	ck_assert_int_eq(detect(tcpclf, 1, sc, 32), 20);
 	ck_assert_str_eq(sc[0].name, "haproxy-tcpclf");
-	ck_assert_int_eq(score_of(sc, 14, "haproxy-clf")->parsed, 1);
-	ck_assert_int_gt(sc[0].literal, score_of(sc, 14, "haproxy-clf")->literal);
+	ck_assert_int_eq(score_of(sc, 20, "haproxy-clf")->parsed, 1);
+	ck_assert_int_gt(sc[0].literal, score_of(sc, 20, "haproxy-clf")->literal);
 	detect(nginx, 2, sc, 32);
 	ck_assert_str_eq(sc[0].name, "nginx-combined");
 	ck_assert_int_eq(sc[0].parsed, 2);
-	ck_assert_int_eq(sc[1].parsed, 0);
+	ck_assert_str_eq(sc[1].name, "nginx-xff");   /* a list of one address, priority 2 */
+	ck_assert_int_eq(sc[1].parsed, 2);
+	ck_assert_int_eq(sc[2].parsed, 0);
 	detect(tsv, 2, sc, 32);
 	ck_assert_str_eq(sc[0].name, "lbt-tsv");
 	ck_assert_int_eq(sc[0].parsed, 2);
@@ -1035,7 +1077,8 @@ static const char *nj_value(const char *name, size_t nl, int bare, unsigned long
 		{ "request_uri", "/ping/abc?x=1" }, { "server_protocol", "HTTP/1.1" },
 		{ "status", "200" }, { "body_bytes_sent", "3" }, { "bytes_sent", "150" },
 		{ "request_time", "0.013" }, { "host", "hc-ping.com" },
-		{ "http_user_agent", "curl/7.88.1" }, { "remote_user", "" }
+		{ "http_user_agent", "curl/7.88.1" }, { "remote_user", "" },
+		{ "upstream_response_time", "0.004" }
 	};
 
 	if (nj_rand(x) % 16 == 0 && !bare)

@@ -296,6 +296,93 @@ START_TEST(events_and_wrappers)
 }
 END_TEST
 
+/* Read every record of `path` (events asked) into "line:clock:time" items, one per line. */
+static void timeline_of(const char *path, const lbt_input_opts *base, char *out, size_t size)
+{
+	lbt_input_opts o = *base;
+	lbt_err err;
+	lbt_input *in;
+	lbt_rec *rec;
+	size_t n = 0;
+
+	o.events = 1;
+	in = lbt_input_new(&o, &err);
+	ck_assert_msg(in != NULL, "%s", err.msg);
+	lbt_input_add(in, path);
+	out[0] = '\0';
+	while (lbt_input_next(in, &rec, &err) == 1) {
+		char clock[256];
+
+		snprintf(clock, sizeof clock, "%s", field(rec, LBT_F_CLOCK));
+		n += (size_t)snprintf(out + n, size - n, "%llu:%s:%s\n",
+		    (unsigned long long)rec->line, clock, field(rec, LBT_F_TIME));
+	}
+	lbt_input_free(in);
+}
+
+/*
+ * Events without a stamp take the time of the request line before them,
+ * or, before the first one, after them (clock inferred); file order is
+ * kept, per file; filters see the borrowed time; the raw line follows.
+ * L1 is at 23:24:01.123, L2 at 23:24:04.994 (read off the lines).
+ */
+START_TEST(event_times_inferred)
+{
+	struct diag d;
+	lbt_input_opts o = opts_with(&d);
+	lbt_input *in;
+	lbt_rec *rec;
+	lbt_err err;
+	size_t len;
+	char got[2048], *big;
+
+	put("e.log", EV "\n" EV "\n" L1 "\n" EV "\n" L2 "\n" EV "\n");
+	put("f.log", EV "\n");
+	o.format = "haproxy-httplog";
+	timeline_of("e.log", &o, got, sizeof got);
+	ck_assert_str_eq(got, "1:inferred:2025-11-01T23:24:01.123Z\n2:inferred:2025-11-01T23:24:01.123Z\n"
+	    "3:request:2025-11-01T23:24:01.123Z\n4:inferred:2025-11-01T23:24:01.123Z\n"
+	    "5:request:2025-11-01T23:24:04.994Z\n6:inferred:2025-11-01T23:24:04.994Z\n");
+	timeline_of("f.log", &o, got, sizeof got);          /* no request line: no time */
+	ck_assert_str_eq(got, "1::\n");
+	o.filter.since = "2025-11-01T23:24:02Z";
+	timeline_of("e.log", &o, got, sizeof got);
+	ck_assert_str_eq(got, "5:request:2025-11-01T23:24:04.994Z\n6:inferred:2025-11-01T23:24:04.994Z\n");
+	o.filter.since = NULL;
+
+	o.events = 1;                                       /* a second file starts afresh */
+	in = lbt_input_new(&o, &err);
+	lbt_input_add(in, "e.log");
+	lbt_input_add(in, "f.log");
+	for (int i = 0; i < 6; i++)
+		ck_assert_int_eq(lbt_input_next(in, &rec, &err), 1);
+	ck_assert_int_eq(lbt_input_next(in, &rec, &err), 1);
+	ck_assert_str_eq(rec->file, "f.log");
+	ck_assert(!(rec->have & LBT_BIT(LBT_F_TIME)));
+	ck_assert(memcmp(lbt_input_line(in, &len), EV, strlen(EV)) == 0 && len == strlen(EV));
+	ck_assert_int_eq(lbt_input_next(in, &rec, &err), 0);
+	ck_assert_uint_eq(lbt_input_stats_get(in)->events, 5);
+	lbt_input_free(in);
+
+	/* More than 1024 waiting events: the first 1025 go out untimed, in
+	 * order; the next ones wait again, for L1. */
+	big = malloc(1100 * (sizeof EV) + sizeof L1 + 2);
+	big[0] = '\0';
+	for (int i = 0; i < 1100; i++)
+		strcat(big, EV "\n");
+	strcat(big, L1 "\n");
+	put("g.log", big);
+	free(big);
+	big = malloc(1 << 16);
+	timeline_of("g.log", &o, big, 1 << 16);
+	ck_assert(strncmp(big, "1::\n2::\n", 8) == 0);
+	ck_assert_ptr_nonnull(strstr(big, "\n1025::\n1026:inferred:2025-11-01T23:24:01.123Z\n"));
+	ck_assert_ptr_nonnull(strstr(big, "\n1100:inferred:2025-11-01T23:24:01.123Z\n"
+	    "1101:request:2025-11-01T23:24:01.123Z\n"));
+	free(big);
+}
+END_TEST
+
 START_TEST(filters_keys_wanted)
 {
 	struct diag d;
@@ -489,6 +576,7 @@ static Suite *input_suite(void)
 	tcase_add_test(tc, detection_notes);
 	tcase_add_test(tc, detection_fails);
 	tcase_add_test(tc, events_and_wrappers);
+	tcase_add_test(tc, event_times_inferred);
 	tcase_add_test(tc, filters_keys_wanted);
 	tcase_add_test(tc, option_errors);
 	tcase_add_test(tc, log_format_dialects);

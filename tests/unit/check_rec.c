@@ -12,7 +12,7 @@ static const char *const names[] = {
 	"time", "lb", "client", "port", "frontend", "backend", "server", "method",
 	"path", "query", "host", "version", "status", "bytes", "Th", "Ti", "Tq",
 	"TR", "Tw", "Tc", "Tr", "Ta", "Tt", "term", "ac", "fc", "bc", "sc", "rc",
-	"sq", "bq", "ua", "key", "msg", "file", "line",
+	"sq", "bq", "ua", "key", "msg", "event", "level", "request", "clock", "file", "line",
 };
 
 /* Every field has its name and looks itself up. */
@@ -61,6 +61,7 @@ START_TEST(clear)
 	ck_assert_ptr_nonnull(r.path.p);
 	ck_assert_uint_eq(r.msg.n, 0);
 	ck_assert_ptr_null(r.file);
+	ck_assert_uint_eq(r.event.n + r.level.n + r.request.n, 0);
 }
 END_TEST
 
@@ -167,6 +168,33 @@ START_TEST(format_truncate)
 }
 END_TEST
 
+/* Clock names print and look themselves up; "clock" prints the name. */
+START_TEST(clocks)
+{
+	static const char *const want[] = { "none", "accept", "request", "end", "syslog",
+		"inferred" };
+	lbt_rec r;
+
+	for (int c = 0; c <= LBT_CLOCK_INFERRED; c++) {
+		ck_assert_str_eq(lbt_clock_name((lbt_clock)c), want[c]);
+		ck_assert_int_eq(lbt_clock_lookup(want[c], strlen(want[c])), c);
+	}
+	ck_assert_str_eq(lbt_clock_name((lbt_clock)(LBT_CLOCK_INFERRED + 1)), "?");
+	ck_assert_int_eq(lbt_clock_lookup("Syslog", 6), -1);
+	ck_assert_int_eq(lbt_clock_lookup("syslo", 5), -1);
+	lbt_rec_clear(&r);
+	r.clock = LBT_CLOCK_INFERRED;
+	expect(&r, LBT_F_CLOCK, "");
+	r.have = LBT_BIT(LBT_F_CLOCK);
+	expect(&r, LBT_F_CLOCK, "inferred");
+	ck_assert(!lbt_field_is_numeric(LBT_F_CLOCK));
+	ck_assert_ptr_null(lbt_rec_str(&r, LBT_F_CLOCK));
+	ck_assert(lbt_rec_str(&r, LBT_F_EVENT) == &r.event);
+	ck_assert(lbt_rec_str(&r, LBT_F_LEVEL) == &r.level);
+	ck_assert(lbt_rec_str(&r, LBT_F_REQUEST) == &r.request);
+}
+END_TEST
+
 /* The rec suite. */
 static Suite *rec_suite(void)
 {
@@ -179,6 +207,7 @@ static Suite *rec_suite(void)
 	tcase_add_test(tc, accessors);
 	tcase_add_test(tc, format);
 	tcase_add_test(tc, format_truncate);
+	tcase_add_test(tc, clocks);
 	suite_add_tcase(s, tc);
 	return s;
 }

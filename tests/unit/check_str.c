@@ -12,15 +12,17 @@ static void walk(const char *list, char sep, char *buf)
 {
 	const char *cur = list;
 	lbt_str it;
+	size_t n = 0;
 	int first = 1;
 
-	buf[0] = '\0';
 	while (lbt_str_next_item(&cur, sep, &it)) {
 		if (!first)
-			strcat(buf, "|");
-		strncat(buf, it.p, it.n);
+			buf[n++] = '|';
+		memcpy(buf + n, it.p, it.n);
+		n += it.n;
 		first = 0;
 	}
+	buf[n] = '\0';
 	ck_assert_ptr_null(cur);
 }
 
