@@ -109,16 +109,16 @@ expect_success 'no record with the --by field: a header, a note, exit 0' '
 	grep "^lbt-rate: none of 655 records has a host" err
 '
 
-expect_failure 'a bad --by is refused' 'lbt-rate --by uuid flood.log'
+expect_failure 1 'a bad --by is refused' 'lbt-rate --by uuid flood.log'
 expect_success 'and says what is allowed' '
-	! lbt-rate --by uuid flood.log 2> err &&
+	test_expect_code 1 lbt-rate --by uuid flood.log 2> err &&
 	grep "^lbt-rate: --by: .uuid. is not one of key, path" err
 '
-expect_failure 'a bad --step is refused' 'lbt-rate --step 0 flood.log'
-expect_failure 'a --jump-factor of 1 is refused' 'lbt-rate --jump-factor 1 flood.log'
-expect_failure 'a --jump-floor that is not a number is refused' 'lbt-rate --jump-floor x flood.log'
+expect_failure 1 'a bad --step is refused' 'lbt-rate --step 0 flood.log'
+expect_failure 1 'a --jump-factor of 1 is refused' 'lbt-rate --jump-factor 1 flood.log'
+expect_failure 1 'a --jump-floor that is not a number is refused' 'lbt-rate --jump-floor x flood.log'
 expect_success 'a missing file is reported, exit 1' '
-	! lbt-rate missing.log > out 2> err && grep "missing.log" err
+	test_expect_code 1 lbt-rate missing.log > out 2> err && grep "missing.log" err
 '
 expect_success '--help lists the options' '
 	lbt-rate --help > out && grep -e "--jump-factor" out && grep -e "--series" out

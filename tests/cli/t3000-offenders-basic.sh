@@ -123,11 +123,11 @@ expect_success '--json: one object per source' '
 	grep -F "\"ratio\":\"new\"" out
 '
 
-expect_failure 'a bad --by is refused' 'lbt-offenders --by bytes flood.log'
-expect_failure 'a --min-share above 100 is refused' 'lbt-offenders --min-share 101 flood.log'
-expect_failure 'a --v6-prefix above 128 is refused' 'lbt-offenders --v6-prefix 129 flood.log'
+expect_failure 1 'a bad --by is refused' 'lbt-offenders --by bytes flood.log'
+expect_failure 1 'a --min-share above 100 is refused' 'lbt-offenders --min-share 101 flood.log'
+expect_failure 1 'a --v6-prefix above 128 is refused' 'lbt-offenders --v6-prefix 129 flood.log'
 expect_success 'and says which option and range' '
-	! lbt-offenders --v4-prefix 33 flood.log 2> err &&
+	test_expect_code 1 lbt-offenders --v4-prefix 33 flood.log 2> err &&
 	grep "^lbt-offenders: --v4-prefix: .33. is not a number in 0..32" err
 '
 test_done
