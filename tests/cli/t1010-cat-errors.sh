@@ -98,6 +98,17 @@ expect_success 'a line over 1 MiB is malformed, the next line is read' '
 	lbt-cat $H -f line long.log >out 2>err && test_cmp expect out && test_cmp expect.err err
 '
 
+# A file name cannot hold a NUL byte: in lbt-tsv's "file" column one used to
+# cut the name there ("a" for "a<NUL>b.log"); found by tests/fuzz/fuzz_tsv.c.
+expect_success 'lbt-tsv: a NUL byte in the file column makes the line malformed' '
+	printf "file\tline\tstatus\na\000b.log\t3\t200\nc.log\t4\t404\n" >nul.tsv &&
+	printf "file\tline\tstatus\nc.log\t4\t404\n" >expect &&
+	printf "%s\n" "lbt-cat: (stdin):2: bad file (a NUL byte) at column 1" \
+	    "lbt-cat: 1 malformed line of 3" >expect.err &&
+	lbt-cat --format lbt-tsv -f file,line,status <nul.tsv >out 2>err &&
+	test_cmp expect out && test_cmp expect.err err
+'
+
 expect_success 'no format matches: the file fails with the best candidates' '
 	printf "hello\nworld\nagain\n" >junk.log &&
 	test_expect_code 1 lbt-cat -f line junk.log nginx.log >out 2>err &&
