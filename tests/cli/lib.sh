@@ -8,6 +8,8 @@
 #                                                 crash or a sanitizer report; prefer
 #                                                 test_expect_code with the documented
 #                                                 status)
+#   status_to FILE cmd ...                       (run cmd, write its exit status to
+#                                                 FILE: for the left side of a pipe)
 #   test_have prog                               (true when prog is on PATH)
 #   skip 'why' 'what it checks'                  (record a skipped check)
 #   test_done
@@ -15,6 +17,9 @@
 # for a bad option or value and for an input that could not be read (lbt(1),
 # EXIT STATUS).  Never '! cmd' or 'cmd || true' on a program under test: a
 # crash (exit 128+signal) or a sanitizer report (86) would pass as a failure.
+# Nor a program under test on the left of a pipe, whose status the shell
+# drops (a leak report comes after complete output): write to a file, or
+# use status_to when the pipe itself is the point.
 # Programs are on PATH; $DATA is tests/data; each script runs in its own
 # temporary directory, removed at the end.  Every check runs in a subshell
 # with its output captured; on failure that output is shown.
@@ -105,6 +110,13 @@ test_expect_code() {
 		echo "test_expect_code: '$*' exited $_rc, want $_want" >&2; return 1
 	fi
 	return 0
+}
+
+# Run "$@" and write its exit status to $1 (a pipeline drops it).
+status_to() {
+	_file=$1; shift
+	"$@"
+	echo $? > "$_file"
 }
 
 test_have() { command -v "$1" >/dev/null 2>&1; }

@@ -33,6 +33,13 @@ expect_success 'the stubs exit as a crash, a kill, a sanitizer and a usage error
 	test_expect_code 86 "$S/asan" 2>/dev/null && test_expect_code 1 "$S/fail1" 2>/dev/null
 '
 
+expect_success 'status_to keeps the status of the left side of a pipe' '
+	status_to rc "$S/segv" | cat >out && test "$(cat rc)" = 139 &&
+	echo "out before the crash" >expect && test_cmp expect out &&
+	status_to rc "$S/fail1" 2>/dev/null | cat && test "$(cat rc)" = 1 &&
+	status_to rc "$S/ok" | cat && test "$(cat rc)" = 0
+'
+
 expect_success 'expect_failure N: only exit N is ok; a signal, 86, 0 or another code is not' '
 	test_expect_code 1 inner ef <<-\EOF
 	. "$LBT_TOP/tests/cli/lib.sh"

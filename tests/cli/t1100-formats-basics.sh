@@ -10,7 +10,7 @@ tsv() { tr '|' '\t'; }
 
 expect_success '--list names every formats/*.fmt' '
 	ls "$TOP/formats" | sed -n "s/\\.fmt\$//p" | sort >expect &&
-	lbt-formats --list --no-header | cut -f 1 | sort >got && test_cmp expect got
+	lbt-formats --list --no-header >list && cut -f 1 list | sort >got && test_cmp expect got
 '
 
 expect_success '--list: TSV with a header, one description each' '
