@@ -148,6 +148,27 @@ expect_success '--from-haproxy-cfg: unknown frontend' '
 	grep "^lbt-formats: haproxy.cfg: .*fe_z" err
 '
 
+# "from" without a name: HAProxy 2.6 refuses the file ("please use the
+# 'bind' keyword"); lbt took the unnamed defaults section, not the last one
+# above.  Found by tests/fuzz/fuzz_hacfg.c.
+expect_success '--from-haproxy-cfg: "from" without a defaults name is an error, file:line' '
+	cat >from.cfg <<-EOF &&
+	defaults
+	    mode http
+	    log global
+	    option httplog
+	defaults base
+	    mode tcp
+	    log global
+	    option tcplog
+	frontend fe from
+	    bind :80
+	EOF
+	echo "lbt-formats: from.cfg:9: '\''frontend fe from'\'': '\''from'\'' needs the name of a defaults section" >expect &&
+	test_expect_code 1 lbt-formats --from-haproxy-cfg from.cfg >out 2>err &&
+	test_cmp expect err && test ! -s out
+'
+
 expect_success '--from-nginx-conf prints the log_format as a descriptor' '
 	cat >nginx.conf <<-EOF &&
 	http {
