@@ -80,12 +80,17 @@ static int parse(lbt_format *f, const char *s, size_t n, lbt_rec *rec)
 /*
  * Note the columns when s[0..n) is a header (every tab-separated word a
  * field name, at most MAX_COLS, format.h): lines that format_tsv.c skips
- * as headers.  Blank lines are skipped too and change nothing.
+ * as headers.  Blank lines are skipped too and change nothing.  Trailing
+ * CRs and LFs are not part of the line (lbt_format_parse drops them).
  */
 static void note_header(struct header *h, const char *s, size_t n)
 {
 	struct header t = { .n = 0 };
-	const char *p = s, *e = s + n;
+	const char *p = s, *e;
+
+	while (n > 0 && (s[n - 1] == '\r' || s[n - 1] == '\n'))
+		n--;
+	e = s + n;
 
 	for (;;) {
 		const char *tab = memchr(p, '\t', (size_t)(e - p));
