@@ -130,13 +130,23 @@ clean:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
-# Coverage-guided fuzzing of the line parsers (clang's libFuzzer), 60 s.
+# Coverage-guided fuzzing (clang's libFuzzer): every tests/fuzz/fuzz_NAME.c
+# is a target, linked with a liblbt built for it in build/fuzz (coverage,
+# ASan, UBSan that stops at the first report), seeded from tests/data
+# (tests/fuzz/seeds.sh) and run FUZZ_SECONDS each by tests/fuzz/run.sh;
+# findings go to build/fuzz/findings/.  `make fuzz FUZZ_TARGETS=source`
+# runs one.
 FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 fuzz: deps
+	@$(MAKE) --no-print-directory all
 	$(MAKE) --no-print-directory B=build/fuzz CC=clang \
-		CFLAGS='-O1 -g -fsanitize=fuzzer-no-link,address,undefined' build/fuzz/liblbt.a
-	clang -std=c11 -D_GNU_SOURCE -Iinclude -g -O1 -fsanitize=fuzzer,address,undefined \
-		-o build/fuzz/fuzz_line tests/fuzz/fuzz_line.c build/fuzz/liblbt.a $(LIBS)
-	mkdir -p build/fuzz/corpus
-	for f in tests/data/real/*.log; do split -l 1 -a 4 "$$f" build/fuzz/corpus/$$(basename $$f .log)-; done
-	build/fuzz/fuzz_line -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build/fuzz/corpus
+		CFLAGS='-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)' \
+		$(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
+	sh tests/fuzz/run.sh build/fuzz $(B)/bin $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# A target (made through `make fuzz`, which sets CC=clang and B=build/fuzz).
+$(B)/fuzz_%: tests/fuzz/fuzz_%.c $(B)/liblbt.a
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude $(PKG_CFLAGS) $(CFLAGS) \
+		-fsanitize=fuzzer -o $@ $< $(B)/liblbt.a $(LIBS)

@@ -125,6 +125,9 @@ static int open_section(struct rd *r, int kind, char **w, int nw)
 		from = w[2];
 	} else if ((proxy || kind == LBT_HACFG_DEFAULTS) && nw > 2 && strcmp(w[2], "from") == 0)
 		from = nw > 3 ? w[3] : "";
+	if (from != NULL && from[0] == '\0')    /* HAProxy refuses it too */
+		return lbt_hacfgi_err(r, "'%s %s from': 'from' needs the name of a defaults section",
+		    w[0], name);
 	if (from != NULL && (d = find_defaults(r, from)) == NULL)
 		return -1;
 	if ((s = add_section(r, kind, w[0], name, from ? from : "")) == NULL)

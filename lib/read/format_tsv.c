@@ -98,6 +98,8 @@ static int provenance(struct fmt_ctx *c, int fld, const char *s, size_t n, size_
 	} else {
 		if (unescape(c, &s, &n) < 0 || (copy = lbt_fmti_scratch(c->f, n + 1)) == NULL)
 			return lbt_err_set(c->err, "out of scratch memory");
+		if (memchr(s, '\0', n) != NULL)       /* rec->file is a C string */
+			return lbt_err_set(c->err, "bad file (a NUL byte) at column %zu", col);
 		memcpy(copy, s, n);
 		copy[n] = '\0';
 		r->file = copy;

@@ -1,13 +1,25 @@
 # Sourced by tests/cli/t*.sh: a small git-t/-like harness.
 #   expect_success 'what it checks' 'commands'   (commands chained with &&)
-#   expect_failure 'what it checks' 'commands'   (must exit non-zero)
+#   expect_failure N 'what it checks' 'commands' (must exit exactly N, a status
+#                                                 in 1..125 other than 86)
 #   test_cmp expected actual                     (diff -u, fails on difference)
-#   test_must_fail cmd ...                       (exit 1..125 but 86: an error, not a
-#                                                 crash or a sanitizer report)
 #   test_expect_code N cmd ...                   (exactly exit status N)
+#   test_must_fail cmd ...                       (exit 1..125 but 86: an error, not a
+#                                                 crash or a sanitizer report; prefer
+#                                                 test_expect_code with the documented
+#                                                 status)
+#   status_to FILE cmd ...                       (run cmd, write its exit status to
+#                                                 FILE: for the left side of a pipe)
 #   test_have prog                               (true when prog is on PATH)
 #   skip 'why' 'what it checks'                  (record a skipped check)
 #   test_done
+# A negative check names the status it expects: every lbt program exits 1
+# for a bad option or value and for an input that could not be read (lbt(1),
+# EXIT STATUS).  Never '! cmd' or 'cmd || true' on a program under test: a
+# crash (exit 128+signal) or a sanitizer report (86) would pass as a failure.
+# Nor a program under test on the left of a pipe, whose status the shell
+# drops (a leak report comes after complete output): write to a file, or
+# use status_to when the pipe itself is the point.
 # Programs are on PATH; $DATA is tests/data; each script runs in its own
 # temporary directory, removed at the end.  Every check runs in a subshell
 # with its output captured; on failure that output is shown.
@@ -38,11 +50,28 @@ expect_success() {
 	else record "not ok" "$1"; sed 's/^/#   /' "$tmp/.out"; failed=$((failed + 1)); fi
 }
 
+# expect_failure N 'what' 'commands': ok when the commands exit exactly N.
+# N must be an error status a program can mean (1..125, not the sanitizer's
+# 86); a call without it is a mistake in the test, reported as a failure.
 expect_failure() {
 	n=$((n + 1))
-	if (eval "$2") > "$tmp/.out" 2>&1; then
-		record "not ok" "$1 (succeeded, should fail)"; failed=$((failed + 1))
-	else record ok "$1"; fi
+	if [ $# -ne 3 ] || ! valid_failure_code "$1"; then
+		[ $# -eq 3 ] && shift
+		record "not ok" "$1 (expect_failure needs N 'what' 'commands', N in 1..125 but 86)"
+		failed=$((failed + 1)); return
+	fi
+	(eval "$3") > "$tmp/.out" 2>&1
+	_rc=$?
+	if [ "$_rc" -eq "$1" ]; then record ok "$2"; return; fi
+	if [ "$_rc" -eq 0 ]; then record "not ok" "$2 (succeeded, should exit $1)"
+	else record "not ok" "$2 (exit $_rc, should exit $1)"; fi
+	sed 's/^/#   /' "$tmp/.out"; failed=$((failed + 1))
+}
+
+# True when $1 is a number in 1..125 other than 86.
+valid_failure_code() {
+	case $1 in ''|*[!0-9]*) return 1 ;; esac
+	[ "$1" -ge 1 ] && [ "$1" -le 125 ] && [ "$1" -ne 86 ]
 }
 
 # A fixture or tool the suite needs is missing: a failure, never a skip.
@@ -68,15 +97,26 @@ test_must_fail() {
 	return 0
 }
 
-# Run "$@" (from argument 2 on); succeed when it exits with status $1.
+# Run "$@" (from argument 2 on); succeed when it exits with status $1.  A
+# status that is not a number is a mistake in the test, never a pass.
 test_expect_code() {
 	_want=$1; shift
+	case $_want in ''|*[!0-9]*)
+		echo "test_expect_code: '$_want' is not an exit status" >&2; return 1 ;;
+	esac
 	"$@"
 	_rc=$?
 	if [ "$_rc" -ne "$_want" ]; then
 		echo "test_expect_code: '$*' exited $_rc, want $_want" >&2; return 1
 	fi
 	return 0
+}
+
+# Run "$@" and write its exit status to $1 (a pipeline drops it).
+status_to() {
+	_file=$1; shift
+	"$@"
+	echo $? > "$_file"
 }
 
 test_have() { command -v "$1" >/dev/null 2>&1; }

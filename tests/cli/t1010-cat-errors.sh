@@ -60,7 +60,7 @@ expect_success 'malformed lines: first five with file:line, then a total' '
 	printf "%s\n" "lbt-cat: bad.log:2" "lbt-cat: bad.log:3" "lbt-cat: bad.log:6" \
 	    "lbt-cat: bad.log:7" "lbt-cat: bad.log:9" \
 	    "lbt-cat: 7 malformed lines of 11 (first 5 shown above)" >expect.err &&
-	lbt-cat $H -f line,status,time bad.log 2>err | cut -f 1,2 >out &&
+	lbt-cat $H -f line,status,time bad.log >all 2>err && cut -f 1,2 all >out &&
 	test_cmp expect out && reasons_cut <err >got && test_cmp expect.err got
 '
 
@@ -96,6 +96,17 @@ expect_success 'a line over 1 MiB is malformed, the next line is read' '
 	printf "%s\n" "lbt-cat: long.log:2: line longer than 1 MiB" \
 	    "lbt-cat: 1 malformed line of 3" >expect.err &&
 	lbt-cat $H -f line long.log >out 2>err && test_cmp expect out && test_cmp expect.err err
+'
+
+# A file name cannot hold a NUL byte: in lbt-tsv's "file" column one used to
+# cut the name there ("a" for "a<NUL>b.log"); found by tests/fuzz/fuzz_tsv.c.
+expect_success 'lbt-tsv: a NUL byte in the file column makes the line malformed' '
+	printf "file\tline\tstatus\na\000b.log\t3\t200\nc.log\t4\t404\n" >nul.tsv &&
+	printf "file\tline\tstatus\nc.log\t4\t404\n" >expect &&
+	printf "%s\n" "lbt-cat: (stdin):2: bad file (a NUL byte) at column 1" \
+	    "lbt-cat: 1 malformed line of 3" >expect.err &&
+	lbt-cat --format lbt-tsv -f file,line,status <nul.tsv >out 2>err &&
+	test_cmp expect out && test_cmp expect.err err
 '
 
 expect_success 'no format matches: the file fails with the best candidates' '

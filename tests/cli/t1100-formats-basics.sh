@@ -10,7 +10,7 @@ tsv() { tr '|' '\t'; }
 
 expect_success '--list names every formats/*.fmt' '
 	ls "$TOP/formats" | sed -n "s/\\.fmt\$//p" | sort >expect &&
-	lbt-formats --list --no-header | cut -f 1 | sort >got && test_cmp expect got
+	lbt-formats --list --no-header >list && cut -f 1 list | sort >got && test_cmp expect got
 '
 
 expect_success '--list: TSV with a header, one description each' '
@@ -150,6 +150,27 @@ expect_success '--from-haproxy-cfg prints the proxy'"'"'s template as a descript
 expect_success '--from-haproxy-cfg: unknown frontend' '
 	test_expect_code 1 lbt-formats --from-haproxy-cfg haproxy.cfg --frontend fe_z 2>err &&
 	grep "^lbt-formats: haproxy.cfg: .*fe_z" err
+'
+
+# "from" without a name: HAProxy 2.6 refuses the file ("please use the
+# 'bind' keyword"); lbt took the unnamed defaults section, not the last one
+# above.  Found by tests/fuzz/fuzz_hacfg.c.
+expect_success '--from-haproxy-cfg: "from" without a defaults name is an error, file:line' '
+	cat >from.cfg <<-EOF &&
+	defaults
+	    mode http
+	    log global
+	    option httplog
+	defaults base
+	    mode tcp
+	    log global
+	    option tcplog
+	frontend fe from
+	    bind :80
+	EOF
+	echo "lbt-formats: from.cfg:9: '\''frontend fe from'\'': '\''from'\'' needs the name of a defaults section" >expect &&
+	test_expect_code 1 lbt-formats --from-haproxy-cfg from.cfg >out 2>err &&
+	test_cmp expect err && test ! -s out
 '
 
 expect_success '--from-nginx-conf prints the log_format as a descriptor' '

@@ -8,7 +8,7 @@ T=2025-11-01T23:24
 cp "$DATA/analyses/flood.log" .
 
 # A's row, jump columns only.
-jump() { lbt-rate --top 1 --no-header "$@" flood.log | cut -f 1,5-8; }
+jump() { lbt-rate --top 1 --no-header "$@" flood.log > jump.out && cut -f 1,5-8 jump.out; }
 
 expect_success 'defaults: 2/s -> 30/s is a jump' '
 	test "$(jump)" = "$A	2.00	$T:20Z	$T:35Z	30.00"

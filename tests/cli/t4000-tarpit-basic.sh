@@ -18,7 +18,7 @@ done
 expect_success 'held seconds equal the sum of Tw over PT lines (awk)' '
 	awk "\$10 ~ /^PT/ { split(\$5, t, \"/\"); s += t[2] } END { printf \"%.3f\n\", s / 1000 }" \
 		httplog.log > expect &&
-	lbt-tarpit $F --summary httplog.log 2> err | awk -F "\t" "NR == 2 { print \$6 }" > out &&
+	lbt-tarpit $F --summary httplog.log > all 2> err && awk -F "\t" "NR == 2 { print \$6 }" all > out &&
 	test_cmp expect out
 '
 
@@ -64,7 +64,8 @@ expect_success 'maxconn from --haproxy-cfg, and that configuration is valid' '
 '
 
 expect_success 'the same from lbt-cat TSV on stdin' '
-	lbt-cat $F httplog.log | lbt-tarpit --maxconn 4 --summary > out 2> err &&
+	status_to cat.rc lbt-cat $F httplog.log | lbt-tarpit --maxconn 4 --summary > out 2> err &&
+	test "$(cat cat.rc)" = 0 &&
 	test_cmp "$D/httplog-summary.tsv" out
 '
 
@@ -97,7 +98,7 @@ expect_success 'the full bucket names the earliest line at its largest fc (awk)'
 		if (!(b in fc) || n[2] > fc[b] || (n[2] == fc[b] && k < key[b])) {
 			fc[b] = n[2]; key[b] = k; ev[b] = FILENAME \":\" NR } }
 		END { for (b in fc) if (fc[b] >= 3) print ev[b] }" httplog.log > expect &&
-	lbt-tarpit $F --maxconn 4 --full --no-header httplog.log | cut -f 8 > got &&
+	lbt-tarpit $F --maxconn 4 --full --no-header httplog.log > all && cut -f 8 all > got &&
 	test_cmp expect got
 '
 

@@ -7,36 +7,36 @@ cp "$DATA/tarpit/httplog.log" .
 F="--format haproxy-httplog"
 
 expect_success '--maxconn 0 is refused with the allowed range' '
-	! lbt-tarpit --maxconn 0 httplog.log > out 2> err &&
+	test_expect_code 1 lbt-tarpit --maxconn 0 httplog.log > out 2> err &&
 	grep -Fx "lbt-tarpit: --maxconn: '"'"'0'"'"' is not a number in 1..2147483647" err
 '
 
 expect_success '--threshold 101 and --step 0 are refused' '
-	! lbt-tarpit --threshold 101 httplog.log > out 2> err &&
+	test_expect_code 1 lbt-tarpit --threshold 101 httplog.log > out 2> err &&
 	grep -F -- "--threshold: '"'"'101'"'"' is not a number in 1..100" err &&
-	! lbt-tarpit --step 0 httplog.log > out 2> err &&
+	test_expect_code 1 lbt-tarpit --step 0 httplog.log > out 2> err &&
 	grep -F -- "--step:" err
 '
 
 expect_success 'two sections in TSV: refused, with the choice and the usage' '
-	! lbt-tarpit --tsv --summary --periods httplog.log > out 2> err &&
+	test_expect_code 1 lbt-tarpit --tsv --summary --periods httplog.log > out 2> err &&
 	grep -F "print one section: choose one of --summary, --periods" err &&
 	grep -F "usage: lbt-tarpit" err && test ! -s out
 '
 
 expect_success 'a missing haproxy.cfg is named' '
-	! lbt-tarpit --haproxy-cfg nothere.cfg httplog.log > out 2> err &&
+	test_expect_code 1 lbt-tarpit --haproxy-cfg nothere.cfg httplog.log > out 2> err &&
 	grep -Fx "lbt-tarpit: nothere.cfg: No such file or directory" err
 '
 
 expect_success 'a bad maxconn in haproxy.cfg: file:line and the value' '
 	printf "global\n\tmaxconn 100\nfrontend f\n\tbind :80\n\tmaxconn lots\n" > bad.cfg &&
-	! lbt-tarpit --haproxy-cfg bad.cfg httplog.log > out 2> err &&
+	test_expect_code 1 lbt-tarpit --haproxy-cfg bad.cfg httplog.log > out 2> err &&
 	grep -Fx "lbt-tarpit: bad.cfg:5: maxconn: '"'"'lots'"'"' is not a number in 0..2147483647" err
 '
 
 expect_success 'a missing log among good ones: reported, the rest analysed, status 1' '
-	! lbt-tarpit $F --summary nope.log httplog.log > out 2> err &&
+	test_expect_code 1 lbt-tarpit $F --summary nope.log httplog.log > out 2> err &&
 	grep -F "lbt-tarpit: nope.log: No such file or directory" err &&
 	awk -F "\t" "NR == 2 { print \$3, \$6 }" out > got &&
 	echo "8 17.008" > expect && test_cmp expect got

@@ -80,21 +80,21 @@ expect_success '--lb names the load balancer of files without a syslog host' '
 '
 
 expect_success 'an unreadable file is reported, the others are indexed' '
-	! lbt-index -q -d u.db nope.log c.log 2> err &&
+	test_expect_code 1 lbt-index -q -d u.db nope.log c.log 2> err &&
 	grep "^lbt-index: nope.log: " err &&
 	test "$(sqlite3 u.db "SELECT count(*) FROM requests")" = 300
 '
 
 expect_success 'a database that is not an index is refused' '
 	sqlite3 other.db "CREATE TABLE x (y)" &&
-	! lbt-index -q -d other.db c.log 2> err &&
+	test_expect_code 1 lbt-index -q -d other.db c.log 2> err &&
 	grep "^lbt-index: other.db: not an lbt index" err
 '
 
 expect_success '--help prints the synopsis; a bad option is a usage error' '
 	lbt-index --help > out && grep -- "--keep-raw" out &&
-	! lbt-index --batch 0 c.log 2> err && grep "batch" err &&
-	! lbt-index --name x c.log 2> err && grep -- "--name applies to standard input" err
+	test_expect_code 1 lbt-index --batch 0 c.log 2> err && grep "batch" err &&
+	test_expect_code 1 lbt-index --name x c.log 2> err && grep -- "--name applies to standard input" err
 '
 
 expect_success '--keep-raw keeps every line, with a trained dictionary' '

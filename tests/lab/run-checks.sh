@@ -121,6 +121,14 @@ same() {
 	return 1
 }
 
+# ran WHAT STATUS - a program run for a check exited 0; else say so and
+# fail: output cut short by a crash (128+signal) is nothing to compare
+ran() {
+	[ "$2" -eq 0 ] && return 0
+	echo "$1: exit status $2"
+	return 1
+}
+
 # ---------------------------------------------------------------------------
 # The run
 
@@ -238,6 +246,7 @@ cat_file() {
 	"$bin/lbt-cat" "$@" >"$tmp/cat.tsv" 2>"$tmp/cat.err"
 	rc=$?
 	"$bin/lbt-cat" --events "$@" >"$tmp/catev.tsv" 2>/dev/null
+	rcev=$?
 	# shellcheck disable=SC2046 # three numbers
 	set -- $(gawk -v shape="$shape" -f "$chk/logcount.awk" "$out/$f")
 	req=$1 ev=$2 other=$3
@@ -245,7 +254,8 @@ cat_file() {
 	all=$(($(wc -l <"$tmp/catev.tsv") - 1))
 	echo "$f: awk: $req request lines, $ev event lines, $other others; lbt-cat: $recs records, $((all - recs)) events"
 	ok=0
-	[ "$rc" -eq 0 ] || { echo "lbt-cat exit status $rc"; ok=1; }
+	ran lbt-cat "$rc" || ok=1
+	ran "lbt-cat --events" "$rcev" || ok=1
 	if grep -E 'malformed|:[0-9]+: ' "$tmp/cat.err"; then ok=1; fi
 	[ "$other" -eq 0 ] || { echo "awk: $other lines are neither requests nor events"; ok=1; }
 	[ "$recs" -eq "$req" ] || { echo "records $recs != request lines $req"; ok=1; }
@@ -261,6 +271,7 @@ fields() {
 	shift 2
 	gawk -v shape="$shape" -f "$chk/logfields.awk" "$out/$f" >"$tmp/want.f"
 	"$bin/lbt-cat" "$@" "$out/$f" 2>/dev/null >"$tmp/cat.tsv"
+	ran lbt-cat $? || return 1
 	col "$tmp/cat.tsv" line,time,client,port,status,term,Tw,fc,key >"$tmp/got.f"
 	echo "$f: $(wc -l <"$tmp/want.f") lines compared"
 	[ -s "$tmp/want.f" ] || { echo "awk found no request line"; return 1; }
@@ -321,19 +332,21 @@ done
 hapflds=time,client,port,frontend,backend,server,method,path,status,bytes,TR,Tw,Tc,Tr,Ta,term,ac,fc,bc,sc,rc,sq,bq,key
 ngxflds=client,method,path,status,bytes,ua,key
 
-# records FIELDS FILE LBT-OPTIONS... - the sorted FIELDS of FILE's records
+# records FIELDS FILE LBT-OPTIONS... - the sorted FIELDS of FILE's records;
+# fails when lbt-cat does
 records() {
 	flds=$1 f=$2
 	shift 2
 	"$bin/lbt-cat" "$@" "$out/$f" 2>/dev/null >"$tmp/rec.tsv"
+	ran "lbt-cat $f" $? >&2 || return 1
 	col "$tmp/rec.tsv" "$flds" | sort
 }
 
 renderings() {
-	records $hapflds haproxy-httplog.log --format haproxy-httplog >"$tmp/ref.r"
+	records $hapflds haproxy-httplog.log --format haproxy-httplog >"$tmp/ref.r" || return 1
 	[ -s "$tmp/ref.r" ] || { echo "no record in haproxy-httplog.log"; return 1; }
 	for f in $httplogs; do
-		records $hapflds "$f" --format haproxy-httplog >"$tmp/got.r"
+		records $hapflds "$f" --format haproxy-httplog >"$tmp/got.r" || return 1
 		same "$tmp/ref.r" "$tmp/got.r" || { echo "($f differs from haproxy-httplog.log)"; return 1; }
 	done
 	# The compact line's time is the accept date (%Ts%ms), the httplog one the
@@ -343,16 +356,16 @@ renderings() {
 	# another thread accepted or closed in between.  Compare the other
 	# fields (times and fc are checked against awk above).
 	f2=client,port,frontend,backend,server,method,path,status,bytes,TR,Tw,Tc,Tr,Ta,term,sq,bq,key
-	records $f2 haproxy-httplog.log --format haproxy-httplog >"$tmp/ref.r"
-	records $f2 haproxy-compact.log --log-format "$tpl" >"$tmp/got.r"
+	records $f2 haproxy-httplog.log --format haproxy-httplog >"$tmp/ref.r" || return 1
+	records $f2 haproxy-compact.log --log-format "$tpl" >"$tmp/got.r" || return 1
 	same "$tmp/ref.r" "$tmp/got.r" || { echo "(haproxy-compact.log differs from haproxy-httplog.log)"; return 1; }
 	echo "$(wc -l <"$tmp/ref.r") records alike in $(echo "$httplogs" | wc -w) httplog files and the compact one"
-	records $ngxflds nginx-combined.log --format nginx-combined >"$tmp/ref.r"
+	records $ngxflds nginx-combined.log --format nginx-combined >"$tmp/ref.r" || return 1
 	[ -s "$tmp/ref.r" ] || { echo "no record in nginx-combined.log"; return 1; }
-	records $ngxflds nginx-syslog.log --format nginx-combined >"$tmp/got.r"
+	records $ngxflds nginx-syslog.log --format nginx-combined >"$tmp/got.r" || return 1
 	same "$tmp/ref.r" "$tmp/got.r" || { echo "(nginx-syslog.log differs from nginx-combined.log)"; return 1; }
 	for v in main json; do
-		records $ngxflds nginx-$v.log --nginx-conf "$ngx" --log-name $v >"$tmp/got.r"
+		records $ngxflds nginx-$v.log --nginx-conf "$ngx" --log-name $v >"$tmp/got.r" || return 1
 		same "$tmp/ref.r" "$tmp/got.r" || { echo "(nginx-$v.log differs from nginx-combined.log)"; return 1; }
 	done
 	echo "$(wc -l <"$tmp/ref.r") records alike in the 4 NGINX access logs"
@@ -392,9 +405,11 @@ t "lbt-rate: the jump starts within 2 s of the flood start (phases.tsv)" rate_ju
 # 3. lbt-offenders: the two offenders first, exact counts, decoys apart
 
 "$bin/lbt-offenders" --no-geoip --top 0 --format haproxy-httplog "$lf" >"$tmp/off.tsv" 2>"$tmp/off.err"
+off_rc=$?
 col "$tmp/off.tsv" source,requests,status,tarpit,held_s >"$tmp/off.c"
 
 off_top2() {
+	ran lbt-offenders "$off_rc" || return 1
 	ok=0
 	for r in 1 2; do
 		# shellcheck disable=SC2046 # source requests ...
@@ -410,6 +425,7 @@ off_top2() {
 t "lbt-offenders ranks $off4 and $off6 first and second, request counts = awk's" off_top2
 
 off_decoys() {
+	ran lbt-offenders "$off_rc" || return 1
 	ok=0
 	for d in $decoy4 $decoy6; do
 		r=$(cut -f1 "$tmp/off.c" | grep -nxF "$d" | cut -d: -f1)
@@ -433,6 +449,7 @@ off_all() {
 		for (i = 1; i <= 5; i++) if ($(i + 2) > 0) st = st (st == "" ? "" : " ") b[i] ":" $(i + 2)
 		print $1, $2, st, $8, $9
 	}' "$tmp/log.src" | sort >"$tmp/want.o"
+	ran lbt-offenders "$off_rc" || return 1
 	sort "$tmp/off.c" >"$tmp/got.o"
 	echo "$(wc -l <"$tmp/want.o") sources compared (source requests status tarpit held_s)"
 	same "$tmp/want.o" "$tmp/got.o" && ! grep . "$tmp/off.err"
@@ -471,7 +488,9 @@ t "every source: log lines = requests sent - never logged (truth.tsv), statuses 
 # 4. lbt-tarpit: held seconds = sum of Tw over PT lines; saturation in the tarpit phase
 
 "$bin/lbt-tarpit" --haproxy-cfg "$cfg" --frontend fe_http "$lf" >"$tmp/tp.sum" 2>"$tmp/tp.err"
+tp_rc=$?
 tp_held() {
+	ran lbt-tarpit "$tp_rc" || return 1
 	col "$tmp/tp.sum" frontend,tarpitted,held_s,maxconn,maxconn_from >"$tmp/tp.1"
 	IFS="$(printf '\t')" read -r fe pt held mc from <"$tmp/tp.1"
 	want=$(gawk -F'\t' '$6 ~ /^PT/ { n++; s += $7 } END { printf "%d %d.%03d", n, int(s / 1000), s % 1000 }' \
@@ -483,6 +502,7 @@ t "lbt-tarpit: held seconds (Tw) = awk's sum of Tw over PT lines, to the ms" tp_
 
 tp_held_compact() {
 	"$bin/lbt-tarpit" --maxconn 20 --log-format "$tpl" "$out/haproxy-compact.log" >"$tmp/tpc.sum" 2>/dev/null
+	ran lbt-tarpit $? || return 1
 	held=$(col "$tmp/tpc.sum" held_s)
 	want=$(gawk -v shape=compact -f "$chk/logfields.awk" "$out/haproxy-compact.log" |
 		gawk -F'\t' '$6 ~ /^PT/ { s += $7 } END { printf "%d.%03d", int(s / 1000), s % 1000 }')
@@ -493,6 +513,7 @@ t "lbt-tarpit on the compact log (Tt timers): held seconds = awk's sum" tp_held_
 
 tp_sources() {
 	"$bin/lbt-tarpit" --maxconn 20 --sources --format haproxy-httplog "$lf" >"$tmp/tps.tsv" 2>/dev/null
+	ran lbt-tarpit $? || return 1
 	col "$tmp/tps.tsv" source,requests,tarpitted,held_s | sort >"$tmp/got.s"
 	cut -f1,2,8,9 "$tmp/log.src" | sort >"$tmp/want.s"
 	echo "$(wc -l <"$tmp/want.s") sources compared (source requests tarpitted held_s)"
@@ -514,6 +535,7 @@ t "lbt-tarpit --sources: each source's tarpitted and held seconds = awk's" tp_so
 # 1 s holds, 20 slots: full in well under a second).
 tp_saturation() {
 	"$bin/lbt-tarpit" --maxconn 20 --periods --format haproxy-httplog "$lf" >"$tmp/tpp.tsv" 2>/dev/null
+	ran lbt-tarpit $? || return 1
 	gawk -F'\t' -v OFS='\t' 'NR == 1 || $3 == "logged"' "$tmp/tpp.tsv" >"$tmp/tpp.l"
 	col "$tmp/tpp.l" start,end,seconds,peak >"$tmp/tpp.c"
 	lo=$tarpit_start hi=$((reject_ready + 1500))
@@ -539,6 +561,7 @@ t "lbt-tarpit: saturation (>= 90 % of maxconn 20) starts with the flood, ends wi
 # each overlaps [flood start, reject ready + 1.5 s].
 tp_full() {
 	"$bin/lbt-tarpit" --maxconn 20 --step 10s --full --top 0 --format haproxy-httplog "$lf" >"$tmp/tpf.tsv" 2>/dev/null
+	ran lbt-tarpit $? || return 1
 	col "$tmp/tpf.tsv" time,fc_max,evidence >"$tmp/tpf.c"
 	[ -s "$tmp/tpf.c" ] || { echo "no full bucket"; return 1; }
 	gawk -F'\t' -v OFS='\t' '{
