@@ -55,10 +55,23 @@ expect_success 'a kill during a rerun on a grown file loses nothing either' '
 	test_cmp clean.sum crash.sum
 '
 
+# Wait until the writer $2 holds its flock(2) on the index $1 (never on
+# time alone: a loaded machine may take seconds to start it), at most 60 s.
+wait_locked() {
+	_i=0
+	while [ $_i -lt 600 ] && kill -0 "$2" 2>/dev/null; do
+		[ -e "$1" ] && ! flock -n "$1" true 2>/dev/null && return 0
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	echo "wait_locked: $2 never held the lock on $1" >&2
+	return 1
+}
+
 expect_success 'a second writer on the same index is refused while the first runs' '
 	rm -f two.db* &&
 	{ lbt-index -q -d two.db big.log & pid=$!; } &&
-	sleep 0.3 &&
+	wait_locked two.db "$pid" &&
 	test_expect_code 1 lbt-index -q -d two.db big.log 2> err &&
 	wait "$pid" &&
 	grep "another lbt-index is writing this index" err &&
