@@ -17,7 +17,7 @@ Sub-commands:
     wait HOST PORT PATH [--expect TEXT] [--timeout S]
     srvwait SOCK BACKEND UP|DOWN SERVER... [--timeout S]
     lab --out DIR --hook CMD [--quick]
-    incident --out DIR --hook CMD [--quick]
+    incident --out DIR --hook CMD [--quick] [--single-lb]
     summary TRUTH.tsv           counts per phase and source (Markdown)
 
 Every loop is bounded in count and in time.  Standard library only.
@@ -41,8 +41,13 @@ import time
 LB4 = "192.0.2.1"          # HAProxy IPv4 address (specific IPv4 listener)
 LB4_DUAL = "192.0.2.9"     # second IPv4 address: reaches the [::]:P v4v6 listener
 LB6 = "2001:db8::1"        # HAProxy IPv6 address
+LB2_4 = "192.0.2.3"        # second HAProxy instance (lb2: fe_edge in the incident)
+LB2_6 = "2001:db8::3"
+LB3_4 = "192.0.2.4"        # third HAProxy instance (lb3, incident 2)
+LB3_6 = "2001:db8::4"
 APP4 = "192.0.2.2"         # NGINX (also reachable directly)
 APP6 = "2001:db8::2"
+APPS2 = ["192.0.2.21", "192.0.2.22", "192.0.2.23"]   # incident 2: app1..app3
 
 PORT = dict(http=80, nocap=81, tcp=82, clf=83, legacy=84, compact=85,
             https=443, monitor=8999, nginx=8080, nginx_dual=8081)
@@ -50,14 +55,17 @@ PORT = dict(http=80, nocap=81, tcp=82, clf=83, legacy=84, compact=85,
 CLIENTS4 = ["192.0.2.10", "192.0.2.11", "192.0.2.12", "192.0.2.13",
             "198.51.100.20", "198.51.100.21", "198.51.100.30", "198.51.100.31",
             "198.51.100.66", "198.51.100.99",
-            "203.0.113.7", "203.0.113.8", "203.0.113.50", "203.0.113.51"]
+            "203.0.113.7", "203.0.113.8", "203.0.113.50", "203.0.113.51",
+            # incident 2: the customers
+            "198.51.100.101", "203.0.113.103", "192.0.2.104", "198.51.100.106"]
 FLOOD6 = ["2001:db8:bad:1:" + s for s in (
     "52e6:f2a7:269e:6513", "a6a3:c5c:128b:d23f", "892f:1818:5d9d:9531",
     "ed9:e8e2:81e7:36f6", "999:1600:6f03:6b0d", "11e2:3d9c:1738:8d11",
     "6cad:f21:d3ac:90c1", "1fb1:f28c:3926:a170")]
 CLIENTS6 = ["2001:db8:1::10", "2001:db8:2::20", "2001:db8:3::30",
             "2001:db8:4::40", "2001:db8:66::66", "2001:db8:99::99",
-            "2001:db8:bad:2::5"] + FLOOD6
+            "2001:db8:bad:2::5",
+            "2001:db8:cb::b", "2001:db8:ce::e"] + FLOOD6   # last two: incident 2
 
 UUIDS = ["f768064f-9585-47ad-a39e-ed24c2c063fe",
          "5966eb44-e0c6-4744-9511-3dc30e9a8df5",
@@ -110,25 +118,63 @@ def key_of(path):
 
 
 # --------------------------------------------------------------------------
+# Where a connection went: (address, port) -> (LB name, frontend), for the
+# lb and frontend columns of truth.tsv.  The lab and incident 1 use the
+# default table; incident 2 installs its own (set_endpoints).
+
+def _default_endpoints():
+    t = {}
+    fe = dict(http="fe_http", nocap="fe_nocap", tcp="fe_tcp", clf="fe_clf",
+              legacy="fe_legacy", compact="fe_compact", https="fe_https")
+    for addr in (LB4, LB4_DUAL, LB6):
+        for name, f in fe.items():
+            t[(addr, PORT[name])] = ("lb1", f)
+    for addr in (LB2_4, LB2_6):
+        t[(addr, 80)] = ("lb2", "fe_edge")
+    for addr in (APP4, APP6):
+        for port in (PORT["nginx"], PORT["nginx_dual"]):
+            t[(addr, port)] = ("web1", "-")
+    return t
+
+
+ENDPOINTS = _default_endpoints()
+
+
+def set_endpoints(table):
+    ENDPOINTS.clear()
+    ENDPOINTS.update(table)
+
+
+def endpoint(dst, port):
+    return ENDPOINTS.get((dst, port), ("-", "-"))
+
+
+# --------------------------------------------------------------------------
 # Truth file
 
 class Truth:
-    HEADER = "send_us\tsrc\tsport\tmethod\tpath\tuuid\tphase\tresult\tdur_us\tdst\n"
+    COLUMNS = ["send_us", "src", "sport", "method", "path", "uuid", "phase",
+               "result", "dur_us", "dst", "lb", "frontend"]
 
-    def __init__(self, path):
+    def __init__(self, path, extra=()):
+        """extra: names of columns after the common ones (incident 2)."""
+        self.extra = list(extra)
         self.f = open(path, "w")
-        self.f.write(self.HEADER)
+        self.f.write("\t".join(self.COLUMNS + self.extra) + "\n")
         self.lock = threading.Lock()
         self.n = 0
 
-    def add(self, t0, src, sport, method, path, phase, result, t1, dst, port):
+    def add(self, t0, src, sport, method, path, phase, result, t1, dst, port, **extra):
         dsts = ("[%s]:%d" if ":" in dst else "%s:%d") % (dst, port)
-        line = "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n" % (
+        lb, fe = endpoint(dst, port)
+        line = "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s" % (
             t0, src, sport if sport else "-", esc(method) if method else "-",
             esc(path) if path is not None else "-", key_of(path), phase,
-            result, max(0, t1 - t0), dsts)
+            result, max(0, t1 - t0), dsts, lb, fe)
+        for k in self.extra:
+            line += "\t%s" % extra.get(k, "-")
         with self.lock:
-            self.f.write(line)
+            self.f.write(line + "\n")
             self.n += 1
 
     def close(self):
@@ -767,22 +813,32 @@ LEGIT = [  # (source, destination, ua, uuid indexes, path style)
 ]
 FLOOD4 = "203.0.113.7"
 FLOOD_UUID = UUIDS[0]
+TCP_SRC = "198.51.100.30"     # pings through lb1's fe_tcp (tcplog) in the incident
+
+
+def other_lb(dst):
+    """The lb2 address of the family of an lb1 address (DNS round robin)."""
+    return LB2_6 if ":" in dst else LB2_4
 
 
 class Plan:
-    def __init__(self, quick):
+    def __init__(self, quick, lbs=2):
         if quick:
             self.phases = [("baseline", 6.0), ("tarpit", 8.0), ("deny", 5.0),
                            ("reject", 5.0), ("calm", 4.0)]
         else:
             self.phases = [("baseline", 20.0), ("tarpit", 20.0), ("deny", 10.0),
                            ("reject", 10.0), ("calm", 10.0)]
+        self.lbs = lbs               # 1: lb1 only (the committed capture); 2: lb1 + lb2
         self.legit_period = 1.6      # per slot; 2 slots per source -> 1.25 req/s
-        self.legit_slots = 2
-        self.flood_threads4 = 20
-        self.flood_threads6 = 4      # per IPv6 address (8 addresses)
+        self.legit_slots = 2         # with 2 LBs: slot 0 -> lb1, slot 1 -> lb2
+        # flood threads: with 2 LBs twice as many, thread k on LB k % 2, so
+        # that each LB sees the flood the single LB saw (20 + 8 x 4 threads)
+        self.flood_threads4 = 20 * lbs
+        self.flood_threads6 = 4 * lbs  # per IPv6 address (8 addresses)
         self.flood_interval = 0.25   # min seconds between starts, per thread
         self.flood_max = 400         # requests per flood thread, at most
+        self.tcp_period = 1.6        # TCP_SRC through fe_tcp (2 LBs only)
         self.timeout = 10.0
 
 
@@ -817,6 +873,20 @@ def legit_slot(ctx, st, src, dst, ua, idx, style, slot, plan, rnd):
         t_next = max(t_next + period * rnd.uniform(0.9, 1.1), time.monotonic())
 
 
+def tcp_slot(ctx, st, plan, rnd):
+    """A client whose pings go through lb1's TCP frontend (tcplog lines)."""
+    t_next = time.monotonic() + rnd.uniform(0, plan.tcp_period)
+    n, n_max = 0, int(st.total / plan.tcp_period) + 2
+    while not st.stop_legit.is_set() and n < n_max:
+        delay = t_next - time.monotonic()
+        if delay > 0 and st.stop_legit.wait(delay):
+            break
+        do(ctx, TCP_SRC, LB4, PORT["tcp"], path="/ping/" + UUIDS[n % 2 + 4],
+           ua=UA_WGET, timeout=plan.timeout)
+        n += 1
+        t_next = max(t_next + plan.tcp_period * rnd.uniform(0.9, 1.1), time.monotonic())
+
+
 def flood_thread(ctx, st, src, dst, plan, rnd):
     n = 0
     time.sleep(rnd.uniform(0, plan.flood_interval))
@@ -838,27 +908,33 @@ class State:
 
 
 def cmd_incident(a):
-    plan = Plan(a.quick)
+    plan = Plan(a.quick, 1 if a.single_lb else 2)
     truth = Truth(os.path.join(a.out, "truth.tsv"))
     ctx = Ctx(truth)
     total = sum(d for _, d in plan.phases)
     st = State(total)
-    rnd = random.Random(1130)
     legit = []
     for i, (src, dst, ua, idx, style) in enumerate(LEGIT):
         for slot in range(plan.legit_slots):
+            # as a client re-resolving the name: one slot per LB address
+            d = dst if plan.lbs == 1 or slot % 2 == 0 else other_lb(dst)
             legit.append(threading.Thread(
                 target=legit_slot, daemon=True,
-                args=(ctx, st, src, dst, ua, idx, style, slot, plan,
+                args=(ctx, st, src, d, ua, idx, style, slot, plan,
                       random.Random(i * 10 + slot))))
+    if plan.lbs > 1:
+        legit.append(threading.Thread(target=tcp_slot, daemon=True,
+                                      args=(ctx, st, plan, random.Random(90))))
     flood = []
     for k in range(plan.flood_threads4):
+        d = LB4 if k % plan.lbs == 0 else LB2_4
         flood.append(threading.Thread(target=flood_thread, daemon=True,
-                                      args=(ctx, st, FLOOD4, LB4, plan, random.Random(100 + k))))
+                                      args=(ctx, st, FLOOD4, d, plan, random.Random(100 + k))))
     for j, a6 in enumerate(FLOOD6):
         for k in range(plan.flood_threads6):
+            d = LB6 if k % plan.lbs == 0 else LB2_6
             flood.append(threading.Thread(target=flood_thread, daemon=True,
-                                          args=(ctx, st, a6, LB6, plan,
+                                          args=(ctx, st, a6, d, plan,
                                                 random.Random(200 + 10 * j + k))))
     phases = []
     hard_end = time.monotonic() + total + 60
@@ -955,9 +1031,9 @@ def cmd_srvwait(a):
 
 
 def cmd_addrs(a):
-    for x in [LB4, LB4_DUAL, APP4] + CLIENTS4:
+    for x in [LB4, LB4_DUAL, LB2_4, LB3_4, APP4] + APPS2 + CLIENTS4:
         print(x)
-    for x in [LB6, APP6] + CLIENTS6:
+    for x in [LB6, LB2_6, LB3_6, APP6] + CLIENTS6:
         print(x)
     return 0
 
@@ -1063,6 +1139,9 @@ def main():
         p.add_argument("--out", required=True)
         p.add_argument("--hook", default="")
         p.add_argument("--quick", action="store_true")
+        if name == "incident":
+            p.add_argument("--single-lb", action="store_true",
+                           help="lb1 only, as the committed capture (no lb2, no fe_tcp)")
         p.set_defaults(fn=fn)
     p = sub.add_parser("summary")
     p.add_argument("truth")

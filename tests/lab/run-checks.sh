@@ -190,7 +190,12 @@ off4=$(grep -v : "$out/conf/offenders.lst")
 off6=$(grep : "$out/conf/offenders.lst")
 decoy4=203.0.113.8
 decoy6=2001:db8:bad:2::/64
-gawk -F'\t' -f "$chk/net.awk" -f "$chk/truth.awk" "$out/truth.tsv" | sort >"$tmp/truth.src"
+# The requests of lb1's fe_http (the one LB of the single-LB checks): the
+# truth.tsv rows with those lb and frontend columns (all rows of a run
+# without them).
+gawk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+	!("lb" in c) || ($(c["lb"]) == "lb1" && $(c["frontend"]) == "fe_http")' "$out/truth.tsv" >"$tmp/truth-lb1.tsv"
+gawk -F'\t' -f "$chk/net.awk" -f "$chk/truth.awk" "$tmp/truth-lb1.tsv" | sort >"$tmp/truth.src"
 flood_uuid=$(gawk -F'\t' -f "$chk/net.awk" -v a="$off4" -v b="$off6" \
 	-e 'NR > 1 { s = net($2) } NR > 1 && (s == a || s == b) { print $6 }' "$out/truth.tsv" | sort -u)
 # the first request of an offender (ms)
@@ -271,7 +276,7 @@ fields() {
 # must be listed, so that a new log of the lab is not left out silently.
 httplogs="haproxy-httplog.log haproxy-httplog-rfc3164.log haproxy-httplog-local.log \
 haproxy-httplog-short.log haproxy-httplog-timed.log haproxy-httplog-iso.log \
-haproxy-httplog-priority.log haproxy-mixed.log"
+haproxy-httplog-priority.log"
 for f in $(cd "$out" && ls -- *.log); do
 	case " $httplogs " in
 	*" $f "*)
@@ -292,7 +297,17 @@ for f in $(cd "$out" && ls -- *.log); do
 	# the incident sends to, the other frontends log their shutdown.
 	haproxy-clf.log) t "lbt-cat $f: event lines only" cat_file "$f" httplog --format haproxy-clf ;;
 	haproxy-httpslog.log) t "lbt-cat $f: event lines only" cat_file "$f" httplog --format haproxy-httpslog ;;
-	haproxy-tcplog.log) t "lbt-cat $f: event lines only" cat_file "$f" httplog --format haproxy-tcplog ;;
+	# fe_tcp's pings (several LBs) or its event lines only (one LB)
+	haproxy-tcplog.log) t "lbt-cat $f: every request line, 0 malformed" cat_file "$f" httplog --format haproxy-tcplog ;;
+	haproxy-lb2.log)
+		lb2cfg=$out/conf/haproxy-lb2-tarpit.cfg
+		t "lbt-cat $f (--haproxy-cfg, fe_edge: custom format, rfc5424): every request line, 0 malformed" \
+			cat_file "$f" edge --haproxy-cfg "$lb2cfg" --frontend fe_edge
+		t "lbt-cat $f: time client port status term Tw fc key as awk reads them" \
+			fields "$f" edge --haproxy-cfg "$lb2cfg" --frontend fe_edge ;;
+	haproxy-mixed.log)
+		echo "skip: lbt-cat $f: httplog and tcplog lines in one file need a format per frontend" \
+			"(--input with haproxy.cfg); its lines are checked with awk below" ;;
 	haproxy-legacy.log)
 		t "lbt-cat $f: event lines only" cat_file "$f" httplog --haproxy-cfg "$cfg" --frontend fe_legacy ;;
 	nginx-combined.log | nginx-syslog.log)
@@ -675,7 +690,12 @@ idx_two() {
 t "lbt-index: haproxy-httplog-rfc3164.log + nginx-combined.log in one index" idx_two &&
 	db_checks two "$out/haproxy-httplog-rfc3164.log" "$out/nginx-combined.log"
 
-# 6. Programs still to come
+# 6. Several load balancers (lb2, NGINX JSON, the mixed file): lab-side
+# checks, and those of lbt's multi-input feature (dormant until it is built)
+
+. "$lab/checks-lbs.sh"
+
+# 7. Programs still to come
 
 if [ -x "$bin/lbt-timeline" ]; then
 	echo "skip: lbt-timeline is built, its lab checks are not written yet (flood start, PT->PR switch," \
