@@ -1,4 +1,6 @@
-# shellcheck shell=sh
+# shellcheck shell=sh disable=SC2154,SC2015,SC2016
+# SC2154: the variables of run-checks.sh, which sources this file; SC2015:
+# "A && B || fail" on purpose; SC2016: awk programs in single quotes.
 # checks-lbs.sh - the incident on two load balancers and NGINX: lab-side
 # checks (awk on the logs against the client's truth) and the checks the
 # coming multi-input lbt feature must pass (--input / --sources: lb1 + lb2 +
@@ -8,23 +10,39 @@
 # same, $bin, $out, $tmp and $chk.  What the run was comes from the lab's
 # own files: truth.tsv (lb and frontend columns), lbs.tsv (each LB's
 # frontend, addresses, maxconn, log and its shape for checks/*.awk),
-# sources*.txt (the lbt inputs), conf/.
+# sources*.txt (the lbt inputs), conf/.  The helpers read the run in
+# $lbout (default $out; checks-postmortem.sh points it at incident 2's).
 
 tab=$(printf '\t')
+lbout=$out
 
 # lbs_col LB COLUMN - one field of lbs.tsv
 lbs_col() { gawk -F'\t' -v lb="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) n[$i] = i; next }
-	$1 == lb { print $(n[c]) }' "$out/lbs.tsv"; }
+	$1 == lb { print $(n[c]) }' "$lbout/lbs.tsv"; }
+
+# lbs_names TIER - the names of lbs.tsv: lb (a frontend) or app (none)
+lbs_names() { gawk -F'\t' -v t="$1" 'NR > 1 && (t == "lb") == ($2 != "-") { print $1 }' "$lbout/lbs.tsv"; }
 
 # truth_of LB FRONTEND - the rows of truth.tsv (header kept) that went there
 truth_of() {
 	gawk -F'\t' -v lb="$1" -v fe="$2" 'NR == 1 { for (i = 1; i <= NF; i++) n[$i] = i; print; next }
-		$(n["lb"]) == lb && $(n["frontend"]) == fe' "$out/truth.tsv"
+		$(n["lb"]) == lb && $(n["frontend"]) == fe' "$lbout/truth.tsv"
 }
 
 # fields_of LB - logfields.awk rows of the LB's log (shape from lbs.tsv)
 fields_of() {
-	gawk -v shape="$(lbs_col "$1" shape)" -f "$chk/logfields.awk" "$out/$(lbs_col "$1" log)"
+	gawk -v shape="$(lbs_col "$1" shape)" -f "$chk/logfields.awk" "$lbout/$(lbs_col "$1" log)"
+}
+
+# truth_dst - every truth.tsv row's lb column names the LB (lbs.tsv) whose
+# address it connected to; prints the requests per lb and frontend
+truth_dst() {
+	gawk -F'\t' -v OFS='\t' 'NR == FNR { if (FNR > 1) { n = split($3, a, ","); for (i = 1; i <= n; i++) at[a[i]] = $1 }; next }
+		FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ d = $(c["dst"]); sub(/:[0-9]+$/, "", d); gsub(/[][]/, "", d)
+		  if (at[d] != $(c["lb"])) { bad++; if (bad < 4) print "row " FNR ": dst " $(c["dst"]) " is " at[d] ", lb column " $(c["lb"]) }
+		  n2[$(c["lb"]) "\t" $(c["frontend"])]++ }
+		END { for (k in n2) print "  " k ": " n2[k] " requests"; exit bad > 0 }' "$lbout/lbs.tsv" "$lbout/truth.tsv"
 }
 
 # The truth says, for every request, which LB it went to: its lb and
@@ -32,12 +50,7 @@ fields_of() {
 # flood went to both LBs from both offenders, as did every legitimate
 # source of the single-LB run, and lb1's TCP frontend got its pings.
 lbs_truth() {
-	gawk -F'\t' -v OFS='\t' 'NR == FNR { if (FNR > 1) { n = split($3, a, ","); for (i = 1; i <= n; i++) at[a[i]] = $1 }; next }
-		FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		{ d = $(c["dst"]); sub(/:[0-9]+$/, "", d); gsub(/[][]/, "", d)
-		  if (at[d] != $(c["lb"])) { bad++; if (bad < 4) print "row " FNR ": dst " $(c["dst"]) " is " at[d] ", lb column " $(c["lb"]) }
-		  n2[$(c["lb"]) "\t" $(c["frontend"])]++ }
-		END { for (k in n2) print "  " k ": " n2[k] " requests"; exit bad > 0 }' "$out/lbs.tsv" "$out/truth.tsv" || return 1
+	truth_dst || return 1
 	ok=0
 	for lb in lb1 lb2; do
 		for s in "$off4" "$off6"; do
@@ -78,7 +91,7 @@ lb_vs_truth() {
 			(l5 > t5 ? l5 - t5 : t5 - l5) ))
 		sent_all=$((sent_all + sent)) logged_all=$((logged_all + l))
 		show=0
-		case $s in "$off4" | "$off6") show=1 ;; esac
+		case $s in "${off4:-}" | "${off6:-}") show=1 ;; esac
 		if [ "$l" -lt "$lo" ] || [ "$l" -gt "$hi" ] || [ "$dev" -gt "$unk" ]; then ok=1 show=1; fi
 		[ $show = 1 ] && echo "$lb $s: sent $sent, never logged $never, unknown $unk; logged $l" \
 			"(expected $lo..$hi); statuses off by $dev"
@@ -260,19 +273,22 @@ dormant() {
 	t "$@"
 }
 
-# lbt-cat reads the three inputs: per (lb, frontend) the records awk counts
-# in each log (the frontend of lb2 from its haproxy.cfg, its format has no
-# %ft); NGINX's records under web1
+# lbt-cat reads every input of the sources file: per (lb, frontend) the
+# records awk counts in each log of lbs.tsv (the frontend of lb2 of the
+# first incident from its haproxy.cfg: its format has no %ft); NGINX's
+# records under their server's name
 multi_cat() { # sources-file
 	multi lbt-cat "$1" --tsv --fields lb,frontend || return 1
 	# an absent frontend (NGINX) may be printed empty or as "-"
 	tail -n +2 "$tmp/multi.out" | gawk -F'\t' -v OFS='\t' '{ if ($2 == "") $2 = "-"; n[$1 OFS $2]++ }
 		END { for (k in n) print k, n[k] }' | sort >"$tmp/mc.got"
 	{
-		for lb in lb1 lb2; do
+		for lb in $(lbs_names lb); do
 			printf '%s\t%s\t%s\n' "$lb" "$(lbs_col "$lb" frontend)" "$(fields_of "$lb" | wc -l)"
 		done
-		printf 'web1\t-\t%s\n' "$(gawk -v shape=nginx-json -f "$chk/logcount.awk" "$out/nginx-json.log" | cut -d' ' -f1)"
+		for s in $(lbs_names app); do
+			printf '%s\t-\t%s\n' "$s" "$(gawk -v shape=nginx-json -f "$chk/logcount.awk" "$lbout/$(lbs_col "$s" log)" | cut -d' ' -f1)"
+		done
 	} | sort >"$tmp/mc.want"
 	echo "$(basename "$1"): lb frontend records: $(tr '\t\n' ' ;' <"$tmp/mc.got")"
 	same "$tmp/mc.want" "$tmp/mc.got"

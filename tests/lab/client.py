@@ -16,8 +16,11 @@ Sub-commands:
     addrs                       print every source address the lab must assign
     wait HOST PORT PATH [--expect TEXT] [--timeout S]
     srvwait SOCK BACKEND UP|DOWN SERVER... [--timeout S]
+    sockcmd SOCK COMMAND        one command to an HAProxy stats socket
     lab --out DIR --hook CMD [--quick]
     incident --out DIR --hook CMD [--quick] [--single-lb]
+    incident2 --out DIR --hook CMD [--quick]
+    expect2 --out DIR           incident 2: expected-events.tsv from its truth
     summary TRUTH.tsv           counts per phase and source (Markdown)
 
 Every loop is bounded in count and in time.  Standard library only.
@@ -111,6 +114,8 @@ def esc(b):
 def key_of(path):
     if not path:
         return "-"
+    if isinstance(path, str):
+        path = path.encode("utf-8", "surrogateescape")
     m = KEY_RE.search(path)
     if not m:
         return "-"
@@ -969,6 +974,374 @@ def cmd_incident(a):
 
 
 # --------------------------------------------------------------------------
+# Incident 2 ("the post-mortem"): three LBs, one leaves the DNS rotation; a
+# backend of three NGINX servers, app3 really stopped and started several
+# times; HAProxy sheds load (503) when the backend queue is long; customers
+# send steady batches, the naive ones re-send the whole batch at the first
+# failure (Promise.all style), far above their own rate; a per-source rate
+# limit (429) applied by a reload; then calm.
+
+PM_LBS = [("lb1", LB4, LB6), ("lb2", LB2_4, LB2_6), ("lb3", LB3_4, LB3_6)]
+PM_FRONTEND = "fe_api"
+PM_GONE = "lb3"              # the LB that leaves the DNS rotation
+PM_APP = "app3"              # the server that goes DOWN and UP
+# (name, source, behaviour): naive customers re-send the whole batch at the
+# first 429/5xx/error answer, polite ones retry the failed requests once
+PM_CUSTOMERS = [("cust-a", "198.51.100.101", "naive"),
+                ("cust-b", "2001:db8:cb::b", "naive"),
+                ("cust-c", "203.0.113.103", "polite"),
+                ("cust-d", "192.0.2.104", "polite"),
+                ("cust-e", "2001:db8:ce::e", "polite"),
+                ("cust-f", "198.51.100.106", "polite")]
+
+
+def pm_endpoints():
+    t = {}
+    for lb, a4, a6 in PM_LBS:
+        t[(a4, 80)] = (lb, PM_FRONTEND)
+        t[(a6, 80)] = (lb, PM_FRONTEND)
+    for i, a in enumerate(APPS2):
+        t[(a, 8080)] = ("app%d" % (i + 1), "-")
+    return t
+
+
+def pm_keys(name, n):
+    """The customer's own check UUIDs (stable across runs)."""
+    import uuid
+    ns = uuid.UUID("6ba7b811-9dad-11d1-80b4-00c04fd430c8")  # the URL namespace
+    return [str(uuid.uuid5(ns, "https://hc-ping.com/lbtlab/%s/%d" % (name, i)))
+            for i in range(n)]
+
+
+class Plan2:
+    """Phase schedule; actions at offsets (s) from the start of a phase.
+
+    app3's first DOWN lasts longer than a customer's period (5 s), so that
+    every customer's batch meets the overload at least once in the flap
+    phase whatever its offset; it stays DOWN through the limit phase."""
+
+    def __init__(self, quick):
+        if quick:
+            self.phases = [("baseline", 6.0, []),
+                           ("rotation", 4.0, [(0.0, "dns-remove")]),
+                           ("flap", 12.0, [(0.0, "app-stop"), (6.5, "app-start"),
+                                           (9.0, "app-stop")]),
+                           ("limit", 6.0, [(0.0, "reload")]),
+                           ("recover", 7.0, [(0.0, "app-start")]),
+                           ("calm", 6.0, [])]
+        else:
+            self.phases = [("baseline", 10.0, []),
+                           ("rotation", 6.0, [(0.0, "dns-remove")]),
+                           ("flap", 20.0, [(0.0, "app-stop"), (7.0, "app-start"),
+                                           (10.0, "app-stop"), (13.0, "app-start"),
+                                           (16.0, "app-stop")]),
+                           ("limit", 10.0, [(0.0, "reload")]),
+                           ("recover", 7.0, [(0.0, "app-start")]),
+                           ("calm", 10.0, [])]
+        self.period = 5.0          # a batch every 5 s per customer: 1 req/s
+        self.batch = 5             # requests per batch, one key each
+        # naive customers re-send until 2.2 s before their next tick: the
+        # rate counter (http_req_rate(1s)) is then back to 0 at each tick
+        self.storm_window = self.period - 2.2
+        self.resend_pause = 0.03   # naive: pause before re-sending the batch
+        self.resend_max = 40       # naive: re-sends per tick, at most
+        self.polite_backoff = 1.5  # polite: wait, then retry the failed ones once
+        self.timeout = 4.0         # per request (socket) timeout
+        self.total = sum(d for _, d, _ in self.phases)
+
+
+def pm_bad(result):
+    """An answer a customer retries: 429, 5xx, or no answer (-1)."""
+    return not isinstance(result, int) or result == 429 or result >= 500
+
+
+class PmState:
+    def __init__(self, truth, plan):
+        self.truth = truth
+        self.plan = plan
+        self.phase = "-"
+        self.lbs = [lb for lb, _, _ in PM_LBS]   # the DNS rotation
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.next_id = 1
+        self.threads = []
+
+    def new_id(self):
+        with self.lock:
+            i = self.next_id
+            self.next_id += 1
+            return i
+
+
+def pm_request(st, cust, src, behaviour, lb, key, rid, tick, attempt, retry_of, done):
+    """One GET /ping/KEY to LB, recorded in truth.tsv as request RID;
+    done(result) after."""
+    addr = [a6 if ":" in src else a4 for n, a4, a6 in PM_LBS if n == lb][0]
+    phase = st.phase
+    path = "/ping/" + key
+    t0 = now_us()
+    sport, c = None, None
+    try:
+        c = Conn(src, addr, 80, st.plan.timeout)
+        sport = c.sport
+        t0 = now_us()
+        c.connect()
+        c.s.sendall(build_request("GET", path, ua=b"hc-sdk/2.1 (" + behaviour.encode() + b")"))
+        result, _ = read_response(c.s)
+    except ConnectTimeout:
+        result = "connect-timeout"
+    except (OSError, ssl.SSLError) as e:
+        result = err_word(e)
+    finally:
+        if c is not None:
+            c.close()
+    st.truth.add(t0, src, sport, "GET", path, phase, result, now_us(), addr, 80,
+                 id=rid, tick=tick, attempt=attempt, retry_of=retry_of or "-",
+                 customer=cust, behaviour=behaviour)
+    done(result)
+
+
+class Batch:
+    """Requests sent in parallel; wait for the first failure or for all."""
+
+    def __init__(self, st, cust, src, behaviour, lb, keys, tick, attempt, originals):
+        self.cv = threading.Condition()
+        self.pending = len(keys)
+        self.failed = []           # keys whose answer was bad
+        self.ids = {k: st.new_id() for k in keys}
+        for k in keys:
+            t = threading.Thread(target=pm_request, daemon=True,
+                                 args=(st, cust, src, behaviour, lb, k, self.ids[k],
+                                       tick, attempt, originals.get(k), self._done(k)))
+            st.threads.append(t)
+            t.start()
+
+    def _done(self, key):
+        def f(result):
+            with self.cv:
+                self.pending -= 1
+                if pm_bad(result):
+                    self.failed.append(key)
+                self.cv.notify_all()
+        return f
+
+    def wait(self, first_failure, timeout):
+        """True when a failure came (first_failure) or all are done."""
+        end = time.monotonic() + timeout
+        with self.cv:
+            while self.pending and not (first_failure and self.failed):
+                left = end - time.monotonic()
+                if left <= 0:
+                    break
+                self.cv.wait(left)
+            return bool(self.failed) if first_failure else not self.pending
+
+
+def pm_customer(st, cust, src, behaviour, offset):
+    plan = st.plan
+    keys = pm_keys(cust, plan.batch)
+    rr = PM_CUSTOMERS.index((cust, src, behaviour))   # its place in the rotation
+    tick = time.monotonic() + offset
+    n_ticks = int(plan.total / plan.period) + 2
+    for k in range(n_ticks):
+        delay = tick - time.monotonic()
+        if delay > 0 and st.stop.wait(delay):
+            return
+        if st.stop.is_set():
+            return
+        with st.lock:
+            lb = st.lbs[rr % len(st.lbs)]     # its resolver's answer this time
+        rr += 1
+        b = Batch(st, cust, src, behaviour, lb, keys, k, 0, {})
+        if behaviour == "naive":
+            # Promise.all: the first failure rejects, the whole batch is sent
+            # again at once; the requests still in flight go on
+            b.wait(True, plan.timeout + 1)
+            originals = dict(b.ids)        # retry_of: the first send of each key
+            n = 0
+            while b.failed and n < plan.resend_max and \
+                    time.monotonic() < tick + plan.storm_window and not st.stop.is_set():
+                time.sleep(plan.resend_pause)
+                n += 1
+                b = Batch(st, cust, src, behaviour, lb, keys, k, n, originals)
+                b.wait(True, plan.timeout + 1)
+        else:
+            b.wait(False, plan.timeout + 1)
+            if b.failed and time.monotonic() + plan.polite_backoff < tick + plan.period - 0.5:
+                time.sleep(plan.polite_backoff)
+                retry = list(b.failed)
+                Batch(st, cust, src, behaviour, lb, retry, k, 1, dict(b.ids)).wait(False, plan.timeout + 1)
+        tick += plan.period
+        while tick < time.monotonic():      # a slow batch: skip the missed ticks
+            tick += plan.period
+
+
+def pm_event(out, kind, subject, detail="-", t=None):
+    with open(os.path.join(out, "events.tsv"), "a") as f:
+        f.write("%d\t%s\t%s\t%s\n" % (t or now_us(), kind, subject, detail))
+
+
+def cmd_incident2(a):
+    set_endpoints(pm_endpoints())
+    plan = Plan2(a.quick)
+    truth = Truth(os.path.join(a.out, "truth.tsv"),
+                  extra=["id", "tick", "attempt", "retry_of", "customer", "behaviour"])
+    st = PmState(truth, plan)
+    ev = os.path.join(a.out, "events.tsv")
+    if not os.path.exists(ev):
+        with open(ev, "w") as f:
+            f.write("time_us\tkind\tsubject\tdetail\n")
+    custs = []
+    for i, (cust, src, behaviour) in enumerate(PM_CUSTOMERS):
+        offset = plan.period * i / len(PM_CUSTOMERS) + 0.1
+        custs.append(threading.Thread(target=pm_customer, daemon=True,
+                                      args=(st, cust, src, behaviour, offset)))
+    phases = []
+    t_start = time.time()
+    hard_end = time.monotonic() + plan.total + 60
+    at = t_start
+    for name, dur, actions in plan.phases:
+        t0 = now_us()
+        st.phase = name
+        sys.stderr.write("client: phase %s (%.0f s)\n" % (name, dur))
+        if name == "baseline":
+            for t in custs:
+                t.start()
+        for off, act in actions:
+            wait = at + off - time.time()
+            if wait > 0:
+                time.sleep(wait)
+            if act == "dns-remove":
+                with st.lock:
+                    st.lbs.remove(PM_GONE)
+                pm_event(a.out, "dns-remove", PM_GONE, "rotation: " + ",".join(st.lbs))
+            else:
+                run_hook(a.hook, act, *([PM_APP] if act.startswith("app-") else ["limit"]))
+        at += dur
+        while time.time() < at and time.monotonic() < hard_end:
+            time.sleep(min(0.2, max(0.0, at - time.time())))
+        phases.append((name, t0, now_us()))
+    st.stop.set()
+    for t in custs:
+        t.join(max(0.1, hard_end - time.monotonic()))
+    for t in list(st.threads):
+        t.join(max(0.1, min(plan.timeout + 1, hard_end - time.monotonic())))
+    alive = sum(t.is_alive() for t in custs + st.threads)
+    time.sleep(1.0)
+    truth.close()
+    write_phases(a.out, phases)
+    pm_rates(a.out)
+    sys.stderr.write("client: %d truth lines, %d threads still alive\n" % (truth.n, alive))
+    return 0
+
+
+def pm_read(out):
+    with open(os.path.join(out, "truth.tsv")) as f:
+        head = f.readline().rstrip("\n").split("\t")
+        rows = [dict(zip(head, ln.rstrip("\n").split("\t"))) for ln in f]
+    with open(os.path.join(out, "phases.tsv")) as f:
+        next(f)
+        phases = [(p[0], int(p[1]), int(p[2])) for p in
+                  (ln.rstrip("\n").split("\t") for ln in f)]
+    with open(os.path.join(out, "events.tsv")) as f:
+        next(f)
+        events = [ln.rstrip("\n").split("\t") for ln in f]
+    return rows, phases, events
+
+
+def pm_rates(out):
+    """rates.tsv: per customer and phase, requests sent, rate, ratio to the
+    customer's own baseline (its rate over baseline + rotation, the healthy
+    time before the incident), re-sends, answers that were not 2xx."""
+    rows, phases, _ = pm_read(out)
+    dur = {p: (t1 - t0) / 1e6 for p, t0, t1 in phases}
+    healthy = ("baseline", "rotation")
+    with open(os.path.join(out, "rates.tsv"), "w") as f:
+        f.write("customer\tsrc\tbehaviour\tphase\trequests\tseconds\trps\tbaseline_rps\tratio\tresends\tfailed\n")
+        for cust, src, behaviour in PM_CUSTOMERS:
+            mine = [r for r in rows if r["customer"] == cust]
+            base_n = sum(1 for r in mine if r["phase"] in healthy)
+            base = base_n / sum(dur[p] for p in healthy)
+            for p, _, _ in phases:
+                rp = [r for r in mine if r["phase"] == p]
+                n = len(rp)
+                rps = n / dur[p]
+                f.write("%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.1f\t%d\t%d\n" % (
+                    cust, src, behaviour, p, n, dur[p], rps, base,
+                    rps / base if base else 0.0,
+                    sum(1 for r in rp if r["retry_of"] != "-"),
+                    sum(1 for r in rp if not r["result"].startswith("2"))))
+
+
+def cmd_expect2(a):
+    """expected-events.tsv: what a timeline of incident 2 must report, from
+    the client's own records (truth.tsv, phases.tsv, events.tsv, rates.tsv):
+    time_us time kind subject count detail, one event a line."""
+    rows, phases, events = pm_read(a.out)
+    ph = {p: (t0, t1) for p, t0, t1 in phases}
+    out = []
+
+    def iso(us):
+        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(us // 1000000)) + \
+            ".%03dZ" % (us // 1000 % 1000)
+
+    def add(t, kind, subject, count, detail):
+        out.append((t, kind, subject, count, detail))
+
+    for t, kind, subject, detail in events:
+        t = int(t)
+        if kind == "dns-remove":
+            last = max([int(r["send_us"]) for r in rows if r["lb"] == subject] or [0])
+            n = sum(1 for r in rows if r["lb"] == subject)
+            add(t, "lb-gone", subject, n, "no request after; last sent %s" % iso(last))
+        elif kind == "server-stop":
+            add(t, "server-down", "be_app/" + subject, "-", "stopped; %s" % detail)
+        elif kind == "server-start":
+            add(t, "server-up", "be_app/" + subject, "-", "started; %s" % detail)
+        elif kind == "reload":
+            add(t, "reload", subject, "-", detail)
+    # 503 and 429 answers, per LB and phase: first time and count
+    for code, kind in ((503, "shed-503"), (429, "rate-limit-429")):
+        seen = {}
+        for r in rows:
+            if r["result"] == str(code):
+                k = (r["lb"], r["phase"])
+                t = int(r["send_us"])
+                f, n = seen.get(k, (t, 0))
+                seen[k] = (min(f, t), n + 1)
+        for (lb, p), (f, n) in sorted(seen.items(), key=lambda kv: kv[1][0]):
+            add(f, kind, lb, n, "phase %s" % p)
+    # 429s per source
+    per = {}
+    for r in rows:
+        if r["result"] == "429":
+            f, n = per.get(r["src"], (int(r["send_us"]), 0))
+            per[r["src"]] = (min(f, int(r["send_us"])), n + 1)
+    for src, (f, n) in sorted(per.items(), key=lambda kv: kv[1][0]):
+        add(f, "rate-limit-429-source", src, n, "answers 429 to this source")
+    # retry storms: a customer's phase above 20x its baseline
+    with open(os.path.join(a.out, "rates.tsv")) as f:
+        head = f.readline().rstrip("\n").split("\t")
+        for ln in f:
+            r = dict(zip(head, ln.rstrip("\n").split("\t")))
+            if float(r["ratio"]) > 20:
+                first = min([int(x["send_us"]) for x in rows
+                             if x["customer"] == r["customer"] and x["phase"] == r["phase"]
+                             and x["retry_of"] != "-"] or [ph[r["phase"]][0]])
+                add(first, "retry-storm", r["src"], int(r["requests"]),
+                    "phase %s: %s req/s, %sx its baseline %s req/s, %s re-sends" % (
+                        r["phase"], r["rps"], r["ratio"], r["baseline_rps"], r["resends"]))
+    for p in ("baseline", "calm"):
+        add(ph[p][0], "quiet", p, 0, "nothing to report until %s" % iso(ph[p][1]))
+    out.sort(key=lambda e: e[0])
+    with open(os.path.join(a.out, "expected-events.tsv"), "w") as f:
+        f.write("time_us\ttime\tkind\tsubject\tcount\tdetail\n")
+        for t, kind, subject, count, detail in out:
+            f.write("%d\t%s\t%s\t%s\t%s\t%s\n" % (t, iso(t), kind, subject, count, detail))
+    return 0
+
+
+# --------------------------------------------------------------------------
 # Helpers for the shell scripts
 
 def cmd_wait(a):
@@ -1028,6 +1401,23 @@ def cmd_srvwait(a):
         time.sleep(0.2)
     sys.stderr.write("client: servers of %s not %s: %s\n" % (a.backend, a.state, state))
     return 1
+
+
+def cmd_sockcmd(a):
+    """Send one command to an HAProxy stats socket, print the answer."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(a.sock)
+    s.sendall(a.command.encode() + b"\n")
+    data = b""
+    while True:
+        d = s.recv(65536)
+        if not d:
+            break
+        data += d
+    s.close()
+    sys.stdout.buffer.write(data)
+    return 0
 
 
 def cmd_addrs(a):
@@ -1127,6 +1517,10 @@ def main():
     p.add_argument("--expect", default="")
     p.add_argument("--timeout", type=float, default=20.0)
     p.set_defaults(fn=cmd_wait)
+    p = sub.add_parser("sockcmd")
+    p.add_argument("sock")
+    p.add_argument("command")
+    p.set_defaults(fn=cmd_sockcmd)
     p = sub.add_parser("srvwait")
     p.add_argument("sock")
     p.add_argument("backend")
@@ -1143,6 +1537,14 @@ def main():
             p.add_argument("--single-lb", action="store_true",
                            help="lb1 only, as the committed capture (no lb2, no fe_tcp)")
         p.set_defaults(fn=fn)
+    p = sub.add_parser("incident2")
+    p.add_argument("--out", required=True)
+    p.add_argument("--hook", default="")
+    p.add_argument("--quick", action="store_true")
+    p.set_defaults(fn=cmd_incident2)
+    p = sub.add_parser("expect2")
+    p.add_argument("--out", required=True)
+    p.set_defaults(fn=cmd_expect2)
     p = sub.add_parser("summary")
     p.add_argument("truth")
     p.set_defaults(fn=cmd_summary)
