@@ -1030,14 +1030,14 @@ class Plan2:
                            ("recover", 7.0, [(0.0, "app-start")]),
                            ("calm", 6.0, [])]
         else:
-            self.phases = [("baseline", 10.0, []),
-                           ("rotation", 6.0, [(0.0, "dns-remove")]),
-                           ("flap", 20.0, [(0.0, "app-stop"), (7.0, "app-start"),
-                                           (10.0, "app-stop"), (13.0, "app-start"),
-                                           (16.0, "app-stop")]),
-                           ("limit", 10.0, [(0.0, "reload")]),
+            self.phases = [("baseline", 8.0, []),
+                           ("rotation", 5.0, [(0.0, "dns-remove")]),
+                           ("flap", 18.0, [(0.0, "app-stop"), (7.0, "app-start"),
+                                           (10.0, "app-stop"), (12.5, "app-start"),
+                                           (15.0, "app-stop")]),
+                           ("limit", 7.0, [(0.0, "reload")]),
                            ("recover", 7.0, [(0.0, "app-start")]),
-                           ("calm", 10.0, [])]
+                           ("calm", 7.0, [])]
         self.period = 5.0          # a batch every 5 s per customer: 1 req/s
         self.batch = 5             # requests per batch, one key each
         # naive customers re-send until 2.2 s before their next tick: the

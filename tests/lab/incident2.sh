@@ -8,7 +8,7 @@
 # usage: tests/lab/incident2.sh [--out DIR] [--quick]
 #
 #   --out DIR   output directory (default: /tmp/lbtincident2.PID)
-#   --quick     short phases (about 41 s of traffic instead of 63 s)
+#   --quick     short phases (about 41 s of traffic instead of 52 s)
 #
 # Topology (network namespace lbtlab-PID, documentation addresses):
 #   lb1 192.0.2.1 2001:db8::1, lb2 192.0.2.3 2001:db8::3, lb3 192.0.2.4
@@ -27,14 +27,14 @@
 #   2001:db8:cb::b are naive (at the first 429/5xx/error answer the whole
 #   batch again, for 1.8 s after the tick), the others polite.
 # Phases (phases.tsv; full / --quick seconds):
-#   baseline 10/6   all healthy
-#   rotation  6/4   lb3 leaves the DNS rotation at its start (events.tsv)
-#   flap     20/12  app3 stopped and started: DOWN +0, UP +7, DOWN +10,
-#                   UP +13, DOWN +16 (quick: DOWN +0, UP +6.5, DOWN +9);
+#   baseline  8/6   all healthy
+#   rotation  5/4   lb3 leaves the DNS rotation at its start (events.tsv)
+#   flap     18/12  app3 stopped and started: DOWN +0, UP +7, DOWN +10,
+#                   UP +12.5, DOWN +15 (quick: DOWN +0, UP +6.5, DOWN +9);
 #                   the backend queue grows, 503s, the naive storm
-#   limit    10/6   reload of the three LBs: 429 above 10 req/s per source
+#   limit     7/6   reload of the three LBs: 429 above 10 req/s per source
 #   recover   7/7   app3 started again
-#   calm     10/6   nothing abnormal
+#   calm      7/6   nothing abnormal
 # Output (DIR): haproxy-lb{1,2,3}.log, nginx-app{1,2,3}.log, truth.tsv,
 # phases.tsv, events.tsv, rates.tsv, expected-events.tsv, lbs.tsv,
 # sources.txt, conf/ (each configuration), run/; see tests/lab/README.md.
@@ -191,7 +191,9 @@ EOF
 EOF
 }
 
-pm_start_app() { # name
+# pm_start_app NAME [nowait] - start one NGINX server (host webN); wait
+# until it answers /health unless told not to (pm_wait_app)
+pm_start_app() {
 	local name=$1 addr rate weight mc
 	pm_app "$name"
 	[ -s "$LAB_CONF/nginx-$name.conf" ] || {
@@ -202,11 +204,17 @@ pm_start_app() { # name
 	lab_bg "nginx-$name" "$LAB_OUT/nginx-$name.stdout" "$LAB_OUT/nginx-$name.stderr" \
 		unshare --uts sh -c 'hostname "$0" && exec "$@"' "web${name#app}" \
 		nginx -c "$LAB_CONF/nginx-$name.conf" -p "$LAB_RUN/" -g "daemon off;"
+	[ "${2:-}" = nowait ] || pm_wait_app "$name"
+}
+pm_wait_app() { # name
+	local addr rate weight mc
+	pm_app "$1"
 	lab_nsexec "$LAB_PY" "$LAB_DIR/client.py" wait "$addr" 8080 /health --timeout 15 \
-		|| lab_die "$name did not come up (see $LAB_OUT/nginx-$name.stderr)"
+		|| lab_die "$1 did not come up (see $LAB_OUT/nginx-$1.stderr)"
 }
 
-pm_start_lb() { # name
+# pm_start_lb NAME - configure, check and start one HAProxy (host NAME)
+pm_start_lb() {
 	local lb=$1 a4 a6 lport mport
 	pm_lb "$lb"
 	pm_haproxy_cfg "$lb" normal 0 >"$LAB_CONF/haproxy-$lb.cfg"
@@ -216,8 +224,12 @@ pm_start_lb() { # name
 	lab_bg "haproxy-$lb" "$LAB_OUT/haproxy-$lb.stdout" "$LAB_OUT/haproxy-$lb.stderr" \
 		unshare --uts sh -c 'hostname "$0" && exec "$@"' "$lb" \
 		haproxy -W -db -f "$LAB_CONF/haproxy-$lb.cfg"
+}
+pm_wait_lb() { # name
+	local a4 a6 lport mport
+	pm_lb "$1"
 	lab_nsexec "$LAB_PY" "$LAB_DIR/client.py" wait 127.0.0.1 "$mport" /ready \
-		--expect "ready $lb normal 0" --timeout 15 || lab_die "$lb did not come up"
+		--expect "ready $1 normal 0" --timeout 15 || lab_die "$1 did not come up"
 }
 
 pm_event() { # kind subject detail
@@ -336,8 +348,11 @@ chmod 755 "$LAB_RUN/hook"
 printf 'time_us\tkind\tsubject\tdetail\n' >"$LAB_OUT/events.tsv"
 
 lab_start_sink
-for s in $PM_APPS; do pm_start_app "$s"; done
+# the servers first (all up before any health check), then the LBs
+for s in $PM_APPS; do pm_start_app "$s" nowait; done
+for s in $PM_APPS; do pm_wait_app "$s"; done
 for lb in $PM_LBS; do pm_start_lb "$lb"; done
+for lb in $PM_LBS; do pm_wait_lb "$lb"; done
 for lb in $PM_LBS; do
 	"$LAB_PY" "$LAB_DIR/client.py" srvwait "$LAB_RUN/haproxy-$lb.sock" be_app UP $PM_APPS >/dev/null ||
 		lab_die "$lb: the servers are not UP"
