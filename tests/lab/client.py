@@ -1276,7 +1276,14 @@ def pm_rates(out):
 def cmd_expect2(a):
     """expected-events.tsv: what a timeline of incident 2 must report, from
     the client's own records (truth.tsv, phases.tsv, events.tsv, rates.tsv):
-    time_us time kind subject count detail, one event a line."""
+    time_us time kind subject count detail, one event a line.  Kinds:
+    lb-gone (the LB left the DNS rotation), server-down / server-up (app3
+    stopped / started), reload (per LB, ready), shed-503 and rate-limit-429
+    (per LB and phase: the first such answer and how many), rate-limit-429-
+    source (per source: the first 429 and how many), retry-storm (a
+    customer's phase above 20x its baseline: its first re-send there and
+    its requests in the phase), quiet (baseline, calm: nothing to report).
+    count is "-" where an event has no number."""
     rows, phases, events = pm_read(a.out)
     ph = {p: (t0, t1) for p, t0, t1 in phases}
     out = []
@@ -1293,7 +1300,7 @@ def cmd_expect2(a):
         if kind == "dns-remove":
             last = max([int(r["send_us"]) for r in rows if r["lb"] == subject] or [0])
             n = sum(1 for r in rows if r["lb"] == subject)
-            add(t, "lb-gone", subject, n, "no request after; last sent %s" % iso(last))
+            add(t, "lb-gone", subject, "-", "%d requests before, none after; last sent %s" % (n, iso(last)))
         elif kind == "server-stop":
             add(t, "server-down", "be_app/" + subject, "-", "stopped; %s" % detail)
         elif kind == "server-start":
