@@ -14,8 +14,8 @@ response (or the error); dst is the address:port the client connected to.
 
 Sub-commands:
     addrs                       print every source address the lab must assign
-    wait HOST PORT PATH [--expect TEXT] [--timeout S]
-    srvwait SOCK BACKEND UP|DOWN SERVER... [--timeout S]
+    wait HOST PORT PATH [--expect TEXT] [--also HOST,PORT,PATH[,EXPECT]]... [--times] [--timeout S]
+    srvwait SOCK[,SOCK...] BACKEND UP|DOWN SERVER... [--timeout S]
     sockcmd SOCK COMMAND        one command to an HAProxy stats socket
     lab --out DIR --hook CMD [--quick]
     incident --out DIR --hook CMD [--quick] [--single-lb]
@@ -1351,63 +1351,95 @@ def cmd_expect2(a):
 # --------------------------------------------------------------------------
 # Helpers for the shell scripts
 
+def _http_ok(host, port, path, expect):
+    """One GET; (True, status line) when it answered 200 (with EXPECT)."""
+    try:
+        fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+        s = socket.socket(fam, socket.SOCK_STREAM)
+        s.settimeout(2)
+        s.connect((host, port))
+        s.sendall(build_request("GET", path, host="lab-wait", ua=b"lab-wait"))
+        data = b""
+        while True:
+            d = s.recv(4096)
+            if not d:
+                break
+            data += d
+        s.close()
+        first = data.split(b"\r\n", 1)[0]
+        return (b" 200 " in first and (not expect or expect.encode() in data),
+                first.decode("latin-1"))
+    except OSError as e:
+        return False, str(e)
+
+
 def cmd_wait(a):
+    """Until HOST:PORT PATH answers 200 (and each --also HOST,PORT,PATH[,EXPECT]
+    target too: one process for several servers); --times prints
+    "HOST:PORT<TAB>epoch_us" for each once it answered."""
+    targets = [(a.host, a.port, a.path, a.expect)]
+    for spec in a.also:
+        f = spec.split(",", 3)
+        targets.append((f[0], int(f[1]), f[2], f[3] if len(f) > 3 else ""))
     deadline = time.monotonic() + a.timeout
-    last = ""
-    while time.monotonic() < deadline:
-        try:
-            fam = socket.AF_INET6 if ":" in a.host else socket.AF_INET
-            s = socket.socket(fam, socket.SOCK_STREAM)
-            s.settimeout(2)
-            s.connect((a.host, a.port))
-            s.sendall(build_request("GET", a.path, host="lab-wait", ua=b"lab-wait"))
-            data = b""
-            while True:
-                d = s.recv(4096)
-                if not d:
-                    break
-                data += d
-            s.close()
-            last = data.split(b"\r\n", 1)[0].decode("latin-1")
-            if b" 200 " in data.split(b"\r\n", 1)[0] and \
-                    (not a.expect or a.expect.encode() in data):
-                return 0
-        except OSError as e:
-            last = str(e)
-        time.sleep(0.2)
-    sys.stderr.write("client: wait %s:%d%s failed: %s\n" % (a.host, a.port, a.path, last))
-    return 1
+    last = {}
+    while targets and time.monotonic() < deadline:
+        left = []
+        for t in targets:
+            ok, last[t] = _http_ok(*t)
+            if ok and a.times:    # say when each answered
+                print("%s:%d\t%d" % (t[0], t[1], now_us()), flush=True)
+            if not ok:
+                left.append(t)
+        targets = left
+        if targets:
+            time.sleep(0.2)
+    for t in targets:
+        sys.stderr.write("client: wait %s:%d%s failed: %s\n" % (t[0], t[1], t[2], last.get(t, "")))
+    return 1 if targets else 0
 
 
 def cmd_srvwait(a):
-    """Poll HAProxy 'show stat' until every named server has the wanted state."""
+    """Poll HAProxy 'show stat' until every named server has the wanted state.
+    SOCK may name several sockets (comma-separated): each must get there;
+    prints "SOCK<TAB>epoch_us" for each once it did."""
     deadline = time.monotonic() + a.timeout
+    socks = a.sock.split(",")
     state = {}
-    while time.monotonic() < deadline:
-        try:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.settimeout(2)
-            s.connect(a.sock)
-            s.sendall(b"show stat\n")
-            data = b""
-            while True:
-                d = s.recv(65536)
-                if not d:
-                    break
-                data += d
-            s.close()
-            state = {}
-            for ln in data.decode("latin-1").splitlines():
-                f = ln.split(",")
-                if len(f) > 17 and f[0] == a.backend:
-                    state[f[1]] = f[17].split()[0] if f[17] else ""
-            if all(state.get(n) == a.state for n in a.servers):
-                return 0
-        except OSError:
-            pass
-        time.sleep(0.2)
-    sys.stderr.write("client: servers of %s not %s: %s\n" % (a.backend, a.state, state))
-    return 1
+    while socks and time.monotonic() < deadline:
+        left = []
+        for sock in socks:
+            try:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.settimeout(2)
+                s.connect(sock)
+                s.sendall(b"show stat\n")
+                data = b""
+                while True:
+                    d = s.recv(65536)
+                    if not d:
+                        break
+                    data += d
+                s.close()
+                state = {}
+                for ln in data.decode("latin-1").splitlines():
+                    f = ln.split(",")
+                    if len(f) > 17 and f[0] == a.backend:
+                        state[f[1]] = f[17].split()[0] if f[17] else ""
+                if all(state.get(n) == a.state for n in a.servers):
+                    print("%s\t%d" % (sock, now_us()), flush=True)
+                    continue
+            except OSError:
+                pass
+            left.append(sock)
+        socks = left
+        if socks:
+            time.sleep(0.1)
+    if socks:
+        sys.stderr.write("client: servers of %s not %s (%s): %s\n" % (
+            a.backend, a.state, ",".join(socks), state))
+        return 1
+    return 0
 
 
 def cmd_sockcmd(a):
@@ -1522,6 +1554,10 @@ def main():
     p.add_argument("port", type=int)
     p.add_argument("path")
     p.add_argument("--expect", default="")
+    p.add_argument("--also", action="append", default=[],
+                   help="HOST,PORT,PATH[,EXPECT]: one more target to wait for")
+    p.add_argument("--times", action="store_true",
+                   help='print "HOST:PORT<TAB>epoch_us" as each answers')
     p.add_argument("--timeout", type=float, default=20.0)
     p.set_defaults(fn=cmd_wait)
     p = sub.add_parser("sockcmd")

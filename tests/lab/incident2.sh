@@ -206,11 +206,17 @@ pm_start_app() {
 		nginx -c "$LAB_CONF/nginx-$name.conf" -p "$LAB_RUN/" -g "daemon off;"
 	[ "${2:-}" = nowait ] || pm_wait_app "$name"
 }
-pm_wait_app() { # name
-	local addr rate weight mc
+# pm_wait_app NAME... - until each answers /health (one process for all)
+pm_wait_app() {
+	local addr rate weight mc s
+	local -a args=()
+	for s in "$@"; do
+		pm_app "$s"
+		args+=(--also "$addr,8080,/health")
+	done
 	pm_app "$1"
-	lab_nsexec "$LAB_PY" "$LAB_DIR/client.py" wait "$addr" 8080 /health --timeout 15 \
-		|| lab_die "$1 did not come up (see $LAB_OUT/nginx-$1.stderr)"
+	lab_nsexec "$LAB_PY" "$LAB_DIR/client.py" wait "$addr" 8080 /health "${args[@]:2}" --timeout 15 \
+		|| lab_die "$* did not come up (see $LAB_OUT/nginx-*.stderr)"
 }
 
 # pm_start_lb NAME - configure, check and start one HAProxy (host NAME)
@@ -225,27 +231,44 @@ pm_start_lb() {
 		unshare --uts sh -c 'hostname "$0" && exec "$@"' "$lb" \
 		haproxy -W -db -f "$LAB_CONF/haproxy-$lb.cfg"
 }
-pm_wait_lb() { # name
-	local a4 a6 lport mport
+# pm_wait_lb MODE GEN LB... - until each LB's monitor says "ready LB MODE
+# GEN" (one process for all); prints "LB<TAB>epoch_us" for each as it did
+pm_wait_lb() {
+	local mode=$1 gen=$2 a4 a6 lport mport lb w t
+	local -a args=()
+	shift 2
+	for lb in "$@"; do
+		pm_lb "$lb"
+		args+=(--also "127.0.0.1,$mport,/ready,ready $lb $mode $gen")
+	done
 	pm_lb "$1"
-	lab_nsexec "$LAB_PY" "$LAB_DIR/client.py" wait 127.0.0.1 "$mport" /ready \
-		--expect "ready $1 normal 0" --timeout 15 || lab_die "$1 did not come up"
+	lab_nsexec "$LAB_PY" "$LAB_DIR/client.py" wait 127.0.0.1 "$mport" /ready --expect "ready $1 $mode $gen" \
+		"${args[@]:2}" --times --timeout 15 >"$LAB_RUN/wait.out" || lab_die "$* not ready ($mode $gen)"
+	while IFS=$'\t' read -r w t; do
+		for lb in "$@"; do
+			pm_lb "$lb"
+			[ "$w" != "127.0.0.1:$mport" ] || printf '%s\t%s\n' "$lb" "$t"
+		done
+	done <"$LAB_RUN/wait.out"
 }
 
 pm_event() { # kind subject detail
 	printf '%s\t%s\t%s\t%s\n' "$(date +%s%6N)" "$1" "$2" "$3" >>"$LAB_OUT/events.tsv"
 }
 
-# pm_srvwait STATE NAME - every LB sees server NAME in STATE; one event
-# line per LB when it does (server-down-seen / server-up-seen)
+# pm_srvwait STATE NAME - every LB sees server NAME in STATE (one process
+# polls the three sockets); one event line per LB with the time it did
+# (server-down-seen / server-up-seen)
 pm_srvwait() {
-	local state=$1 name=$2 lb kind
+	local state=$1 name=$2 lb kind socks="" sock t
 	case $state in UP) kind=server-up-seen ;; *) kind=server-down-seen ;; esac
-	for lb in $PM_LBS; do
-		"$LAB_PY" "$LAB_DIR/client.py" srvwait "$LAB_RUN/haproxy-$lb.sock" be_app "$state" "$name" \
-			--timeout 10 || lab_die "$lb: $name not $state"
-		pm_event "$kind" "$name" "$lb"
-	done
+	for lb in $PM_LBS; do socks="$socks${socks:+,}$LAB_RUN/haproxy-$lb.sock"; done
+	"$LAB_PY" "$LAB_DIR/client.py" srvwait "$socks" be_app "$state" "$name" --timeout 10 \
+		>"$LAB_RUN/srvwait.out" || lab_die "$name not $state on every LB"
+	while IFS=$'\t' read -r sock t; do
+		lb=${sock##*/haproxy-}
+		printf '%s\t%s\t%s\t%s\n' "$t" "$kind" "$name" "${lb%.sock}" >>"$LAB_OUT/events.tsv"
+	done <"$LAB_RUN/srvwait.out"
 }
 
 # ---------------------------------------------------------------------------
@@ -253,7 +276,7 @@ pm_srvwait() {
 
 pm_hook() {
 	LAB_PROG=hook2
-	local out=$1 lb gen a4 a6 lport mport pid t_sig
+	local out=$1 lb gen a4 a6 lport mport pid t_sig t
 	shift
 	# shellcheck disable=SC1091
 	. "$out/run/env"
@@ -288,12 +311,10 @@ pm_hook() {
 			pm_event reload-start "$lb" "mode $2 generation $gen"
 			kill -USR2 "$(lab_pid "haproxy-$lb")"
 		done
-		for lb in $PM_LBS; do
-			pm_lb "$lb"
-			"$LAB_PY" "$LAB_DIR/client.py" wait 127.0.0.1 "$mport" /ready \
-				--expect "ready $lb $2 $gen" --timeout 15 || lab_die "reload of $lb failed"
-			pm_event reload "$lb" "mode $2 generation $gen"
-		done
+		pm_wait_lb "$2" "$gen" $PM_LBS >"$LAB_RUN/ready.out"
+		while IFS=$'\t' read -r lb t; do
+			printf '%s\treload\t%s\tmode %s generation %s\n' "$t" "$lb" "$2" "$gen" >>"$LAB_OUT/events.tsv"
+		done <"$LAB_RUN/ready.out"
 		echo "$gen" >"$LAB_RUN/gen"
 		;;
 	*) lab_die "unknown hook '$1'" ;;
@@ -350,13 +371,13 @@ printf 'time_us\tkind\tsubject\tdetail\n' >"$LAB_OUT/events.tsv"
 lab_start_sink
 # the servers first (all up before any health check), then the LBs
 for s in $PM_APPS; do pm_start_app "$s" nowait; done
-for s in $PM_APPS; do pm_wait_app "$s"; done
+pm_wait_app $PM_APPS
 for lb in $PM_LBS; do pm_start_lb "$lb"; done
-for lb in $PM_LBS; do pm_wait_lb "$lb"; done
-for lb in $PM_LBS; do
-	"$LAB_PY" "$LAB_DIR/client.py" srvwait "$LAB_RUN/haproxy-$lb.sock" be_app UP $PM_APPS >/dev/null ||
-		lab_die "$lb: the servers are not UP"
-done
+pm_wait_lb normal 0 $PM_LBS >/dev/null
+socks=""
+for lb in $PM_LBS; do socks="$socks${socks:+,}$LAB_RUN/haproxy-$lb.sock"; done
+"$LAB_PY" "$LAB_DIR/client.py" srvwait "$socks" be_app UP $PM_APPS >/dev/null ||
+	lab_die "the servers are not UP on every LB"
 
 # What each LB and server is, and the lbt inputs of the run.
 {
@@ -385,8 +406,10 @@ lab_msg "running the post-mortem incident${quick:+ (quick)}"
 # shellcheck disable=SC2086
 lab_run_client incident2 --out "$LAB_OUT" --hook "$LAB_RUN/hook" $quick
 
+lab_msg "traffic done, stopping"
 sleep 1.5 # answers and syslog datagrams in flight
 lab_teardown
+lab_msg "stopped"
 "$LAB_PY" "$LAB_DIR/client.py" expect2 --out "$LAB_OUT"
 
 lab_msg "done in $(($(date +%s) - t0)) s, output in $LAB_OUT"

@@ -179,17 +179,31 @@ lab_stop() {
 	rm -f "$LAB_RUN/$name.pid"
 }
 
+# _lab_signal_all PREFIX SIGNAL - signal every process lab_bg started whose
+# name starts with PREFIX (lab_stop then waits for each)
+_lab_signal_all() {
+	local name pid
+	# shellcheck disable=SC2013 # one name a line, no spaces
+	for name in $(sort -u "$LAB_RUN/started" 2>/dev/null | grep "^$1"); do
+		pid=$(lab_pid "$name")
+		[ -z "$pid" ] || kill -"$2" "$pid" 2>/dev/null || true
+	done
+}
+
 # lab_teardown - stop everything lab_bg started (also by a hook: the names
 # are in RUN/started), delete the namespace.
 lab_teardown() {
 	local p name
 	if [ -n "$LAB_RUN" ] && [ -d "$LAB_RUN" ]; then
 		lab_stop client TERM
-		# USR1: HAProxy's soft stop, in-flight requests are logged
-		# (in this shell, not a pipeline: lab_stop reaps its children)
+		# USR1: HAProxy's soft stop, in-flight requests are logged; every
+		# instance is told at once, then waited for (in this shell, not a
+		# pipeline: lab_stop reaps its children)
+		_lab_signal_all haproxy USR1
 		while read -r name; do
 			lab_stop "$name" USR1 TERM
 		done < <(sort -u "$LAB_RUN/started" 2>/dev/null | grep '^haproxy')
+		_lab_signal_all nginx QUIT
 		while read -r name; do
 			lab_stop "$name" QUIT TERM
 		done < <(sort -u "$LAB_RUN/started" 2>/dev/null | grep '^nginx')
@@ -659,13 +673,13 @@ lab_hook() {
 	app-down)
 		LAB_APP_DOWN=1 lab_nginx_conf >"$LAB_CONF/nginx.conf"
 		kill -HUP "$(lab_pid nginx)"
-		"$LAB_PY" "$LAB_DIR/client.py" srvwait "$LAB_RUN/haproxy.sock" be_app DOWN app1 app2 \
+		"$LAB_PY" "$LAB_DIR/client.py" srvwait "$LAB_RUN/haproxy.sock" be_app DOWN app1 app2 >/dev/null \
 			|| lab_die "servers did not go DOWN"
 		;;
 	app-up)
 		LAB_APP_DOWN=0 lab_nginx_conf >"$LAB_CONF/nginx.conf"
 		kill -HUP "$(lab_pid nginx)"
-		"$LAB_PY" "$LAB_DIR/client.py" srvwait "$LAB_RUN/haproxy.sock" be_app UP app1 app2 \
+		"$LAB_PY" "$LAB_DIR/client.py" srvwait "$LAB_RUN/haproxy.sock" be_app UP app1 app2 >/dev/null \
 			|| lab_die "servers did not come UP"
 		;;
 	reload) _lab_hook_reload "$(cat "$LAB_RUN/mode")" ;;
