@@ -204,9 +204,10 @@ pm_start_app() {
 	lab_bg "nginx-$name" "$LAB_OUT/nginx-$name.stdout" "$LAB_OUT/nginx-$name.stderr" \
 		unshare --uts sh -c 'hostname "$0" && exec "$@"' "web${name#app}" \
 		nginx -c "$LAB_CONF/nginx-$name.conf" -p "$LAB_RUN/" -g "daemon off;"
-	[ "${2:-}" = nowait ] || pm_wait_app "$name"
+	[ "${2:-}" = nowait ] || pm_wait_app "$name" >/dev/null
 }
-# pm_wait_app NAME... - until each answers /health (one process for all)
+# pm_wait_app NAME... - until each answers /health (one process for all);
+# prints "ADDRESS:8080<TAB>epoch_us" for each as it did
 pm_wait_app() {
 	local addr rate weight mc s
 	local -a args=()
@@ -215,7 +216,7 @@ pm_wait_app() {
 		args+=(--also "$addr,8080,/health")
 	done
 	pm_app "$1"
-	lab_nsexec "$LAB_PY" "$LAB_DIR/client.py" wait "$addr" 8080 /health "${args[@]:2}" --timeout 15 \
+	lab_nsexec "$LAB_PY" "$LAB_DIR/client.py" wait "$addr" 8080 /health "${args[@]:2}" --times --timeout 15 \
 		|| lab_die "$* did not come up (see $LAB_OUT/nginx-*.stderr)"
 }
 
@@ -292,8 +293,14 @@ pm_hook() {
 		pm_srvwait DOWN "$2"
 		;;
 	app-start)
-		pm_start_app "$2"
-		pm_event server-start "$2" "pid $(lab_pid "nginx-$2")"
+		# the time of the start (NGINX listens a few ms later; when the
+		# poller saw it answer is in the detail)
+		t_sig=$(date +%s%6N)
+		pm_start_app "$2" nowait
+		pm_wait_app "$2" >"$LAB_RUN/up.out"
+		t=$(cut -f2 "$LAB_RUN/up.out")
+		printf '%s\tserver-start\t%s\tpid %s; answered /health after %d ms\n' "$t_sig" "$2" \
+			"$(lab_pid "nginx-$2")" $(((${t:-$t_sig} - t_sig) / 1000)) >>"$LAB_OUT/events.tsv"
 		pm_srvwait UP "$2"
 		;;
 	reload)
@@ -371,7 +378,7 @@ printf 'time_us\tkind\tsubject\tdetail\n' >"$LAB_OUT/events.tsv"
 lab_start_sink
 # the servers first (all up before any health check), then the LBs
 for s in $PM_APPS; do pm_start_app "$s" nowait; done
-pm_wait_app $PM_APPS
+pm_wait_app $PM_APPS >/dev/null
 for lb in $PM_LBS; do pm_start_lb "$lb"; done
 pm_wait_lb normal 0 $PM_LBS >/dev/null
 socks=""
