@@ -1197,18 +1197,23 @@ def cmd_incident2(a):
         custs.append(threading.Thread(target=pm_customer, daemon=True,
                                       args=(st, cust, src, behaviour, offset)))
     phases = []
-    t_start = time.time()
     hard_end = time.monotonic() + plan.total + 60
-    at = t_start
     for name, dur, actions in plan.phases:
+        # A phase starts when the previous one ended; its actions at their
+        # offsets from its start (at once when a slow hook made one late);
+        # it lasts its duration, and after its last action at least as long
+        # as the schedule gives after it (a slow reload or start on a loaded
+        # machine lengthens the phase, never shortens what follows it).
         t0 = now_us()
+        start = time.time()
         st.phase = name
         sys.stderr.write("client: phase %s (%.0f s)\n" % (name, dur))
         if name == "baseline":
             for t in custs:
                 t.start()
+        end = start + dur
         for off, act in actions:
-            wait = at + off - time.time()
+            wait = start + off - time.time()
             if wait > 0:
                 time.sleep(wait)
             if act == "dns-remove":
@@ -1217,9 +1222,9 @@ def cmd_incident2(a):
                 pm_event(a.out, "dns-remove", PM_GONE, "rotation: " + ",".join(st.lbs))
             else:
                 run_hook(a.hook, act, *([PM_APP] if act.startswith("app-") else ["limit"]))
-        at += dur
-        while time.time() < at and time.monotonic() < hard_end:
-            time.sleep(min(0.2, max(0.0, at - time.time())))
+            end = max(end, time.time() + dur - off)
+        while time.time() < end and time.monotonic() < hard_end:
+            time.sleep(min(0.2, max(0.0, end - time.time())))
         phases.append((name, t0, now_us()))
     st.stop.set()
     for t in custs:
