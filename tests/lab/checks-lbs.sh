@@ -229,8 +229,10 @@ fi
 # line, whichever lbt-cat --help lists.  Each check turns on by itself.
 
 multi_flag=""
-if "$bin/lbt-cat" --help 2>/dev/null | grep -q -- '--sources'; then multi_flag=sources
-elif "$bin/lbt-cat" --help 2>/dev/null | grep -q -- '--input'; then multi_flag=input
+"$bin/lbt-cat" --help >"$tmp/cat.help" 2>/dev/null
+# the option itself (not --input-tz or an "Input:" heading)
+if grep -qE -- '(^|[ ,])--sources([ =]|$)' "$tmp/cat.help"; then multi_flag=sources
+elif grep -qE -- '(^|[ ,])--input([ =]|$)' "$tmp/cat.help"; then multi_flag=input
 fi
 
 # multi_args SOURCES-FILE - the command-line words for its inputs, one a
