@@ -14,10 +14,13 @@ response (or the error); dst is the address:port the client connected to.
 
 Sub-commands:
     addrs                       print every source address the lab must assign
-    wait HOST PORT PATH [--expect TEXT] [--timeout S]
-    srvwait SOCK BACKEND UP|DOWN SERVER... [--timeout S]
+    wait HOST PORT PATH [--expect TEXT] [--also HOST,PORT,PATH[,EXPECT]]... [--times] [--timeout S]
+    srvwait SOCK[,SOCK...] BACKEND UP|DOWN SERVER... [--timeout S]
+    sockcmd SOCK COMMAND        one command to an HAProxy stats socket
     lab --out DIR --hook CMD [--quick]
-    incident --out DIR --hook CMD [--quick]
+    incident --out DIR --hook CMD [--quick] [--single-lb]
+    incident2 --out DIR --hook CMD [--quick]
+    expect2 --out DIR           incident 2: expected-events.tsv from its truth
     summary TRUTH.tsv           counts per phase and source (Markdown)
 
 Every loop is bounded in count and in time.  Standard library only.
@@ -41,8 +44,13 @@ import time
 LB4 = "192.0.2.1"          # HAProxy IPv4 address (specific IPv4 listener)
 LB4_DUAL = "192.0.2.9"     # second IPv4 address: reaches the [::]:P v4v6 listener
 LB6 = "2001:db8::1"        # HAProxy IPv6 address
+LB2_4 = "192.0.2.3"        # second HAProxy instance (lb2: fe_edge in the incident)
+LB2_6 = "2001:db8::3"
+LB3_4 = "192.0.2.4"        # third HAProxy instance (lb3, incident 2)
+LB3_6 = "2001:db8::4"
 APP4 = "192.0.2.2"         # NGINX (also reachable directly)
 APP6 = "2001:db8::2"
+APPS2 = ["192.0.2.21", "192.0.2.22", "192.0.2.23"]   # incident 2: app1..app3
 
 PORT = dict(http=80, nocap=81, tcp=82, clf=83, legacy=84, compact=85,
             https=443, monitor=8999, nginx=8080, nginx_dual=8081)
@@ -50,14 +58,17 @@ PORT = dict(http=80, nocap=81, tcp=82, clf=83, legacy=84, compact=85,
 CLIENTS4 = ["192.0.2.10", "192.0.2.11", "192.0.2.12", "192.0.2.13",
             "198.51.100.20", "198.51.100.21", "198.51.100.30", "198.51.100.31",
             "198.51.100.66", "198.51.100.99",
-            "203.0.113.7", "203.0.113.8", "203.0.113.50", "203.0.113.51"]
+            "203.0.113.7", "203.0.113.8", "203.0.113.50", "203.0.113.51",
+            # incident 2: the customers
+            "198.51.100.101", "203.0.113.103", "192.0.2.104", "198.51.100.106"]
 FLOOD6 = ["2001:db8:bad:1:" + s for s in (
     "52e6:f2a7:269e:6513", "a6a3:c5c:128b:d23f", "892f:1818:5d9d:9531",
     "ed9:e8e2:81e7:36f6", "999:1600:6f03:6b0d", "11e2:3d9c:1738:8d11",
     "6cad:f21:d3ac:90c1", "1fb1:f28c:3926:a170")]
 CLIENTS6 = ["2001:db8:1::10", "2001:db8:2::20", "2001:db8:3::30",
             "2001:db8:4::40", "2001:db8:66::66", "2001:db8:99::99",
-            "2001:db8:bad:2::5"] + FLOOD6
+            "2001:db8:bad:2::5",
+            "2001:db8:cb::b", "2001:db8:ce::e"] + FLOOD6   # last two: incident 2
 
 UUIDS = ["f768064f-9585-47ad-a39e-ed24c2c063fe",
          "5966eb44-e0c6-4744-9511-3dc30e9a8df5",
@@ -103,6 +114,8 @@ def esc(b):
 def key_of(path):
     if not path:
         return "-"
+    if isinstance(path, str):
+        path = path.encode("utf-8", "surrogateescape")
     m = KEY_RE.search(path)
     if not m:
         return "-"
@@ -110,25 +123,63 @@ def key_of(path):
 
 
 # --------------------------------------------------------------------------
+# Where a connection went: (address, port) -> (LB name, frontend), for the
+# lb and frontend columns of truth.tsv.  The lab and incident 1 use the
+# default table; incident 2 installs its own (set_endpoints).
+
+def _default_endpoints():
+    t = {}
+    fe = dict(http="fe_http", nocap="fe_nocap", tcp="fe_tcp", clf="fe_clf",
+              legacy="fe_legacy", compact="fe_compact", https="fe_https")
+    for addr in (LB4, LB4_DUAL, LB6):
+        for name, f in fe.items():
+            t[(addr, PORT[name])] = ("lb1", f)
+    for addr in (LB2_4, LB2_6):
+        t[(addr, 80)] = ("lb2", "fe_edge")
+    for addr in (APP4, APP6):
+        for port in (PORT["nginx"], PORT["nginx_dual"]):
+            t[(addr, port)] = ("web1", "-")
+    return t
+
+
+ENDPOINTS = _default_endpoints()
+
+
+def set_endpoints(table):
+    ENDPOINTS.clear()
+    ENDPOINTS.update(table)
+
+
+def endpoint(dst, port):
+    return ENDPOINTS.get((dst, port), ("-", "-"))
+
+
+# --------------------------------------------------------------------------
 # Truth file
 
 class Truth:
-    HEADER = "send_us\tsrc\tsport\tmethod\tpath\tuuid\tphase\tresult\tdur_us\tdst\n"
+    COLUMNS = ["send_us", "src", "sport", "method", "path", "uuid", "phase",
+               "result", "dur_us", "dst", "lb", "frontend"]
 
-    def __init__(self, path):
+    def __init__(self, path, extra=()):
+        """extra: names of columns after the common ones (incident 2)."""
+        self.extra = list(extra)
         self.f = open(path, "w")
-        self.f.write(self.HEADER)
+        self.f.write("\t".join(self.COLUMNS + self.extra) + "\n")
         self.lock = threading.Lock()
         self.n = 0
 
-    def add(self, t0, src, sport, method, path, phase, result, t1, dst, port):
+    def add(self, t0, src, sport, method, path, phase, result, t1, dst, port, **extra):
         dsts = ("[%s]:%d" if ":" in dst else "%s:%d") % (dst, port)
-        line = "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n" % (
+        lb, fe = endpoint(dst, port)
+        line = "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s" % (
             t0, src, sport if sport else "-", esc(method) if method else "-",
             esc(path) if path is not None else "-", key_of(path), phase,
-            result, max(0, t1 - t0), dsts)
+            result, max(0, t1 - t0), dsts, lb, fe)
+        for k in self.extra:
+            line += "\t%s" % extra.get(k, "-")
         with self.lock:
-            self.f.write(line)
+            self.f.write(line + "\n")
             self.n += 1
 
     def close(self):
@@ -767,22 +818,32 @@ LEGIT = [  # (source, destination, ua, uuid indexes, path style)
 ]
 FLOOD4 = "203.0.113.7"
 FLOOD_UUID = UUIDS[0]
+TCP_SRC = "198.51.100.30"     # pings through lb1's fe_tcp (tcplog) in the incident
+
+
+def other_lb(dst):
+    """The lb2 address of the family of an lb1 address (DNS round robin)."""
+    return LB2_6 if ":" in dst else LB2_4
 
 
 class Plan:
-    def __init__(self, quick):
+    def __init__(self, quick, lbs=2):
         if quick:
             self.phases = [("baseline", 6.0), ("tarpit", 8.0), ("deny", 5.0),
                            ("reject", 5.0), ("calm", 4.0)]
         else:
             self.phases = [("baseline", 20.0), ("tarpit", 20.0), ("deny", 10.0),
                            ("reject", 10.0), ("calm", 10.0)]
+        self.lbs = lbs               # 1: lb1 only (the committed capture); 2: lb1 + lb2
         self.legit_period = 1.6      # per slot; 2 slots per source -> 1.25 req/s
-        self.legit_slots = 2
-        self.flood_threads4 = 20
-        self.flood_threads6 = 4      # per IPv6 address (8 addresses)
+        self.legit_slots = 2         # with 2 LBs: slot 0 -> lb1, slot 1 -> lb2
+        # flood threads: with 2 LBs twice as many, thread k on LB k % 2, so
+        # that each LB sees the flood the single LB saw (20 + 8 x 4 threads)
+        self.flood_threads4 = 20 * lbs
+        self.flood_threads6 = 4 * lbs  # per IPv6 address (8 addresses)
         self.flood_interval = 0.25   # min seconds between starts, per thread
         self.flood_max = 400         # requests per flood thread, at most
+        self.tcp_period = 1.6        # TCP_SRC through fe_tcp (2 LBs only)
         self.timeout = 10.0
 
 
@@ -817,6 +878,20 @@ def legit_slot(ctx, st, src, dst, ua, idx, style, slot, plan, rnd):
         t_next = max(t_next + period * rnd.uniform(0.9, 1.1), time.monotonic())
 
 
+def tcp_slot(ctx, st, plan, rnd):
+    """A client whose pings go through lb1's TCP frontend (tcplog lines)."""
+    t_next = time.monotonic() + rnd.uniform(0, plan.tcp_period)
+    n, n_max = 0, int(st.total / plan.tcp_period) + 2
+    while not st.stop_legit.is_set() and n < n_max:
+        delay = t_next - time.monotonic()
+        if delay > 0 and st.stop_legit.wait(delay):
+            break
+        do(ctx, TCP_SRC, LB4, PORT["tcp"], path="/ping/" + UUIDS[n % 2 + 4],
+           ua=UA_WGET, timeout=plan.timeout)
+        n += 1
+        t_next = max(t_next + plan.tcp_period * rnd.uniform(0.9, 1.1), time.monotonic())
+
+
 def flood_thread(ctx, st, src, dst, plan, rnd):
     n = 0
     time.sleep(rnd.uniform(0, plan.flood_interval))
@@ -838,27 +913,33 @@ class State:
 
 
 def cmd_incident(a):
-    plan = Plan(a.quick)
+    plan = Plan(a.quick, 1 if a.single_lb else 2)
     truth = Truth(os.path.join(a.out, "truth.tsv"))
     ctx = Ctx(truth)
     total = sum(d for _, d in plan.phases)
     st = State(total)
-    rnd = random.Random(1130)
     legit = []
     for i, (src, dst, ua, idx, style) in enumerate(LEGIT):
         for slot in range(plan.legit_slots):
+            # as a client re-resolving the name: one slot per LB address
+            d = dst if plan.lbs == 1 or slot % 2 == 0 else other_lb(dst)
             legit.append(threading.Thread(
                 target=legit_slot, daemon=True,
-                args=(ctx, st, src, dst, ua, idx, style, slot, plan,
+                args=(ctx, st, src, d, ua, idx, style, slot, plan,
                       random.Random(i * 10 + slot))))
+    if plan.lbs > 1:
+        legit.append(threading.Thread(target=tcp_slot, daemon=True,
+                                      args=(ctx, st, plan, random.Random(90))))
     flood = []
     for k in range(plan.flood_threads4):
+        d = LB4 if k % plan.lbs == 0 else LB2_4
         flood.append(threading.Thread(target=flood_thread, daemon=True,
-                                      args=(ctx, st, FLOOD4, LB4, plan, random.Random(100 + k))))
+                                      args=(ctx, st, FLOOD4, d, plan, random.Random(100 + k))))
     for j, a6 in enumerate(FLOOD6):
         for k in range(plan.flood_threads6):
+            d = LB6 if k % plan.lbs == 0 else LB2_6
             flood.append(threading.Thread(target=flood_thread, daemon=True,
-                                          args=(ctx, st, a6, LB6, plan,
+                                          args=(ctx, st, a6, d, plan,
                                                 random.Random(200 + 10 * j + k))))
     phases = []
     hard_end = time.monotonic() + total + 60
@@ -893,71 +974,500 @@ def cmd_incident(a):
 
 
 # --------------------------------------------------------------------------
+# Incident 2 ("the post-mortem"): three LBs, one leaves the DNS rotation; a
+# backend of three NGINX servers, app3 really stopped and started several
+# times; HAProxy sheds load (503) when the backend queue is long; customers
+# send steady batches, the naive ones re-send the whole batch at the first
+# failure (Promise.all style), far above their own rate; a per-source rate
+# limit (429) applied by a reload; then calm.
+
+PM_LBS = [("lb1", LB4, LB6), ("lb2", LB2_4, LB2_6), ("lb3", LB3_4, LB3_6)]
+PM_FRONTEND = "fe_api"
+PM_GONE = "lb3"              # the LB that leaves the DNS rotation
+PM_APP = "app3"              # the server that goes DOWN and UP
+# (name, source, behaviour): naive customers re-send the whole batch at the
+# first 429/5xx/error answer, polite ones retry the failed requests once
+PM_CUSTOMERS = [("cust-a", "198.51.100.101", "naive"),
+                ("cust-b", "2001:db8:cb::b", "naive"),
+                ("cust-c", "203.0.113.103", "polite"),
+                ("cust-d", "192.0.2.104", "polite"),
+                ("cust-e", "2001:db8:ce::e", "polite"),
+                ("cust-f", "198.51.100.106", "polite")]
+
+
+def pm_endpoints():
+    t = {}
+    for lb, a4, a6 in PM_LBS:
+        t[(a4, 80)] = (lb, PM_FRONTEND)
+        t[(a6, 80)] = (lb, PM_FRONTEND)
+    for i, a in enumerate(APPS2):
+        t[(a, 8080)] = ("app%d" % (i + 1), "-")
+    return t
+
+
+def pm_keys(name, n):
+    """The customer's own check UUIDs (stable across runs)."""
+    import uuid
+    ns = uuid.UUID("6ba7b811-9dad-11d1-80b4-00c04fd430c8")  # the URL namespace
+    return [str(uuid.uuid5(ns, "https://hc-ping.com/lbtlab/%s/%d" % (name, i)))
+            for i in range(n)]
+
+
+class Plan2:
+    """Phase schedule; actions at offsets (s) from the start of a phase.
+
+    app3's first DOWN lasts longer than a customer's period (5 s), so that
+    every customer's batch meets the overload at least once in the flap
+    phase whatever its offset; it stays DOWN through the limit phase."""
+
+    def __init__(self, quick):
+        if quick:
+            self.phases = [("baseline", 6.0, []),
+                           ("rotation", 4.0, [(0.0, "dns-remove")]),
+                           ("flap", 12.0, [(0.0, "app-stop"), (6.5, "app-start"),
+                                           (9.0, "app-stop")]),
+                           ("limit", 6.0, [(0.0, "reload")]),
+                           ("recover", 7.0, [(0.0, "app-start")]),
+                           ("calm", 6.0, [])]
+        else:
+            self.phases = [("baseline", 8.0, []),
+                           ("rotation", 5.0, [(0.0, "dns-remove")]),
+                           ("flap", 18.0, [(0.0, "app-stop"), (7.0, "app-start"),
+                                           (10.0, "app-stop"), (12.5, "app-start"),
+                                           (15.0, "app-stop")]),
+                           ("limit", 7.0, [(0.0, "reload")]),
+                           ("recover", 7.0, [(0.0, "app-start")]),
+                           ("calm", 7.0, [])]
+        self.period = 5.0          # a batch every 5 s per customer: 1 req/s
+        self.batch = 5             # requests per batch, one key each
+        # naive customers re-send until 2.2 s before their next tick: the
+        # rate counter (http_req_rate(1s)) is then back to 0 at each tick
+        self.storm_window = self.period - 2.2
+        self.resend_pause = 0.03   # naive: pause before re-sending the batch
+        self.resend_max = 40       # naive: re-sends per tick, at most
+        self.polite_backoff = 1.5  # polite: wait, then retry the failed ones once
+        self.timeout = 4.0         # per request (socket) timeout
+        self.total = sum(d for _, d, _ in self.phases)
+
+
+def pm_bad(result):
+    """An answer a customer retries: 429, 5xx, or no answer (-1)."""
+    return not isinstance(result, int) or result == 429 or result >= 500
+
+
+class PmState:
+    def __init__(self, truth, plan):
+        self.truth = truth
+        self.plan = plan
+        self.phase = "-"
+        self.lbs = [lb for lb, _, _ in PM_LBS]   # the DNS rotation
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.next_id = 1
+        self.threads = []
+
+    def new_id(self):
+        with self.lock:
+            i = self.next_id
+            self.next_id += 1
+            return i
+
+
+def pm_request(st, cust, src, behaviour, lb, key, rid, tick, attempt, retry_of, done):
+    """One GET /ping/KEY to LB, recorded in truth.tsv as request RID;
+    done(result) after."""
+    addr = [a6 if ":" in src else a4 for n, a4, a6 in PM_LBS if n == lb][0]
+    phase = st.phase
+    path = "/ping/" + key
+    t0 = now_us()
+    sport, c = None, None
+    try:
+        c = Conn(src, addr, 80, st.plan.timeout)
+        sport = c.sport
+        t0 = now_us()
+        c.connect()
+        c.s.sendall(build_request("GET", path, ua=b"hc-sdk/2.1 (" + behaviour.encode() + b")"))
+        result, _ = read_response(c.s)
+    except ConnectTimeout:
+        result = "connect-timeout"
+    except (OSError, ssl.SSLError) as e:
+        result = err_word(e)
+    finally:
+        if c is not None:
+            c.close()
+    st.truth.add(t0, src, sport, "GET", path, phase, result, now_us(), addr, 80,
+                 id=rid, tick=tick, attempt=attempt, retry_of=retry_of or "-",
+                 customer=cust, behaviour=behaviour)
+    done(result)
+
+
+class Batch:
+    """Requests sent in parallel; wait for the first failure or for all."""
+
+    def __init__(self, st, cust, src, behaviour, lb, keys, tick, attempt, originals):
+        self.cv = threading.Condition()
+        self.pending = len(keys)
+        self.failed = []           # keys whose answer was bad
+        self.ids = {k: st.new_id() for k in keys}
+        for k in keys:
+            t = threading.Thread(target=pm_request, daemon=True,
+                                 args=(st, cust, src, behaviour, lb, k, self.ids[k],
+                                       tick, attempt, originals.get(k), self._done(k)))
+            st.threads.append(t)
+            t.start()
+
+    def _done(self, key):
+        def f(result):
+            with self.cv:
+                self.pending -= 1
+                if pm_bad(result):
+                    self.failed.append(key)
+                self.cv.notify_all()
+        return f
+
+    def wait(self, first_failure, timeout):
+        """True when a failure came (first_failure) or all are done."""
+        end = time.monotonic() + timeout
+        with self.cv:
+            while self.pending and not (first_failure and self.failed):
+                left = end - time.monotonic()
+                if left <= 0:
+                    break
+                self.cv.wait(left)
+            return bool(self.failed) if first_failure else not self.pending
+
+
+def pm_customer(st, cust, src, behaviour, offset):
+    plan = st.plan
+    keys = pm_keys(cust, plan.batch)
+    rr = PM_CUSTOMERS.index((cust, src, behaviour))   # its place in the rotation
+    tick = time.monotonic() + offset
+    n_ticks = int(plan.total / plan.period) + 2
+    for k in range(n_ticks):
+        delay = tick - time.monotonic()
+        if delay > 0 and st.stop.wait(delay):
+            return
+        if st.stop.is_set():
+            return
+        with st.lock:
+            lb = st.lbs[rr % len(st.lbs)]     # its resolver's answer this time
+        rr += 1
+        b = Batch(st, cust, src, behaviour, lb, keys, k, 0, {})
+        if behaviour == "naive":
+            # Promise.all: the first failure rejects, the whole batch is sent
+            # again at once; the requests still in flight go on
+            b.wait(True, plan.timeout + 1)
+            originals = dict(b.ids)        # retry_of: the first send of each key
+            n = 0
+            while b.failed and n < plan.resend_max and \
+                    time.monotonic() < tick + plan.storm_window and not st.stop.is_set():
+                time.sleep(plan.resend_pause)
+                n += 1
+                b = Batch(st, cust, src, behaviour, lb, keys, k, n, originals)
+                b.wait(True, plan.timeout + 1)
+        else:
+            b.wait(False, plan.timeout + 1)
+            if b.failed and time.monotonic() + plan.polite_backoff < tick + plan.period - 0.5:
+                time.sleep(plan.polite_backoff)
+                retry = list(b.failed)
+                Batch(st, cust, src, behaviour, lb, retry, k, 1, dict(b.ids)).wait(False, plan.timeout + 1)
+        tick += plan.period
+        while tick < time.monotonic():      # a slow batch: skip the missed ticks
+            tick += plan.period
+
+
+def pm_event(out, kind, subject, detail="-", t=None):
+    with open(os.path.join(out, "events.tsv"), "a") as f:
+        f.write("%d\t%s\t%s\t%s\n" % (t or now_us(), kind, subject, detail))
+
+
+def cmd_incident2(a):
+    set_endpoints(pm_endpoints())
+    plan = Plan2(a.quick)
+    truth = Truth(os.path.join(a.out, "truth.tsv"),
+                  extra=["id", "tick", "attempt", "retry_of", "customer", "behaviour"])
+    st = PmState(truth, plan)
+    ev = os.path.join(a.out, "events.tsv")
+    if not os.path.exists(ev):
+        with open(ev, "w") as f:
+            f.write("time_us\tkind\tsubject\tdetail\n")
+    custs = []
+    for i, (cust, src, behaviour) in enumerate(PM_CUSTOMERS):
+        offset = plan.period * i / len(PM_CUSTOMERS) + 0.1
+        custs.append(threading.Thread(target=pm_customer, daemon=True,
+                                      args=(st, cust, src, behaviour, offset)))
+    phases = []
+    hard_end = time.monotonic() + plan.total + 60
+    for name, dur, actions in plan.phases:
+        # A phase starts when the previous one ended; its actions at their
+        # offsets from its start (at once when a slow hook made one late);
+        # it lasts its duration, and after its last action at least as long
+        # as the schedule gives after it (a slow reload or start on a loaded
+        # machine lengthens the phase, never shortens what follows it).
+        t0 = now_us()
+        start = time.time()
+        st.phase = name
+        sys.stderr.write("client: phase %s (%.0f s)\n" % (name, dur))
+        if name == "baseline":
+            for t in custs:
+                t.start()
+        end = start + dur
+        for off, act in actions:
+            wait = start + off - time.time()
+            if wait > 0:
+                time.sleep(wait)
+            if act == "dns-remove":
+                with st.lock:
+                    st.lbs.remove(PM_GONE)
+                pm_event(a.out, "dns-remove", PM_GONE, "rotation: " + ",".join(st.lbs))
+            else:
+                run_hook(a.hook, act, *([PM_APP] if act.startswith("app-") else ["limit"]))
+            end = max(end, time.time() + dur - off)
+        while time.time() < end and time.monotonic() < hard_end:
+            time.sleep(min(0.2, max(0.0, end - time.time())))
+        phases.append((name, t0, now_us()))
+    st.stop.set()
+    for t in custs:
+        t.join(max(0.1, hard_end - time.monotonic()))
+    for t in list(st.threads):
+        t.join(max(0.1, min(plan.timeout + 1, hard_end - time.monotonic())))
+    alive = sum(t.is_alive() for t in custs + st.threads)
+    time.sleep(1.0)
+    truth.close()
+    write_phases(a.out, phases)
+    pm_rates(a.out)
+    sys.stderr.write("client: %d truth lines, %d threads still alive\n" % (truth.n, alive))
+    return 0
+
+
+def pm_read(out):
+    with open(os.path.join(out, "truth.tsv")) as f:
+        head = f.readline().rstrip("\n").split("\t")
+        rows = [dict(zip(head, ln.rstrip("\n").split("\t"))) for ln in f]
+    with open(os.path.join(out, "phases.tsv")) as f:
+        next(f)
+        phases = [(p[0], int(p[1]), int(p[2])) for p in
+                  (ln.rstrip("\n").split("\t") for ln in f)]
+    with open(os.path.join(out, "events.tsv")) as f:
+        next(f)
+        events = [ln.rstrip("\n").split("\t") for ln in f]
+    return rows, phases, events
+
+
+def pm_rates(out):
+    """rates.tsv: per customer and phase, requests sent, rate, ratio to the
+    customer's own baseline (its rate over baseline + rotation, the healthy
+    time before the incident), re-sends, answers that were not 2xx."""
+    rows, phases, _ = pm_read(out)
+    dur = {p: (t1 - t0) / 1e6 for p, t0, t1 in phases}
+    healthy = ("baseline", "rotation")
+    with open(os.path.join(out, "rates.tsv"), "w") as f:
+        f.write("customer\tsrc\tbehaviour\tphase\trequests\tseconds\trps\tbaseline_rps\tratio\tresends\tfailed\n")
+        for cust, src, behaviour in PM_CUSTOMERS:
+            mine = [r for r in rows if r["customer"] == cust]
+            base_n = sum(1 for r in mine if r["phase"] in healthy)
+            base = base_n / sum(dur[p] for p in healthy)
+            for p, _, _ in phases:
+                rp = [r for r in mine if r["phase"] == p]
+                n = len(rp)
+                rps = n / dur[p]
+                f.write("%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.1f\t%d\t%d\n" % (
+                    cust, src, behaviour, p, n, dur[p], rps, base,
+                    rps / base if base else 0.0,
+                    sum(1 for r in rp if r["retry_of"] != "-"),
+                    sum(1 for r in rp if not r["result"].startswith("2"))))
+
+
+def cmd_expect2(a):
+    """expected-events.tsv: what a timeline of incident 2 must report, from
+    the client's own records (truth.tsv, phases.tsv, events.tsv, rates.tsv):
+    time_us time kind subject count detail, one event a line.  Kinds:
+    lb-gone (the LB left the DNS rotation), server-down / server-up (app3
+    stopped / started), reload (per LB, ready), shed-503 and rate-limit-429
+    (per LB and phase: the first such answer and how many), rate-limit-429-
+    source (per source: the first 429 and how many), retry-storm (a
+    customer's phase above 20x its baseline: its first re-send there and
+    its requests in the phase), quiet (baseline, calm: nothing to report).
+    count is "-" where an event has no number."""
+    rows, phases, events = pm_read(a.out)
+    ph = {p: (t0, t1) for p, t0, t1 in phases}
+    out = []
+
+    def iso(us):
+        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(us // 1000000)) + \
+            ".%03dZ" % (us // 1000 % 1000)
+
+    def add(t, kind, subject, count, detail):
+        out.append((t, kind, subject, count, detail))
+
+    for t, kind, subject, detail in events:
+        t = int(t)
+        if kind == "dns-remove":
+            last = max([int(r["send_us"]) for r in rows if r["lb"] == subject] or [0])
+            n = sum(1 for r in rows if r["lb"] == subject)
+            add(t, "lb-gone", subject, "-", "%d requests before, none after; last sent %s" % (n, iso(last)))
+        elif kind == "server-stop":
+            add(t, "server-down", "be_app/" + subject, "-", "stopped; %s" % detail)
+        elif kind == "server-start":
+            add(t, "server-up", "be_app/" + subject, "-", "started; %s" % detail)
+        elif kind == "reload":
+            add(t, "reload", subject, "-", detail)
+    # 503 and 429 answers, per LB and phase: first time and count
+    for code, kind in ((503, "shed-503"), (429, "rate-limit-429")):
+        seen = {}
+        for r in rows:
+            if r["result"] == str(code):
+                k = (r["lb"], r["phase"])
+                t = int(r["send_us"])
+                f, n = seen.get(k, (t, 0))
+                seen[k] = (min(f, t), n + 1)
+        for (lb, p), (f, n) in sorted(seen.items(), key=lambda kv: kv[1][0]):
+            add(f, kind, lb, n, "phase %s" % p)
+    # 429s per source
+    per = {}
+    for r in rows:
+        if r["result"] == "429":
+            f, n = per.get(r["src"], (int(r["send_us"]), 0))
+            per[r["src"]] = (min(f, int(r["send_us"])), n + 1)
+    for src, (f, n) in sorted(per.items(), key=lambda kv: kv[1][0]):
+        add(f, "rate-limit-429-source", src, n, "answers 429 to this source")
+    # retry storms: a customer's phase above 20x its baseline
+    with open(os.path.join(a.out, "rates.tsv")) as f:
+        head = f.readline().rstrip("\n").split("\t")
+        for ln in f:
+            r = dict(zip(head, ln.rstrip("\n").split("\t")))
+            if float(r["ratio"]) > 20:
+                first = min([int(x["send_us"]) for x in rows
+                             if x["customer"] == r["customer"] and x["phase"] == r["phase"]
+                             and x["retry_of"] != "-"] or [ph[r["phase"]][0]])
+                add(first, "retry-storm", r["src"], int(r["requests"]),
+                    "phase %s: %s req/s, %sx its baseline %s req/s, %s re-sends" % (
+                        r["phase"], r["rps"], r["ratio"], r["baseline_rps"], r["resends"]))
+    for p in ("baseline", "calm"):
+        add(ph[p][0], "quiet", p, 0, "nothing to report until %s" % iso(ph[p][1]))
+    out.sort(key=lambda e: e[0])
+    with open(os.path.join(a.out, "expected-events.tsv"), "w") as f:
+        f.write("time_us\ttime\tkind\tsubject\tcount\tdetail\n")
+        for t, kind, subject, count, detail in out:
+            f.write("%d\t%s\t%s\t%s\t%s\t%s\n" % (t, iso(t), kind, subject, count, detail))
+    return 0
+
+
+# --------------------------------------------------------------------------
 # Helpers for the shell scripts
 
+def _http_ok(host, port, path, expect):
+    """One GET; (True, status line) when it answered 200 (with EXPECT)."""
+    try:
+        fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+        s = socket.socket(fam, socket.SOCK_STREAM)
+        s.settimeout(2)
+        s.connect((host, port))
+        s.sendall(build_request("GET", path, host="lab-wait", ua=b"lab-wait"))
+        data = b""
+        while True:
+            d = s.recv(4096)
+            if not d:
+                break
+            data += d
+        s.close()
+        first = data.split(b"\r\n", 1)[0]
+        return (b" 200 " in first and (not expect or expect.encode() in data),
+                first.decode("latin-1"))
+    except OSError as e:
+        return False, str(e)
+
+
 def cmd_wait(a):
+    """Until HOST:PORT PATH answers 200 (and each --also HOST,PORT,PATH[,EXPECT]
+    target too: one process for several servers); --times prints
+    "HOST:PORT<TAB>epoch_us" for each once it answered."""
+    targets = [(a.host, a.port, a.path, a.expect)]
+    for spec in a.also:
+        f = spec.split(",", 3)
+        targets.append((f[0], int(f[1]), f[2], f[3] if len(f) > 3 else ""))
     deadline = time.monotonic() + a.timeout
-    last = ""
-    while time.monotonic() < deadline:
-        try:
-            fam = socket.AF_INET6 if ":" in a.host else socket.AF_INET
-            s = socket.socket(fam, socket.SOCK_STREAM)
-            s.settimeout(2)
-            s.connect((a.host, a.port))
-            s.sendall(build_request("GET", a.path, host="lab-wait", ua=b"lab-wait"))
-            data = b""
-            while True:
-                d = s.recv(4096)
-                if not d:
-                    break
-                data += d
-            s.close()
-            last = data.split(b"\r\n", 1)[0].decode("latin-1")
-            if b" 200 " in data.split(b"\r\n", 1)[0] and \
-                    (not a.expect or a.expect.encode() in data):
-                return 0
-        except OSError as e:
-            last = str(e)
-        time.sleep(0.2)
-    sys.stderr.write("client: wait %s:%d%s failed: %s\n" % (a.host, a.port, a.path, last))
-    return 1
+    last = {}
+    while targets and time.monotonic() < deadline:
+        left = []
+        for t in targets:
+            ok, last[t] = _http_ok(*t)
+            if ok and a.times:    # say when each answered
+                print("%s:%d\t%d" % (t[0], t[1], now_us()), flush=True)
+            if not ok:
+                left.append(t)
+        targets = left
+        if targets:
+            time.sleep(0.2)
+    for t in targets:
+        sys.stderr.write("client: wait %s:%d%s failed: %s\n" % (t[0], t[1], t[2], last.get(t, "")))
+    return 1 if targets else 0
 
 
 def cmd_srvwait(a):
-    """Poll HAProxy 'show stat' until every named server has the wanted state."""
+    """Poll HAProxy 'show stat' until every named server has the wanted state.
+    SOCK may name several sockets (comma-separated): each must get there;
+    prints "SOCK<TAB>epoch_us" for each once it did."""
     deadline = time.monotonic() + a.timeout
+    socks = a.sock.split(",")
     state = {}
-    while time.monotonic() < deadline:
-        try:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.settimeout(2)
-            s.connect(a.sock)
-            s.sendall(b"show stat\n")
-            data = b""
-            while True:
-                d = s.recv(65536)
-                if not d:
-                    break
-                data += d
-            s.close()
-            state = {}
-            for ln in data.decode("latin-1").splitlines():
-                f = ln.split(",")
-                if len(f) > 17 and f[0] == a.backend:
-                    state[f[1]] = f[17].split()[0] if f[17] else ""
-            if all(state.get(n) == a.state for n in a.servers):
-                return 0
-        except OSError:
-            pass
-        time.sleep(0.2)
-    sys.stderr.write("client: servers of %s not %s: %s\n" % (a.backend, a.state, state))
-    return 1
+    while socks and time.monotonic() < deadline:
+        left = []
+        for sock in socks:
+            try:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.settimeout(2)
+                s.connect(sock)
+                s.sendall(b"show stat\n")
+                data = b""
+                while True:
+                    d = s.recv(65536)
+                    if not d:
+                        break
+                    data += d
+                s.close()
+                state = {}
+                for ln in data.decode("latin-1").splitlines():
+                    f = ln.split(",")
+                    if len(f) > 17 and f[0] == a.backend:
+                        state[f[1]] = f[17].split()[0] if f[17] else ""
+                if all(state.get(n) == a.state for n in a.servers):
+                    print("%s\t%d" % (sock, now_us()), flush=True)
+                    continue
+            except OSError:
+                pass
+            left.append(sock)
+        socks = left
+        if socks:
+            time.sleep(0.1)
+    if socks:
+        sys.stderr.write("client: servers of %s not %s (%s): %s\n" % (
+            a.backend, a.state, ",".join(socks), state))
+        return 1
+    return 0
+
+
+def cmd_sockcmd(a):
+    """Send one command to an HAProxy stats socket, print the answer."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(a.sock)
+    s.sendall(a.command.encode() + b"\n")
+    data = b""
+    while True:
+        d = s.recv(65536)
+        if not d:
+            break
+        data += d
+    s.close()
+    sys.stdout.buffer.write(data)
+    return 0
 
 
 def cmd_addrs(a):
-    for x in [LB4, LB4_DUAL, APP4] + CLIENTS4:
+    for x in [LB4, LB4_DUAL, LB2_4, LB3_4, APP4] + APPS2 + CLIENTS4:
         print(x)
-    for x in [LB6, APP6] + CLIENTS6:
+    for x in [LB6, LB2_6, LB3_6, APP6] + CLIENTS6:
         print(x)
     return 0
 
@@ -1049,8 +1559,16 @@ def main():
     p.add_argument("port", type=int)
     p.add_argument("path")
     p.add_argument("--expect", default="")
+    p.add_argument("--also", action="append", default=[],
+                   help="HOST,PORT,PATH[,EXPECT]: one more target to wait for")
+    p.add_argument("--times", action="store_true",
+                   help='print "HOST:PORT<TAB>epoch_us" as each answers')
     p.add_argument("--timeout", type=float, default=20.0)
     p.set_defaults(fn=cmd_wait)
+    p = sub.add_parser("sockcmd")
+    p.add_argument("sock")
+    p.add_argument("command")
+    p.set_defaults(fn=cmd_sockcmd)
     p = sub.add_parser("srvwait")
     p.add_argument("sock")
     p.add_argument("backend")
@@ -1063,7 +1581,18 @@ def main():
         p.add_argument("--out", required=True)
         p.add_argument("--hook", default="")
         p.add_argument("--quick", action="store_true")
+        if name == "incident":
+            p.add_argument("--single-lb", action="store_true",
+                           help="lb1 only, as the committed capture (no lb2, no fe_tcp)")
         p.set_defaults(fn=fn)
+    p = sub.add_parser("incident2")
+    p.add_argument("--out", required=True)
+    p.add_argument("--hook", default="")
+    p.add_argument("--quick", action="store_true")
+    p.set_defaults(fn=cmd_incident2)
+    p = sub.add_parser("expect2")
+    p.add_argument("--out", required=True)
+    p.set_defaults(fn=cmd_expect2)
     p = sub.add_parser("summary")
     p.add_argument("truth")
     p.set_defaults(fn=cmd_summary)

@@ -2,24 +2,41 @@
 # incident.sh - replay the "one UUID flooded" incident on the lab and record
 # what the client really sent next to what HAProxy and NGINX logged.
 #
-# usage: tests/lab/incident.sh [--out DIR] [--quick] [--save DIR]
+# usage: tests/lab/incident.sh [--out DIR] [--quick] [--single-lb] [--save DIR]
 #
 #   --out DIR    output directory (default: /tmp/lbtincident.PID)
 #   --quick      short phases (6/8/5/5/4 s instead of 20/20/10/10/10 s)
-#   --save DIR   afterwards compress the capture into DIR with zstd -19
-#                (httplog raw and rfc3164, compact, nginx combined,
-#                truth.tsv, phases.tsv) and write DIR/README.md
+#   --single-lb  lb1 only, as the committed capture was made (no lb2, no
+#                traffic through fe_tcp, no global log target)
+#   --save DIR   (implies --single-lb) afterwards compress the capture into
+#                DIR with zstd -19 (httplog raw and rfc3164, compact, nginx
+#                combined, truth.tsv, phases.tsv) and write DIR/README.md
 #
+# Load balancers (clients choose one per thread, as DNS round robin would;
+# the lb column of truth.tsv says which):
+#   lb1  HAProxy, fe_http on 192.0.2.1, 192.0.2.9 and 2001:db8::1 port 80,
+#        maxconn 20, option httplog (raw, every syslog wrapper, and
+#        haproxy-mixed.log: every proxy and the global log target in one
+#        rfc3164 file, with fe_tcp's tcplog lines of 198.51.100.30)
+#   lb2  a second HAProxy instance: fe_edge on 192.0.2.3 and 2001:db8::3
+#        port 80, maxconn 30, the custom format LAB_HAP_EDGE (no %ft)
+#        through rfc5424 with host lb2: haproxy-lb2.log
+#   web1 NGINX behind both (nginx-json.log: escape=json)
 # Phases (names as in phases.tsv and the phase column of truth.tsv):
 #   baseline  8 legitimate sources ping 8 UUIDs, about 10 req/s in total
 #   tarpit    + flood of one UUID from 203.0.113.7 and 8 addresses of
 #             2001:db8:bad:1::/64; rule: tarpit above 10 req/s per source
-#   deny      reload: deny_status 429 instead of tarpit
+#   deny      reload (both LBs): deny_status 429 instead of tarpit
 #   reject    reload: + tcp-request connection reject for the offenders
 #   calm      flood stops, legitimate traffic goes on
 # Output (DIR): haproxy-*.log, nginx-*.log, truth.tsv, phases.tsv,
 # haproxy-compact.log (cut out of the rfc5424 target, see extract_sd.py),
-# conf/haproxy-{tarpit,deny,reject}.cfg.
+# conf/haproxy-{tarpit,deny,reject}.cfg, conf/haproxy-lb2-{...}.cfg,
+# run/events.tsv (reloads), lbs.tsv (one line per LB and server: name,
+# frontend, addresses, maxconn, log, shape, config) and the lbt inputs
+# of the run: sources.txt (lb1 + lb2 + NGINX, each with its
+# configuration), sources-formats.txt (the same by format name),
+# sources-mixed.txt (haproxy-mixed.log read per frontend).
 set -eu
 
 # shellcheck disable=SC2034 # read by lib.sh
@@ -29,6 +46,7 @@ LAB_PROG=incident
 out=""
 quick=""
 save=""
+single=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
@@ -36,14 +54,16 @@ while [ $# -gt 0 ]; do
 	--save) save=${2:?--save needs a directory}; shift 2 ;;
 	--save=*) save=${1#--save=}; shift ;;
 	--quick) quick=--quick; shift ;;
+	--single-lb) single=--single-lb; shift ;;
 	-h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
-	*) echo "usage: $0 [--out DIR] [--quick] [--save DIR]" >&2; exit 1 ;;
+	*) echo "usage: $0 [--out DIR] [--quick] [--single-lb] [--save DIR]" >&2; exit 1 ;;
 	esac
 done
 [ -n "$out" ] || out=/tmp/lbtincident.$$
 if [ -n "$save" ]; then
 	mkdir -p "$save"
 	save=$(cd "$save" && pwd)
+	single=--single-lb # the committed capture is the single-LB run
 fi
 
 lab_require zstd:zstd
@@ -54,15 +74,54 @@ lab_msg "namespace $LAB_NS, output $LAB_OUT"
 
 LAB_SD=1   # compact template as rfc5424 structured data of fe_http
 LAB_DEAD=0 # no dead server: only the incident in the logs
+# HAProxy's own lines (global log target) in haproxy-mixed.log
+[ -n "$single" ] || LAB_GLOBAL_LOG=1
+[ -n "$single" ] || LAB_SINKS_EXTRA="$LAB_LB2_PORT $LAB_LB2_LOG"
 lab_cert
 lab_write_env tarpit
 lab_start_sink
 lab_start_nginx
 lab_start_haproxy tarpit
 cp "$LAB_CONF/haproxy.cfg" "$LAB_CONF/haproxy-tarpit.cfg"
+[ -n "$single" ] || lab_start_lb2 tarpit
 
-lab_msg "running the incident${quick:+ (quick)}"
-lab_run_client incident --out "$LAB_OUT" --hook "$LAB_RUN/hook" $quick
+# What each LB is, and the lbt inputs of the run (see tests/lab/README.md).
+write_inputs() {
+	printf 'lb\tfrontend\taddresses\tmaxconn\tlog\tshape\tconfig\n'
+	printf 'lb1\tfe_http\t%s,192.0.2.9,%s\t20\thaproxy-httplog-rfc3164.log\thttplog\tconf/haproxy-tarpit.cfg\n' \
+		"$LAB_LB4" "$LAB_LB6"
+	printf 'lb2\tfe_edge\t%s,%s\t%s\t%s\tedge\tconf/haproxy-lb2-tarpit.cfg\n' \
+		"$LAB_LB2_4" "$LAB_LB2_6" "$LAB_LB2_MAXCONN" "$LAB_LB2_LOG"
+	printf 'web1\t-\t%s,%s\t-\tnginx-json.log\tnginx-json\tconf/nginx.conf\n' "$LAB_APP4" "$LAB_APP6"
+} >"$LAB_OUT/lbs.tsv"
+write_sources() {
+	local head='# lbt inputs of this run, one a line: PATH (relative to this file), then
+# key=value words: format=NAME, or haproxy-cfg=FILE [frontend=NAME] (no
+# frontend: each line by its %ft), or nginx-conf=FILE log-name=NAME;
+# lb=NAME (load balancer or server); tier=lb|app (the tiers see the same
+# requests: an app line is a request an lb line forwarded)'
+	printf '%s\n' "$head" >"$LAB_OUT/sources.txt"
+	cat >>"$LAB_OUT/sources.txt" <<EOF
+haproxy-httplog-rfc3164.log haproxy-cfg=conf/haproxy-tarpit.cfg frontend=fe_http lb=lb1 tier=lb
+$LAB_LB2_LOG haproxy-cfg=conf/haproxy-lb2-tarpit.cfg frontend=fe_edge lb=lb2 tier=lb
+nginx-json.log nginx-conf=conf/nginx.conf log-name=json lb=web1 tier=app
+EOF
+	printf '%s\n' "$head" >"$LAB_OUT/sources-formats.txt"
+	cat >>"$LAB_OUT/sources-formats.txt" <<EOF
+haproxy-httplog.log format=haproxy-httplog lb=lb1 tier=lb
+$LAB_LB2_LOG haproxy-cfg=conf/haproxy-lb2-tarpit.cfg frontend=fe_edge lb=lb2 tier=lb
+nginx-json.log format=nginx-json lb=web1 tier=app
+EOF
+	printf '%s\n' "$head" >"$LAB_OUT/sources-mixed.txt"
+	echo "haproxy-mixed.log haproxy-cfg=conf/haproxy-tarpit.cfg lb=lb1 tier=lb" >>"$LAB_OUT/sources-mixed.txt"
+}
+if [ -z "$single" ]; then
+	write_inputs
+	write_sources
+fi
+
+lab_msg "running the incident${quick:+ (quick)}${single:+ (lb1 only)}"
+lab_run_client incident --out "$LAB_OUT" --hook "$LAB_RUN/hook" $quick $single
 
 sleep 1.5 # tarpits and syslog datagrams in flight
 lab_teardown
@@ -73,8 +132,11 @@ printf '%s\n' "$LAB_HAP_COMPACT" >"$LAB_OUT/haproxy-compact.template"
 
 secs=$(($(date +%s) - t0))
 lab_msg "done in $secs s, output in $LAB_OUT"
+more=""
+[ -n "$single" ] || more="$LAB_LB2_LOG haproxy-mixed.log haproxy-tcplog.log nginx-json.log"
+# shellcheck disable=SC2086 # file names
 (cd "$LAB_OUT" && wc -l haproxy-httplog.log haproxy-httplog-rfc3164.log \
-	haproxy-compact.log nginx-combined.log truth.tsv | sed 's/^/    /' >&2)
+	haproxy-compact.log $more nginx-combined.log truth.tsv | sed 's/^/    /' >&2)
 "$LAB_PY" "$LAB_DIR/client.py" summary "$LAB_OUT/truth.tsv" >"$LAB_OUT/summary.md"
 cat "$LAB_OUT/summary.md" >&2
 

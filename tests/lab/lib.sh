@@ -9,6 +9,8 @@
 #
 # Also runnable as a hook for the traffic client (inside the namespace):
 #     bash lib.sh hook OUTDIR app-down|app-up|reload|phase tarpit|deny|reject
+# The incident also runs a second HAProxy instance (lb2, lab_start_lb2);
+# a reload then reloads both.
 
 PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -34,6 +36,12 @@ LAB_SINKS="
 5160 nginx-syslog.log
 5161 nginx-error-syslog.log
 "
+# More sinks (port file lines) a script adds before lab_start_sink.
+LAB_SINKS_EXTRA=""
+# lb2, the second HAProxy instance of the incident: its own sink
+LAB_LB2_PORT=5170
+# shellcheck disable=SC2034 # used by incident.sh
+LAB_LB2_LOG=haproxy-lb2.log
 
 # Log targets of the httplog frontends (port:format).  5149 collects every
 # proxy of the instance in one rfc3164 file, as /var/log/haproxy.log would.
@@ -42,6 +50,9 @@ LAB_HTTPLOG_TARGETS="5140:raw 5141:rfc3164 5142:rfc5424 5143:local 5144:short 51
 # Custom HAProxy log-formats.
 LAB_HAP_LEGACY='%ci:%cp [%t] %ft %b/%s %Tq/%Tw/%Tc/%Tr/%Tt %ST %B %CC %CS %tsc %ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r'
 LAB_HAP_COMPACT='%Ts%ms %ci %cp %ft %b %s %TR %Tw %Tc %Tr %Ta %Tt %ST %B %tsc %ac %fc %bc %sc %rc %sq %bq %HM %{+Q}HU %HV %{+Q}[capture.req.hdr(0)] %{+Q}[capture.req.hdr(1)]'
+# lb2's custom format: no %ft (the frontend is known from haproxy.cfg only),
+# the date first and without brackets, status before the timers.
+LAB_HAP_EDGE='%tr %ci:%cp %b/%s %ST %B %TR/%Tw/%Tc/%Tr/%Ta %tsc %ac/%fc/%bc/%sc/%rc %sq/%bq %{+Q}r'
 
 # NGINX log formats ('combined' is built in).
 LAB_NGINX_MAIN='$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$http_x_forwarded_for"'
@@ -50,6 +61,9 @@ LAB_NGINX_JSON='{"time":"$time_iso8601","msec":"$msec","remote_addr":"$remote_ad
 # Addresses (all documentation ranges).
 LAB_LB4=192.0.2.1
 LAB_LB6=2001:db8::1
+LAB_LB2_4=192.0.2.3 # lb2 (second HAProxy instance, incident)
+LAB_LB2_6=2001:db8::3
+LAB_LB2_MAXCONN=30
 LAB_APP4=192.0.2.2
 LAB_APP6=2001:db8::2
 # Sources the incident blocks at the TCP level in its last phase.
@@ -112,29 +126,34 @@ lab_init() {
 	LAB_RUN=$LAB_OUT/run
 	rm -rf "$LAB_CONF" "$LAB_RUN"
 	rm -f "$LAB_OUT"/haproxy-*.log "$LAB_OUT"/nginx-*.log "$LAB_OUT"/truth.tsv \
-		"$LAB_OUT"/phases.tsv "$LAB_OUT"/*.stderr "$LAB_OUT"/*.stdout
+		"$LAB_OUT"/phases.tsv "$LAB_OUT"/*.stderr "$LAB_OUT"/*.stdout \
+		"$LAB_OUT"/events.tsv "$LAB_OUT"/rates.tsv "$LAB_OUT"/expected-*.tsv \
+		"$LAB_OUT"/lbs.tsv "$LAB_OUT"/sources*.txt
 	mkdir -p "$LAB_CONF" "$LAB_RUN" "$LAB_RUN/nginx-tmp"
 	LAB_NS=lbtlab-$$
 	echo "$LAB_NS" >"$LAB_RUN/ns"
 	ip netns add "$LAB_NS"
 	ip -n "$LAB_NS" link set lo up
 	local a
+	# one ip process for all the addresses (-batch): 70 of them
 	for a in $("$LAB_PY" "$LAB_DIR/client.py" addrs); do
 		case $a in
-		*:*) ip -n "$LAB_NS" addr add "$a/128" dev lo nodad ;;
-		*) ip -n "$LAB_NS" addr add "$a/32" dev lo ;;
+		*:*) echo "addr add $a/128 dev lo nodad" ;;
+		*) echo "addr add $a/32 dev lo" ;;
 		esac
-	done
+	done | ip -n "$LAB_NS" -batch - || lab_die "could not assign the lab's addresses"
 }
 
 lab_nsexec() { ip netns exec "$LAB_NS" "$@"; }
 
-# lab_bg NAME STDOUT STDERR CMD... - start CMD in the namespace, remember its pid.
+# lab_bg NAME STDOUT STDERR CMD... - start CMD in the namespace, remember its
+# pid (RUN/NAME.pid) and its name (RUN/started, for lab_teardown).
 lab_bg() {
 	local name=$1 out=$2 err=$3
 	shift 3
 	ip netns exec "$LAB_NS" "$@" >"$out" 2>"$err" &
 	echo $! >"$LAB_RUN/$name.pid"
+	echo "$name" >>"$LAB_RUN/started"
 }
 
 lab_pid() { cat "$LAB_RUN/$1.pid" 2>/dev/null || true; }
@@ -160,13 +179,34 @@ lab_stop() {
 	rm -f "$LAB_RUN/$name.pid"
 }
 
-# lab_teardown - stop everything lab_bg started, delete the namespace.
+# _lab_signal_all PREFIX SIGNAL - signal every process lab_bg started whose
+# name starts with PREFIX (lab_stop then waits for each)
+_lab_signal_all() {
+	local name pid
+	# shellcheck disable=SC2013 # one name a line, no spaces
+	for name in $(sort -u "$LAB_RUN/started" 2>/dev/null | grep "^$1"); do
+		pid=$(lab_pid "$name")
+		[ -z "$pid" ] || kill -"$2" "$pid" 2>/dev/null || true
+	done
+}
+
+# lab_teardown - stop everything lab_bg started (also by a hook: the names
+# are in RUN/started), delete the namespace.
 lab_teardown() {
-	local p
+	local p name
 	if [ -n "$LAB_RUN" ] && [ -d "$LAB_RUN" ]; then
 		lab_stop client TERM
-		lab_stop haproxy USR1 TERM # USR1: soft stop, in-flight requests are logged
-		lab_stop nginx QUIT TERM
+		# USR1: HAProxy's soft stop, in-flight requests are logged; every
+		# instance is told at once, then waited for (in this shell, not a
+		# pipeline: lab_stop reaps its children)
+		_lab_signal_all haproxy USR1
+		while read -r name; do
+			lab_stop "$name" USR1 TERM
+		done < <(sort -u "$LAB_RUN/started" 2>/dev/null | grep '^haproxy')
+		_lab_signal_all nginx QUIT
+		while read -r name; do
+			lab_stop "$name" QUIT TERM
+		done < <(sort -u "$LAB_RUN/started" 2>/dev/null | grep '^nginx')
 		sleep 0.3
 		lab_stop sink TERM
 	fi
@@ -246,6 +286,7 @@ lab_haproxy_cfg() {
 	cat <<EOF
 # generated by tests/lab/lib.sh: mode=$mode generation=$gen
 global
+$([ "${LAB_GLOBAL_LOG:-0}" = 1 ] && echo "    log 127.0.0.1:5149 format rfc3164 local0")
     log-send-hostname lb1
     nbthread 2
     maxconn 2000
@@ -366,6 +407,61 @@ $(_hap_logs 5150:raw 5149:rfc3164)
 EOF
 }
 
+# lab_haproxy_lb2_cfg MODE GEN - print the configuration of lb2, the second
+# HAProxy instance of the incident: one frontend fe_edge on its own
+# addresses with its own maxconn, the custom LAB_HAP_EDGE format through
+# rfc5424 (host lb2), the rules of MODE, the same NGINX servers.
+lab_haproxy_lb2_cfg() {
+	local mode=$1 gen=$2
+	cat <<EOF
+# generated by tests/lab/lib.sh: lb2 mode=$mode generation=$gen
+global
+    log-send-hostname lb2
+    nbthread 2
+    maxconn 2000
+    hard-stop-after 15s
+    stats socket $LAB_RUN/haproxy-lb2.sock mode 600 level admin expose-fd listeners
+
+defaults
+    mode http
+    option dontlognull
+    timeout connect 1s
+    timeout client 10s
+    timeout server 10s
+    timeout http-request 2s
+    timeout http-keep-alive 2s
+    timeout queue 2s
+    timeout tarpit 1s
+
+frontend fe_monitor
+    bind 127.0.0.1:8998
+    http-request return status 200 content-type text/plain string "ready lb2 $mode $gen"
+
+backend st_src
+    stick-table type ipv6 size 100k expire 30s store http_req_rate(1s),conn_cur
+
+frontend fe_edge
+    bind $LAB_LB2_4:80
+    bind [$LAB_LB2_6]:80
+    maxconn $LAB_LB2_MAXCONN
+    log-format "$LAB_HAP_EDGE"
+    log 127.0.0.1:$LAB_LB2_PORT format rfc5424 local0
+$(_hap_rules "$mode")
+    default_backend be_app
+
+backend be_app
+    balance roundrobin
+    option forwardfor
+    option redispatch
+    retries 2
+    option httpchk GET /health
+    default-server inter 1s fall 2 rise 2
+    server app1 $LAB_APP4:8080 check source $LAB_LB2_4
+    server app2 [$LAB_APP6]:8080 check source [$LAB_LB2_6]
+    log 127.0.0.1:$LAB_LB2_PORT format rfc5424 local0
+EOF
+}
+
 # lab_nginx_conf - print nginx.conf; LAB_APP_DOWN=1 makes /health answer 503
 # (the hook switches it with a reload, so health checks fail for real).
 lab_nginx_conf() {
@@ -395,6 +491,8 @@ http {
     # HAProxy adds X-Forwarded-For; trust it from the load balancer only
     set_real_ip_from $LAB_LB4;
     set_real_ip_from $LAB_LB6;
+    set_real_ip_from $LAB_LB2_4;
+    set_real_ip_from $LAB_LB2_6;
     real_ip_header X-Forwarded-For;
 
     limit_req_zone \$binary_remote_addr zone=lim:1m rate=2r/s;
@@ -446,6 +544,7 @@ LAB_CONF=$LAB_CONF
 LAB_RUN=$LAB_RUN
 LAB_SD=${LAB_SD:-0}
 LAB_DEAD=${LAB_DEAD:-0}
+LAB_GLOBAL_LOG=${LAB_GLOBAL_LOG:-0}
 EOF
 	echo "$1" >"$LAB_RUN/mode"
 	echo 0 >"$LAB_RUN/gen"
@@ -466,6 +565,7 @@ lab_start_sink() {
 		args="$args $port=$LAB_OUT/$file"
 	done <<EOF
 $LAB_SINKS
+$LAB_SINKS_EXTRA
 EOF
 	# shellcheck disable=SC2086
 	lab_bg sink /dev/null "$LAB_OUT/sink.stderr" "$LAB_PY" "$LAB_DIR/syslog_sink.py" \
@@ -502,6 +602,22 @@ lab_start_haproxy() {
 		|| lab_die "haproxy did not come up (see $LAB_OUT/haproxy.stderr)"
 }
 
+# lab_start_lb2 MODE - the second HAProxy instance (host name lb2):
+# configuration conf/haproxy-lb2.cfg (and haproxy-lb2-MODE.cfg), log
+# LAB_LB2_LOG through its own sink port (add it to LAB_SINKS_EXTRA).
+lab_start_lb2() {
+	lab_haproxy_lb2_cfg "$1" 0 >"$LAB_CONF/haproxy-lb2.cfg"
+	ip netns exec "$LAB_NS" haproxy -c -q -f "$LAB_CONF/haproxy-lb2.cfg" \
+		|| lab_die "haproxy -c failed (lb2)"
+	cp "$LAB_CONF/haproxy-lb2.cfg" "$LAB_CONF/haproxy-lb2-$1.cfg"
+	lab_bg haproxy-lb2 "$LAB_OUT/haproxy-lb2.stdout" "$LAB_OUT/haproxy-lb2.stderr" \
+		unshare --uts sh -c 'hostname lb2 && exec "$@"' sh \
+		haproxy -W -db -f "$LAB_CONF/haproxy-lb2.cfg"
+	lab_nsexec "$LAB_PY" "$LAB_DIR/client.py" wait 127.0.0.1 8998 /ready \
+		--expect "ready lb2 $1 0" --timeout 15 \
+		|| lab_die "lb2 did not come up (see $LAB_OUT/haproxy-lb2.stderr)"
+}
+
 # lab_run_client SUBCOMMAND [args] - foreground, but killable by the trap.
 lab_run_client() {
 	lab_bg client "$LAB_OUT/client.stdout" "$LAB_OUT/client.stderr" \
@@ -516,19 +632,35 @@ lab_run_client() {
 # ---------------------------------------------------------------------------
 # Hook (run by client.py inside the namespace)
 
+# Reload lb1 (and lb2 when it runs) into MODE: both configurations are
+# written and checked first, then both masters get SIGUSR2 at once.
+# events.tsv: time_us reload mode generation lb, lb1's line first (the
+# completed reload of lb1 is what the single-LB checks read).
 _lab_hook_reload() { # mode
-	local mode=$1 gen
+	local mode=$1 gen lb2=""
 	gen=$(($(cat "$LAB_RUN/gen") + 1))
+	[ -n "$(lab_pid haproxy-lb2)" ] && lb2=1
 	lab_haproxy_cfg "$mode" "$gen" >"$LAB_CONF/haproxy.cfg.new"
 	haproxy -c -q -f "$LAB_CONF/haproxy.cfg.new" || lab_die "haproxy -c failed (gen $gen)"
+	if [ -n "$lb2" ]; then
+		lab_haproxy_lb2_cfg "$mode" "$gen" >"$LAB_CONF/haproxy-lb2.cfg.new"
+		haproxy -c -q -f "$LAB_CONF/haproxy-lb2.cfg.new" || lab_die "haproxy -c failed (lb2 gen $gen)"
+		cp "$LAB_CONF/haproxy-lb2.cfg.new" "$LAB_CONF/haproxy-lb2-$mode.cfg"
+		mv "$LAB_CONF/haproxy-lb2.cfg.new" "$LAB_CONF/haproxy-lb2.cfg"
+	fi
 	cp "$LAB_CONF/haproxy.cfg.new" "$LAB_CONF/haproxy-$mode.cfg"
 	mv "$LAB_CONF/haproxy.cfg.new" "$LAB_CONF/haproxy.cfg"
 	echo "$gen" >"$LAB_RUN/gen"
 	echo "$mode" >"$LAB_RUN/mode"
 	kill -USR2 "$(lab_pid haproxy)"
+	[ -z "$lb2" ] || kill -USR2 "$(lab_pid haproxy-lb2)"
 	"$LAB_PY" "$LAB_DIR/client.py" wait 127.0.0.1 8999 /ready \
 		--expect "ready $mode $gen" --timeout 15 || lab_die "reload $mode $gen failed"
-	printf '%s\treload\t%s\t%s\n' "$(date +%s%6N)" "$mode" "$gen" >>"$LAB_RUN/events.tsv"
+	printf '%s\treload\t%s\t%s\tlb1\n' "$(date +%s%6N)" "$mode" "$gen" >>"$LAB_RUN/events.tsv"
+	[ -n "$lb2" ] || return 0
+	"$LAB_PY" "$LAB_DIR/client.py" wait 127.0.0.1 8998 /ready \
+		--expect "ready lb2 $mode $gen" --timeout 15 || lab_die "reload of lb2 $mode $gen failed"
+	printf '%s\treload\t%s\t%s\tlb2\n' "$(date +%s%6N)" "$mode" "$gen" >>"$LAB_RUN/events.tsv"
 }
 
 lab_hook() {
@@ -541,13 +673,13 @@ lab_hook() {
 	app-down)
 		LAB_APP_DOWN=1 lab_nginx_conf >"$LAB_CONF/nginx.conf"
 		kill -HUP "$(lab_pid nginx)"
-		"$LAB_PY" "$LAB_DIR/client.py" srvwait "$LAB_RUN/haproxy.sock" be_app DOWN app1 app2 \
+		"$LAB_PY" "$LAB_DIR/client.py" srvwait "$LAB_RUN/haproxy.sock" be_app DOWN app1 app2 >/dev/null \
 			|| lab_die "servers did not go DOWN"
 		;;
 	app-up)
 		LAB_APP_DOWN=0 lab_nginx_conf >"$LAB_CONF/nginx.conf"
 		kill -HUP "$(lab_pid nginx)"
-		"$LAB_PY" "$LAB_DIR/client.py" srvwait "$LAB_RUN/haproxy.sock" be_app UP app1 app2 \
+		"$LAB_PY" "$LAB_DIR/client.py" srvwait "$LAB_RUN/haproxy.sock" be_app UP app1 app2 >/dev/null \
 			|| lab_die "servers did not come UP"
 		;;
 	reload) _lab_hook_reload "$(cat "$LAB_RUN/mode")" ;;

@@ -2,7 +2,10 @@
 # run-checks.sh - the end-to-end lab: replay the tarpit-flood incident on real
 # HAProxy and NGINX (tests/lab/incident.sh, in its own network namespace),
 # then check the lbt programs against what the client really sent
-# (truth.tsv, phases.tsv) and against counts made with awk on the logs.
+# (truth.tsv, phases.tsv) and against counts made with awk on the logs;
+# then the post-mortem incident (tests/lab/incident2.sh, run in its own
+# namespace while the first incident's checks run) against its truth
+# (checks-postmortem.sh).
 #
 # usage: sh tests/lab/run-checks.sh BINDIR      (make check-lab)
 #
@@ -12,7 +15,12 @@
 #                       default: kept only when a check fails, in the
 #                       temporary directory named at the end)
 #   LBT_LAB_FROM=DIR    check an existing incident output instead of a new run
-#                       (for working on the checks; no namespace needed)
+#                       (for working on the checks; no namespace needed);
+#                       incident 2's output is taken from DIR/incident2
+#                       (where a kept run has it), or LBT_LAB_FROM2=DIR2
+#   LBT_LAB_SERIAL=1    run incident 2 after the first incident's checks, not
+#                       during them (for timing-sensitive work on it)
+#   LBT_LAB_ONLY=1|2    one incident only
 #
 # Prints one "ok N - what" or "not ok N - what" line per assertion (with
 # "#" lines of detail under it), "skip: ..." for what cannot be checked yet,
@@ -31,7 +39,7 @@ chk=$lab/checks
 LC_ALL=C TZ=UTC
 export LC_ALL TZ
 
-if [ -z "${LBT_LAB_FROM:-}" ] && [ "$(id -u)" -ne 0 ]; then
+if [ -z "${LBT_LAB_FROM:-}${LBT_LAB_FROM2:-}" ] && [ "$(id -u)" -ne 0 ]; then
 	echo "lab: cannot run: needs root to create a network namespace"
 	echo "lab: 0 passed, 1 failed"
 	exit 1
@@ -48,7 +56,13 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/lbt-lab.XXXXXX") || exit 1
 tmp=$work/t
 mkdir -p "$tmp"
 out=${LBT_LAB_FROM:-$work/incident}
+out2=$work/incident2
+if [ -n "${LBT_LAB_FROM2:-}" ]; then out2=$LBT_LAB_FROM2
+elif [ -n "${LBT_LAB_FROM:-}" ]; then out2=$LBT_LAB_FROM/incident2
+fi
+only=${LBT_LAB_ONLY:-}
 inc_pid=""
+inc2_pid=""
 kept=0
 n=0 pass=0 fail=0
 
@@ -58,10 +72,12 @@ n=0 pass=0 fail=0
 finish() {
 	rc=$?
 	trap - EXIT INT TERM
-	if [ -n "$inc_pid" ] && kill -0 "$inc_pid" 2>/dev/null; then
-		kill -TERM "$inc_pid" 2>/dev/null
-		wait "$inc_pid" 2>/dev/null
-	fi
+	for p in $inc_pid $inc2_pid; do
+		if kill -0 "$p" 2>/dev/null; then
+			kill -TERM "$p" 2>/dev/null
+			wait "$p" 2>/dev/null
+		fi
+	done
 	rm -rf "$tmp"
 	[ "$kept" = 1 ] || rm -rf "$work"
 	exit "$rc"
@@ -71,6 +87,12 @@ finish() {
 # LBT_LAB_KEEP when that is set, else stays where it is when a check failed
 # (a run cannot be repeated exactly), else is removed on exit.
 settle_output() {
+	# incident 2's output goes inside the first one's (incident2/)
+	if [ -d "$work/incident2" ]; then
+		mv "$work/incident2.log" "$work/incident2/incident2-run.txt" 2>/dev/null
+		mkdir -p "$work/incident"
+		mv "$work/incident2" "$work/incident/incident2"
+	fi
 	[ -d "$work/incident" ] || return 0
 	# the run's own log, renamed so that it is not taken for an access log
 	mv "$work/incident.log" "$work/incident/incident-run.txt" 2>/dev/null
@@ -150,15 +172,37 @@ run_incident() {
 	done
 }
 
-# The namespace is gone and nothing the lab started still runs: no process
-# has the run's output directory on its command line (HAProxy, NGINX, the
-# syslog sink and the client all do while they run).
+# incident 2 in the background (started once the first incident is done,
+# so that the two namespaces never run at once), then its status
+run_incident2_start() {
+	mode=""
+	[ "${LBT_LAB_QUICK:-0}" = 1 ] && mode=--quick
+	inc2_t0=$(date +%s)
+	# shellcheck disable=SC2086
+	bash "$lab/incident2.sh" --out "$out2" $mode >"$work/incident2.log" 2>&1 &
+	inc2_pid=$!
+}
+run_incident2() {
+	wait "$inc2_pid"
+	rc=$?
+	inc2_pid=""
+	echo "incident2.sh ${mode:-(full)}: exit $rc after $(($(date +%s) - inc2_t0)) s, output in $out2"
+	[ "$rc" -eq 0 ] || { tail -20 "$work/incident2.log"; return 1; }
+	for f in truth.tsv phases.tsv events.tsv expected-events.tsv run/ns; do
+		[ -s "$out2/$f" ] || { echo "missing: $out2/$f"; return 1; }
+	done
+}
+
+# lab_cleaned [DIR] - the namespace is gone and nothing the lab started
+# still runs: no process has the run's output directory on its command
+# line (HAProxy, NGINX, the syslog sink and the client all do while they run).
 lab_cleaned() {
-	ns=$(cat "$out/run/ns")
+	d=${1:-$out}
+	ns=$(cat "$d/run/ns")
 	if ip netns list | grep -qw "$ns"; then echo "namespace $ns still there"; return 1; fi
 	left=""
 	for c in /proc/[0-9]*/cmdline; do
-		if tr '\0' ' ' <"$c" 2>/dev/null | grep -qF -- "$out/"; then
+		if { tr '\0' ' ' <"$c"; } 2>/dev/null | grep -qF -- "$d/"; then
 			p=${c#/proc/}
 			left="$left ${p%/cmdline}"
 		fi
@@ -173,6 +217,8 @@ lab_cleaned() {
 if [ -n "${LBT_LAB_FROM:-}" ]; then
 	echo "# checking the existing output in $out (LBT_LAB_FROM)"
 	[ -s "$out/truth.tsv" ] || { echo "lab: no truth.tsv in $out"; exit 1; }
+elif [ "$only" = 2 ]; then
+	[ -n "${LBT_LAB_FROM2:-}" ] || run_incident2_start
 else
 	t "incident replayed on HAProxy and NGINX in a network namespace" run_incident
 	if [ "$fail" -gt 0 ]; then
@@ -181,6 +227,37 @@ else
 		exit 1
 	fi
 	t "the lab stopped everything it started" lab_cleaned
+	[ "$only" = 1 ] || [ "${LBT_LAB_SERIAL:-0}" = 1 ] || run_incident2_start
+fi
+
+# ---------------------------------------------------------------------------
+# Incident 2, the post-mortem (incident2.sh, checks-postmortem.sh): run last
+# (section 8), or alone with LBT_LAB_ONLY=2
+
+incident2_checks() {
+	[ "$only" != 1 ] || return 0
+	if [ -z "${LBT_LAB_FROM:-}${LBT_LAB_FROM2:-}" ]; then
+		[ -n "$inc2_pid" ] || run_incident2_start # LBT_LAB_SERIAL=1
+		t "incident 2 replayed on three HAProxy and three NGINX in a network namespace" run_incident2 &&
+			t "incident 2: the lab stopped everything it started" lab_cleaned "$out2"
+	elif [ ! -d "$out2" ]; then
+		echo "skip: incident 2: no output in $out2"
+	else
+		echo "# checking incident 2's existing output in $out2"
+	fi
+	[ -d "$out2" ] || return 0
+	# shellcheck disable=SC1091 # checked on its own
+	type lbs_col >/dev/null 2>&1 || . "$lab/checks-lbs.sh" >/dev/null # its helpers
+	# shellcheck disable=SC1091 # checked on its own
+	. "$lab/checks-postmortem.sh"
+}
+if [ "$only" = 2 ]; then
+	echo "# the first incident left out (LBT_LAB_ONLY=2)"
+	incident2_checks
+	settle_output
+	echo "lab: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
 fi
 
 # ---------------------------------------------------------------------------
@@ -198,7 +275,12 @@ off4=$(grep -v : "$out/conf/offenders.lst")
 off6=$(grep : "$out/conf/offenders.lst")
 decoy4=203.0.113.8
 decoy6=2001:db8:bad:2::/64
-gawk -F'\t' -f "$chk/net.awk" -f "$chk/truth.awk" "$out/truth.tsv" | sort >"$tmp/truth.src"
+# The requests of lb1's fe_http (the one LB of the single-LB checks): the
+# truth.tsv rows with those lb and frontend columns (all rows of a run
+# without them).
+gawk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+	!("lb" in c) || ($(c["lb"]) == "lb1" && $(c["frontend"]) == "fe_http")' "$out/truth.tsv" >"$tmp/truth-lb1.tsv"
+gawk -F'\t' -f "$chk/net.awk" -f "$chk/truth.awk" "$tmp/truth-lb1.tsv" | sort >"$tmp/truth.src"
 flood_uuid=$(gawk -F'\t' -f "$chk/net.awk" -v a="$off4" -v b="$off6" \
 	-e 'NR > 1 { s = net($2) } NR > 1 && (s == a || s == b) { print $6 }' "$out/truth.tsv" | sort -u)
 # the first request of an offender (ms)
@@ -282,7 +364,7 @@ fields() {
 # must be listed, so that a new log of the lab is not left out silently.
 httplogs="haproxy-httplog.log haproxy-httplog-rfc3164.log haproxy-httplog-local.log \
 haproxy-httplog-short.log haproxy-httplog-timed.log haproxy-httplog-iso.log \
-haproxy-httplog-priority.log haproxy-mixed.log"
+haproxy-httplog-priority.log"
 for f in $(cd "$out" && ls -- *.log); do
 	case " $httplogs " in
 	*" $f "*)
@@ -303,7 +385,17 @@ for f in $(cd "$out" && ls -- *.log); do
 	# the incident sends to, the other frontends log their shutdown.
 	haproxy-clf.log) t "lbt-cat $f: event lines only" cat_file "$f" httplog --format haproxy-clf ;;
 	haproxy-httpslog.log) t "lbt-cat $f: event lines only" cat_file "$f" httplog --format haproxy-httpslog ;;
-	haproxy-tcplog.log) t "lbt-cat $f: event lines only" cat_file "$f" httplog --format haproxy-tcplog ;;
+	# fe_tcp's pings (several LBs) or its event lines only (one LB)
+	haproxy-tcplog.log) t "lbt-cat $f: every request line, 0 malformed" cat_file "$f" httplog --format haproxy-tcplog ;;
+	haproxy-lb2.log)
+		lb2cfg=$out/conf/haproxy-lb2-tarpit.cfg
+		t "lbt-cat $f (--haproxy-cfg, fe_edge: custom format, rfc5424): every request line, 0 malformed" \
+			cat_file "$f" edge --haproxy-cfg "$lb2cfg" --frontend fe_edge
+		t "lbt-cat $f: time client port status term Tw fc key as awk reads them" \
+			fields "$f" edge --haproxy-cfg "$lb2cfg" --frontend fe_edge ;;
+	haproxy-mixed.log)
+		echo "skip: lbt-cat $f: httplog and tcplog lines in one file need a format per frontend" \
+			"(--input with haproxy.cfg); its lines are checked with awk below" ;;
 	haproxy-legacy.log)
 		t "lbt-cat $f: event lines only" cat_file "$f" httplog --haproxy-cfg "$cfg" --frontend fe_legacy ;;
 	nginx-combined.log | nginx-syslog.log)
@@ -698,7 +790,13 @@ idx_two() {
 t "lbt-index: haproxy-httplog-rfc3164.log + nginx-combined.log in one index" idx_two &&
 	db_checks two "$out/haproxy-httplog-rfc3164.log" "$out/nginx-combined.log"
 
-# 6. Programs still to come
+# 6. Several load balancers (lb2, NGINX JSON, the mixed file): lab-side
+# checks, and those of lbt's multi-input feature (dormant until it is built)
+
+# shellcheck disable=SC1091 # checked on its own
+. "$lab/checks-lbs.sh"
+
+# 7. Programs still to come
 
 if [ -x "$bin/lbt-timeline" ]; then
 	echo "skip: lbt-timeline is built, its lab checks are not written yet (flood start, PT->PR switch," \
@@ -726,6 +824,9 @@ deny_lab() {
 	echo "offenders.lst: $(tr '\n' ' ' <"$tmp/deny.want")"
 }
 t "lbt-deny: the ACL file is offenders.lst, no collateral, the snippet passes haproxy -c" deny_lab
+
+# 8. Incident 2
+incident2_checks
 
 settle_output
 echo "lab: $pass passed, $fail failed"

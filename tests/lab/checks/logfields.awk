@@ -1,7 +1,7 @@
 # logfields.awk - the fields of HAProxy and NGINX request lines, read with
 # awk alone, to compare with what lbt-cat parsed.
 #
-#   TZ=UTC gawk -v shape=httplog|compact|nginx -f logfields.awk FILE
+#   TZ=UTC gawk -v shape=httplog|compact|edge|nginx -f logfields.awk FILE
 #
 # One row per request line (event lines are skipped), tab-separated:
 #   line  time  client  port  status  term  Tw  fc  key
@@ -9,7 +9,8 @@
 # (httplog: the [%tr] date; compact: %Ts%ms); client has an IPv4-mapped
 # "::ffff:" prefix removed, as lbt does; key is the first UUID of the path,
 # lower-cased, or empty.  The httplog line may carry any syslog wrapper: the
-# message is found at the "client:port [date]" pair.  nginx: combined or
+# message is found at the "client:port [date]" pair; edge (lb2's template,
+# LAB_HAP_EDGE) at the "date client:port" pair.  nginx: combined or
 # main, with or without a syslog header (NGINX's own time, whole seconds, zone +0000 only), no port, term, Tw, fc.
 BEGIN {
 	OFS = "\t"
@@ -52,6 +53,19 @@ shape == "httplog" {
 	split($(i + 10), c, "/")        # ac/fc/bc/sc/rc
 	path = ($(NF - 2) ~ /^"[A-Z]+$/) ? $(NF - 1) : ""
 	print FNR, isodate($(i + 1)), client(cp), port, $(i + 5), $(i + 9), t[2], c[2], keyof(path)
+}
+
+# date client:port be/srv status bytes TR/Tw/Tc/Tr/Ta tsc ac/fc/bc/sc/rc sq/bq "request"
+shape == "edge" {
+	for (i = 1; i < NF; i++)
+		if ($i ~ /^[0-9][0-9]\/[A-Z][a-z][a-z]\/[0-9]{4}:[0-9:.]{12}$/ && $(i + 1) ~ /^[0-9A-Fa-f:.]+:[0-9]+$/)
+			break
+	if (i == NF) next
+	cp = $(i + 1); port = cp; sub(/:[0-9]+$/, "", cp); sub(/.*:/, "", port)
+	split($(i + 5), t, "/")
+	split($(i + 7), c, "/")
+	path = ($(NF - 2) ~ /^"[A-Z]+$/) ? $(NF - 1) : ""
+	print FNR, isodate("[" $i "]"), client(cp), port, $(i + 3), $(i + 6), t[2], c[2], keyof(path)
 }
 
 shape == "compact" && $1 ~ /^[0-9]{13}$/ && NF >= 27 {
