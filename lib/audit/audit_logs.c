@@ -146,9 +146,10 @@ static void maxconn_reached(lbt_audit *a, const struct au_proxy *p, const lbt_ta
 		return;
 	if (g->full_buckets > 0)
 		n = (size_t)snprintf(what, sizeof what, "the logged fc of %s reached maxconn %d "
-		    "(fc >= %d) in %llu buckets of %s, the first at %s, the last at %s; ", p->s->name, mc, mc - a->o.near,
-		    (unsigned long long)g->full_buckets, lbt_auditi_ms_str(a->o.step_us / 1000, t,
-		    sizeof t), bucket_str(a, g->full_first, b1, sizeof b1),
+		    "(peak fc %d; fc >= %d in %llu buckets of %s, the first at %s, the last at %s); ",
+		    p->s->name, mc, g->fc_max, mc - a->o.near, (unsigned long long)g->full_buckets,
+		    lbt_auditi_ms_str(a->o.step_us / 1000, t, sizeof t),
+		    bucket_str(a, g->full_first, b1, sizeof b1),
 		    bucket_str(a, g->full_last, b2, sizeof b2));
 	lbt_time_format(st->peak_at_us, 0, t, sizeof t);
 	n += (size_t)snprintf(what + n, sizeof what - n, "the rebuilt occupancy peaked at %d "
