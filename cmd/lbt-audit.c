@@ -22,7 +22,9 @@
 /* --fail-on SEVERITY.  @return 0 or -1 with err */
 static int opt_fail_on(void *ctx, const char *arg, lbt_err *err)
 {
-	return lbt_audit_sev_parse(arg, ctx, err);
+	if (lbt_audit_sev_parse(arg, ctx, err) < 0)
+		return lbt_err_set(err, "--fail-on: '%s' is not info, warn or crit", arg);
+	return 0;
 }
 
 /* True when every frontend of the configuration at path that logs has one
