@@ -62,13 +62,30 @@ static const char *take_config(lbt_cli *cli)
 	return path;
 }
 
+/* The logs (operands after the configuration, or --db) through the audit's
+ * analyses; exits on failure.  @return the stream, or NULL without logs. */
+static lbt_stream *read_logs(lbt_cli *cli, lbt_audit *a)
+{
+	lbt_analysis v[LBT_AUDIT_NANALYSES];
+	lbt_err err;
+
+	if (cli->nargs == 0 && cli->in.db == NULL)
+		return NULL;
+	if (lbt_audit_analyses(a, v) == 0) {
+		lbt_err_set(&err, "out of memory");
+		lbt_cli_die(cli, &err);
+	}
+	return lbt_cli_run(cli, v, LBT_AUDIT_NANALYSES, 0);
+}
+
 /* Options, the configuration, the logs through the analyses, the findings. */
 int main(int argc, char **argv)
 {
 	static const lbt_cli_prog prog = {
 		"lbt-audit", "[options] haproxy.cfg [file ...]",
-		"What in a haproxy.cfg let an incident happen, from the configuration and, when "
-		"given,\nthe logs: each finding with its severity, file:line and the line to change.",
+		"What in a haproxy.cfg let an incident happen, from the configuration and, "
+		"when given,\nthe logs: each finding with its severity, file:line and the "
+		"line to change.",
 		LBT_CLI_INPUT | LBT_CLI_FILTER | LBT_CLI_OUTPUT, 1, -1
 	};
 	lbt_audit_opts o = LBT_AUDIT_OPTS_INIT;
@@ -85,14 +102,13 @@ int main(int argc, char **argv)
 		    "exit 2 on a finding of info, warn (default) or crit"),
 		LBT_OPT_END
 	};
-	lbt_analysis v[LBT_AUDIT_NANALYSES];
-	lbt_stream *in = NULL;
 	lbt_report_opts rep;
 	const char *path;
+	lbt_stream *in;
 	lbt_audit *a;
 	lbt_cli cli;
 	lbt_err err;
-	int logs, status;
+	int status;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
 	o.alert_pct = (int)pct;
@@ -101,14 +117,8 @@ int main(int argc, char **argv)
 	path = take_config(&cli);
 	if ((a = lbt_audit_new(path, &o, &err)) == NULL)
 		lbt_cli_die(&cli, &err);
-	logs = cli.nargs > 0 || cli.in.db != NULL;
-	if (logs && lbt_audit_analyses(a, v) == 0) {
-		lbt_err_set(&err, "out of memory");
-		lbt_cli_die(&cli, &err);
-	}
-	if (logs)
-		in = lbt_cli_run(&cli, v, LBT_AUDIT_NANALYSES, 0);
-	if (lbt_audit_run(a, logs, &err) < 0)
+	in = read_logs(&cli, a);
+	if (lbt_audit_run(a, in != NULL, &err) < 0)
 		lbt_cli_die(&cli, &err);
 	rep = lbt_cli_report_opts(&cli, 0);
 	if (lbt_audit_write(a, stdout, &rep) < 0)

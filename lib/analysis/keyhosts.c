@@ -316,7 +316,8 @@ static int build_rows(lbt_keyhosts *k, const lbt_hmap_entry *v, size_t n)
 		r->requests += p->requests;
 		r->limited += p->limited;
 	}
-	qsort(k->rows, k->nrows, sizeof *k->rows, row_cmp);
+	if (k->nrows > 1)
+		qsort(k->rows, k->nrows, sizeof *k->rows, row_cmp);
 	return 0;
 }
 

@@ -275,7 +275,8 @@ int lbt_audit_run(lbt_audit *a, int logs, lbt_err *err)
 	}
 	if (a->failed)
 		return lbt_err_set(err, "out of memory");
-	qsort(a->f, a->nf, sizeof *a->f, finding_cmp);
+	if (a->nf > 1)
+		qsort(a->f, a->nf, sizeof *a->f, finding_cmp);
 	return 0;
 }
 

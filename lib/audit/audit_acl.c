@@ -328,6 +328,37 @@ static int block_term(struct au_rules *r, struct au_term *t, const lbt_hacfg_dir
 	return j < d->nword ? j + 1 : j;
 }
 
+/* A new branch of condition c with room for n terms.  @return it, or NULL. */
+static struct au_branch *new_branch(struct au_cond *c, int n)
+{
+	struct au_branch *b = &c->br[c->nbr++];
+
+	return (b->t = calloc((size_t)n, sizeof *b->t)) != NULL ? b : NULL;
+}
+
+/* The term at word i of d into t (a '!' prefix, a { } block or an ACL
+ * name).  @return the word after it, or -1 when out of memory. */
+static int term_parse(struct au_rules *r, struct au_term *t, const lbt_hacfg_dir *d, int i,
+    size_t nacl)
+{
+	const char *w = d->word[i];
+	int start = i;
+
+	for (; *w == '!'; w++)
+		t->neg = !t->neg;
+	if (*w == '\0' && ++i < d->nword)     /* "! name" */
+		w = d->word[i];
+	if (strcmp(w, "{") == 0)
+		i = block_term(r, t, d, i);
+	else if (named_term(r, t, w, nacl) < 0)
+		return -1;
+	else
+		i++;
+	t->word = start;
+	t->nwords = i - start;
+	return i;
+}
+
 /* Parse the condition of rule u from word i of its line.  @return 0 or -1. */
 static int cond_parse(struct au_rules *r, struct au_rule *u, int i, size_t nacl)
 {
@@ -337,40 +368,18 @@ static int cond_parse(struct au_rules *r, struct au_rule *u, int i, size_t nacl)
 
 	c->cond_word = i;
 	c->unless = strcmp(d->word[i], "unless") == 0;
-	if ((c->br = calloc((size_t)d->nword, sizeof *c->br)) == NULL)
+	if ((c->br = calloc((size_t)d->nword, sizeof *c->br)) == NULL ||
+	    (b = new_branch(c, d->nword)) == NULL)
 		return -1;
-	b = &c->br[c->nbr++];
-	if ((b->t = calloc((size_t)d->nword, sizeof *b->t)) == NULL)
-		return -1;
-	for (i++; i < d->nword;) {
-		const char *w = d->word[i];
-		struct au_term *t;
-		int start = i;
-
-		if (strcmp(w, "or") == 0 || strcmp(w, "||") == 0) {
-			b = &c->br[c->nbr++];
-			if ((b->t = calloc((size_t)d->nword, sizeof *b->t)) == NULL)
+	for (i++; i < d->nword && i >= 0;) {
+		if (strcmp(d->word[i], "or") == 0 || strcmp(d->word[i], "||") == 0) {
+			if ((b = new_branch(c, d->nword)) == NULL)
 				return -1;
 			i++;
-			continue;
-		}
-		t = &b->t[b->n++];
-		for (; *w == '!'; w++)
-			t->neg = !t->neg;
-		if (*w == '\0' && ++i < d->nword)     /* "! name" */
-			w = d->word[i];
-		if (strcmp(w, "{") == 0)
-			i = block_term(r, t, d, i);
-		else if (named_term(r, t, w, nacl) < 0)
-			return -1;
-		else
-			i++;
-		if (i < 0)
-			return -1;
-		t->word = start;
-		t->nwords = i - start;
+		} else
+			i = term_parse(r, &b->t[b->n++], d, i, nacl);
 	}
-	return 0;
+	return i < 0 ? -1 : 0;
 }
 
 /* Parse rule line d into a new rule of r.  @return 0 or -1. */

@@ -313,18 +313,18 @@ static void http_request_timeout(lbt_audit *a, const struct au_proxy *p)
 	snprintf(what, sizeof what, "%s (mode http) sets no `timeout http-request`, nor do its "
 	    "defaults", p->s->name);
 	if (cv > 0) {
-		size_t n = (size_t)snprintf(why, sizeof why, "HAProxy 2.6 then waits for the request "
-		    "headers under `timeout client` alone (%s, line %llu), an inactivity timeout "
-		    "re-armed by every chunk: a client sending a byte now and then (Slowloris) keeps "
-		    "its connection and maxconn slot as long as it likes",
+		size_t n = (size_t)snprintf(why, sizeof why, "HAProxy 2.6 then waits for the "
+		    "request headers under `timeout client` alone (%s, line %llu), an inactivity "
+		    "timeout re-armed by every chunk: a client sending a byte now and then "
+		    "(Slowloris) keeps its connection and maxconn slot as long as it likes",
 		    lbt_auditi_ms_str(cv, t, sizeof t), (unsigned long long)cl->line);
 
 		if (mc > 0 && n < sizeof why)
 			snprintf(why + n, sizeof why - n, "; %d such connections fill maxconn", mc);
 	} else
-		snprintf(why, sizeof why, "and no `timeout client` either: HAProxy 2.6 never closes a "
-		    "connection that sends nothing, so idle and slow clients keep their maxconn "
-		    "slots for ever");
+		snprintf(why, sizeof why, "and no `timeout client` either: HAProxy 2.6 never "
+		    "closes a connection that sends nothing, so idle and slow clients keep their "
+		    "maxconn slots for ever");
 	lbt_auditi_add(a, cv > 0 ? LBT_AUDIT_WARN : LBT_AUDIT_CRIT, "http-request-timeout",
 	    p->s->line, p, what, why, cv > 0 ? "timeout http-request 5s" :
 	    "timeout http-request 5s; timeout client 30s");
@@ -434,12 +434,12 @@ static void log_format(lbt_audit *a, const struct au_proxy *p)
 		    strcmp(lbt_format_name(f), "custom") == 0 ? "a custom log-format" :
 		    lbt_format_name(f), miss);
 		log_change(p, f, rec, core, change, sizeof change);
-		lbt_auditi_add(a, core ? LBT_AUDIT_WARN : LBT_AUDIT_INFO, "log-format", format_line(p),
-		    p, what, "the post-mortem reads them: the accept date to the millisecond orders "
-		    "and buckets the requests; Tw, Tt/Ta and the termination state measure what the "
-		    "tarpit held and who waited; fc and ac show maxconn pressure; the Host and "
-		    "User-Agent captures show which Host a flood used and which client sent it",
-		    change);
+		lbt_auditi_add(a, core ? LBT_AUDIT_WARN : LBT_AUDIT_INFO, "log-format",
+		    format_line(p), p, what, "the post-mortem reads them: the accept date to the "
+		    "millisecond orders and buckets the requests; Tw, Tt/Ta and the termination "
+		    "state measure what the tarpit held and who waited; fc and ac show maxconn "
+		    "pressure; the Host and User-Agent captures show which Host a flood used and "
+		    "which client sent it", change);
 	}
 	lbt_format_free(f);
 	lbt_format_free(rec);

@@ -101,15 +101,10 @@ struct au_rule {
 /* The ACLs and rules of one proxy section. */
 struct au_rules {
 	size_t npat, nrule;
-	struct au_pat *pat;           /* acl lines, then blocks */
+	struct au_pat *pat;           /* acl lines, then blocks (room counted first:
+	                                 terms point into it) */
 	struct au_rule *rule;         /* in file order */
-	size_t patcap, rulecap;
-	const struct au_pat **refs;   /* the pattern pointers terms point into */
-	size_t nref, refcap;
-	struct au_term *terms;        /* every term of every condition */
-	size_t nterm, termcap;
-	struct au_branch *branches;
-	size_t nbranch, branchcap;
+	size_t rulecap;
 };
 
 /*

@@ -109,8 +109,9 @@ const char *lbt_auditi_tarpit_seen(const lbt_audit *a, const struct au_proxy *p,
 
 		if (s > *slots)
 			*slots = s;
-		n += (size_t)snprintf(buf + n, size - n, "%s %s %lld req/s (%lld slots at that rate)",
-		    i ? "," : "", top[i]->source, (long long)top[i]->peak_count, (long long)s);
+		n += (size_t)snprintf(buf + n, size - n, "%s %s %lld req/s (%lld slots at that "
+		    "rate)", i ? "," : "", top[i]->source, (long long)top[i]->peak_count,
+		    (long long)s);
 	}
 	if (lbt_tarpit_nsources(a->tarpit) > 0) {
 		*ev_file = lbt_tarpit_source_at(a->tarpit, 0)->file;
@@ -146,7 +147,8 @@ static void maxconn_reached(lbt_audit *a, const struct au_proxy *p, const lbt_ta
 		return;
 	if (g->full_buckets > 0)
 		n = (size_t)snprintf(what, sizeof what, "the logged fc of %s reached maxconn %d "
-		    "(peak fc %d; fc >= %d in %llu buckets of %s, the first at %s, the last at %s); ",
+		    "(peak fc %d; fc >= %d in %llu buckets of %s, the first at %s, the last at "
+		    "%s); ",
 		    p->s->name, mc, g->fc_max, mc - a->o.near, (unsigned long long)g->full_buckets,
 		    lbt_auditi_ms_str(a->o.step_us / 1000, t, sizeof t),
 		    bucket_str(a, g->full_first, b1, sizeof b1),
@@ -168,7 +170,8 @@ static void maxconn_reached(lbt_audit *a, const struct au_proxy *p, const lbt_ta
 		snprintf(why + n, sizeof why - n, "The change is the smallest maxconn whose %d %% "
 		    "alert threshold stays above the peak of %lld: a floor, the demand was higher",
 		    a->o.alert_pct, (long long)peak);
-	snprintf(change, sizeof change, "maxconn %lld", (long long)maxconn_for(peak, a->o.alert_pct));
+	snprintf(change, sizeof change, "maxconn %lld",
+	    (long long)maxconn_for(peak, a->o.alert_pct));
 	lbt_auditi_add(a, LBT_AUDIT_CRIT, "maxconn-reached", line ? line : p->s->line, p, what,
 	    why, change);
 	lbt_auditi_evidence(a, g->full_file, g->full_line);
@@ -205,13 +208,14 @@ static void alert_threshold(lbt_audit *a, const struct au_proxy *p, size_t i,
 	    full ? bucket_str(a, full->bucket, b2, sizeof b2) : "");
 	lead = full ? (full->bucket - fire->bucket) * a->o.step_us / 1000 : -1;
 	if (lead >= 0 && lead < 60000)
-		snprintf(why, sizeof why, "%s: too late for a person to act on. The sessions climb "
-		    "last; alert also on the rate of tarpitted or denied requests (termination state "
-		    "PT, PR), which rises first", lead == 0 ? "the frontend filled within the same "
-		    "bucket" : "the frontend filled within a minute");
+		snprintf(why, sizeof why, "%s: too late for a person to act on. The sessions "
+		    "climb last; alert also on the rate of tarpitted or denied requests "
+		    "(termination state PT, PR), which rises first", lead == 0 ?
+		    "the frontend filled within the same bucket" :
+		    "the frontend filled within a minute");
 	else if (lead >= 0)
-		snprintf(why, sizeof why, "it would have given %s to act before the frontend was full",
-		    lbt_auditi_ms_str(lead, t, sizeof t));
+		snprintf(why, sizeof why, "it would have given %s to act before the frontend "
+		    "was full", lbt_auditi_ms_str(lead, t, sizeof t));
 	else
 		snprintf(why, sizeof why, "fc peaked at %d and never reached maxconn: the alert "
 		    "would have warned of the pressure", g->fc_max);

@@ -123,7 +123,7 @@ expect_success 'alert: at 80 % (fc >= 16) in the first second of the tarpit phas
 expect_success 'the same findings through a syslog wrapper (rfc3164) and from the index (--db)' '
 	test_expect_code 2 lbt-audit --frontend fe_http haproxy.cfg rfc3164.log > rfc.tsv &&
 	sed "s/rfc3164\.log:/httplog.log:/" rfc.tsv > got && test_cmp out.tsv got &&
-	lbt-index -d inc.db httplog.log 2> /dev/null &&
+	lbt-index --haproxy-cfg haproxy.cfg --frontend fe_http -d inc.db httplog.log 2> /dev/null &&
 	test_expect_code 2 lbt-audit --frontend fe_http --db inc.db haproxy.cfg > db.tsv &&
 	test_cmp out.tsv db.tsv
 '

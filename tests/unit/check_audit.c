@@ -169,7 +169,8 @@ START_TEST(host_methods)
 	    1);
 	ck_assert_int_eq(host_ok(RULE("{ req.hdr(Host),lower api.example.com }"), "API.Example.com",
 	    "/"), 1);
-	ck_assert_int_eq(host_ok(RULE("{ hdr(host) -i a.example b.example }"), "b.example", "/"), 1);
+	ck_assert_int_eq(host_ok(RULE("{ hdr(host) -i a.example b.example }"), "b.example", "/"),
+	    1);
 	/* the port is part of the Host header */
 	ck_assert_int_eq(host_ok(RULE("{ hdr(host) api.example.com }"), "api.example.com:80", "/"),
 	    0);
@@ -221,17 +222,19 @@ START_TEST(lines_written_back)
 	char buf[512];
 	const lbt_hacfg_dir *d;
 
-	load(&f, "frontend fe\n"
-	    "  http-request return status 429 string \"slow down\" if { sc0_http_req_rate gt 9 }\n");
+	load(&f, "frontend fe\n  http-request return status 429 string \"slow down\" "
+	    "if { sc0_http_req_rate gt 9 }\n");
 	d = f.r.rule[0].dir;
 	ck_assert_str_eq(lbt_auditi_line(d, 0, 0, "", buf, sizeof buf),
 	    "http-request return status 429 string \"slow down\" if { sc0_http_req_rate gt 9 }");
 	ck_assert_str_eq(lbt_auditi_line(d, 1, 6, "deny", buf, sizeof buf),
 	    "http-request deny if { sc0_http_req_rate gt 9 }");
 	ck_assert_str_eq(lbt_auditi_line(d, 11, 11, "x y", buf, sizeof buf),
-	    "http-request return status 429 string \"slow down\" if { sc0_http_req_rate gt 9 x y }");
+	    "http-request return status 429 string \"slow down\" if "
+	    "{ sc0_http_req_rate gt 9 x y }");
 	ck_assert_str_eq(lbt_auditi_line(d, 13, 13, "end", buf, sizeof buf),
-	    "http-request return status 429 string \"slow down\" if { sc0_http_req_rate gt 9 } end");
+	    "http-request return status 429 string \"slow down\" if "
+	    "{ sc0_http_req_rate gt 9 } end");
 	unload(&f);
 }
 END_TEST
