@@ -39,6 +39,8 @@
  *                       fired: the first bucket with fc >= the threshold
  *   rate-limit-host     a rate limit (or the track-sc rule feeding it) that
  *                       requires a Host the flood key also arrived without
+ *   rate-limit-key      a rate limit counted per address (`track-sc0 src`)
+ *                       while a limited IPv6 /64 came from several addresses
  * The layers it stands on: lib/README.md (audit/ is above config, read and
  * analysis); how and why: docs/audit-design.md.
  * Includes: analysis.h, err.h.

@@ -272,6 +272,7 @@ int lbt_audit_run(lbt_audit *a, int logs, lbt_err *err)
 	if (logs) {
 		lbt_auditi_check_groups(a);
 		lbt_auditi_check_hosts(a);
+		lbt_auditi_check_keys(a);
 	}
 	if (a->failed)
 		return lbt_err_set(err, "out of memory");

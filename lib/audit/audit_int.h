@@ -10,7 +10,8 @@
  *                 http-request, log format), and the numbers they share
  *                 (hold time, trigger rate, stick-table periods)
  *   audit_logs.c  the findings that need the logs' analyses (maxconn
- *                 reached, alert threshold, rate limits a Host escapes)
+ *                 reached, alert threshold, rate limits a Host escapes,
+ *                 rate limits per address that a /64 spreads over)
  *
  * Direction: audit.c calls audit_cfg.c and audit_logs.c; both call
  * audit_acl.c and audit.c's finding helpers; audit_acl.c calls nothing of
@@ -234,6 +235,9 @@ void lbt_auditi_check_groups(lbt_audit *a);
 
 /* Rate limits the flood key escaped by its Host header. */
 void lbt_auditi_check_hosts(lbt_audit *a);
+
+/* Rate limits counted per address that a limited IPv6 /64 spread over. */
+void lbt_auditi_check_keys(lbt_audit *a);
 
 /*
  * What the logs say of the sources proxy p tarpitted: one sentence into

@@ -2,8 +2,9 @@
  * audit_logs.c - the findings that combine the configuration with the
  * logs' analyses (see audit.h): maxconn reached and when an alert would
  * have fired (tarpit.h: fc per bucket of the requests' ends, rebuilt
- * occupancy), the rate the tarpitted sources reached (offenders.h), and
- * rate limits the flood key escaped by its Host header (keyhosts.h).
+ * occupancy), the rate the tarpitted sources reached (offenders.h), rate
+ * limits the flood key escaped by its Host header (keyhosts.h), and rate
+ * limits counted per address that a /64 spread over several (offenders.h).
  * Results are read through each analysis's public accessors only.
  */
 #include <ctype.h>
@@ -421,5 +422,104 @@ void lbt_auditi_check_hosts(lbt_audit *a)
 		for (size_t k = 0; k < p->rules.nrule; k++)
 			if (p->rules.rule[k].limit && lbt_auditi_rate_counter(&p->rules.rule[k]))
 				host_rule(a, p, &p->rules.rule[k], r);
+	}
+}
+
+/* ---- rate limits counted per address ------------------------------------- */
+
+/* True when frontend p limited requests in the logs (tarpit or 429/P...). */
+static int limited_in_logs(const lbt_audit *a, const struct au_proxy *p)
+{
+	uint64_t pt;
+	int64_t held;
+
+	group_pt(a, p, &pt, &held);
+	if (pt > 0)
+		return 1;
+	for (size_t i = 0; i < lbt_keyhosts_nrows(a->kh); i++) {
+		const lbt_keyhosts_row *r = lbt_keyhosts_row_at(a->kh, i);
+
+		if (r->limited > 0 && strcmp(r->frontend, p->s->name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The limited IPv6 network that used the most addresses, or NULL. */
+static const lbt_offender *spread_source(const lbt_audit *a)
+{
+	const lbt_offender *best = NULL;
+
+	for (size_t i = 0; i < lbt_offenders_nrows(a->off); i++) {
+		const lbt_offender *o = lbt_offenders_row_at(a->off, i);
+
+		if (o->net.family != 6 || o->addrs < 2 ||
+		    (o->tarpitted == 0 && o->status[LBT_OFF_S429] == 0))
+			continue;
+		if (best == NULL || o->addrs > best->addrs)
+			best = o;
+	}
+	return best;
+}
+
+/* The track-scN rule of p feeding counter c, when its key is the bare
+ * `src` (one counter an address), or NULL. */
+static const struct au_rule *src_tracker(const struct au_proxy *p, const struct au_pat *c)
+{
+	for (size_t i = 0; c->sc >= 0 && i < p->rules.nrule; i++) {
+		const struct au_rule *u = &p->rules.rule[i];
+		int k = 0;
+
+		while (k < u->dir->nword && u->dir->word[k] != u->action)
+			k++;
+		if (u->track == c->sc)
+			return k + 1 < u->dir->nword && strcmp(u->dir->word[k + 1], "src") == 0 ?
+			    u : NULL;
+	}
+	return NULL;
+}
+
+/* Rate-limit rule u of p (counter c), tracked per address by t, while
+ * source o spread over o->addrs addresses: rate-limit-key. */
+static void per_address(lbt_audit *a, const struct au_proxy *p, const struct au_rule *u,
+    const struct au_rule *t, const lbt_offender *o)
+{
+	char what[1024], change[1024];
+	int k = 0;
+
+	while (t->dir->word[k] != t->action)
+		k++;
+	snprintf(what, sizeof what, "the %s rate limit of %s at line %llu counts each client "
+	    "address apart (`%s src`, line %llu): in the logs %s was limited from %llu "
+	    "addresses, each with a limit of its own", u->action, p->s->name,
+	    (unsigned long long)u->dir->line, t->action, (unsigned long long)t->dir->line,
+	    o->source, (unsigned long long)o->addrs);
+	lbt_auditi_add(a, LBT_AUDIT_WARN, "rate-limit-key", t->dir->line, p, what,
+	    "a client that rotates addresses inside its IPv6 /64 multiplies the limit by the "
+	    "addresses it uses: an ISP gives a customer a whole /64 (or more), and lbt-offenders "
+	    "counts such a network as one source. Track the /64 (ipmask keeps IPv4 whole)",
+	    lbt_auditi_line(t->dir, k + 1, k + 2, "src,ipmask(32,64)", change, sizeof change));
+	lbt_auditi_evidence(a, o->ev_file, o->ev_line);
+}
+
+/* Rate limits counted per address that a limited /64 spread over. */
+void lbt_auditi_check_keys(lbt_audit *a)
+{
+	const lbt_offender *o = spread_source(a);
+
+	for (size_t i = 0; o != NULL && i < a->npx; i++) {
+		const struct au_proxy *p = &a->px[i];
+
+		if (!p->fe || (a->o.proxy != NULL && strcmp(a->o.proxy, p->s->name) != 0) ||
+		    !limited_in_logs(a, p))
+			continue;
+		for (size_t k = 0; k < p->rules.nrule; k++) {
+			const struct au_rule *u = &p->rules.rule[k];
+			const struct au_pat *c = u->limit ? lbt_auditi_rate_counter(u) : NULL;
+			const struct au_rule *t = c != NULL ? src_tracker(p, c) : NULL;
+
+			if (t != NULL)
+				per_address(a, p, u, t, o);
+		}
 	}
 }

@@ -13,6 +13,8 @@
 #   alert      80 % of 20 = 16: the first second a request with fc >= 16
 #              ended in, which is the first second of the tarpit phase
 #              (phases.tsv)
+#   per address  `track-sc0 src` gives each address its own counter, and
+#              2001:db8:bad:1::/64 came from 8 addresses (awk)
 . "$(dirname "$0")/lib.sh"
 
 PATH=/usr/sbin:$PATH
@@ -55,13 +57,16 @@ expect_success 'haproxy -c accepts the incident configuration' '
 	haproxy -c -f checked.cfg > /dev/null 2>&1
 '
 
-expect_success 'three findings: maxconn, tarpit (both crit), the alert' '
+# fe LINE-PATTERN - the line number of its first line in fe_http
+fe() { awk -v p="$1" '/^frontend fe_http/ { f = 1 } f && index($0, p) { print NR; exit }' haproxy.cfg; }
+
+expect_success 'four findings: maxconn, tarpit (both crit), per address, the alert' '
 	test_expect_code 2 lbt-audit --frontend fe_http haproxy.cfg httplog.log > out.tsv 2> err &&
 	test ! -s err &&
 	mc=$(grep -n "^    maxconn 20$" haproxy.cfg | cut -d: -f1) &&
-	tp=$(awk "/^frontend fe_http/ { f = 1 } f && /http-request tarpit/ { print NR; exit }" haproxy.cfg) &&
 	printf "crit\thaproxy.cfg:%s\tfe_http\tmaxconn-reached\n" $mc > expect &&
-	printf "crit\thaproxy.cfg:%s\tfe_http\ttarpit-rate-limit\n" $tp >> expect &&
+	printf "crit\thaproxy.cfg:%s\tfe_http\ttarpit-rate-limit\n" $(fe "http-request tarpit") >> expect &&
+	printf "warn\thaproxy.cfg:%s\tfe_http\trate-limit-key\n" $(fe "track-sc0 src") >> expect &&
 	printf "info\thaproxy.cfg:%s\tfe_http\talert-threshold\n" $mc >> expect &&
 	col 1-4 > got && test_cmp expect got
 '
@@ -114,10 +119,23 @@ expect_success 'alert: at 80 % (fc >= 16) in the first second of the tarpit phas
 	f=$(awk -v s=$s "int(\$3 / 1000) == s && \$4 > m { m = \$4 } END { print m }" req.txt) &&
 	printf "an alert on the sessions of fe_http at 80 %% of maxconn 20 (fc >= 16) would have fired at %s, the first bucket of 1 s with fc >= 16 (fc %d), before fc reached maxconn at %s\n" \
 	    $(hms $s) $f $(hms $full) > expect &&
-	col 5 | sed -n 3p > got && test_cmp expect got &&
+	col 5 | sed -n 4p > got && test_cmp expect got &&
 	echo "alert when scur of fe_http >= 16 (show stat; slim 20)" > expect &&
+	col 7 | sed -n 4p > got && test_cmp expect got &&
+	echo "httplog.log:$(evidence $s $f)" > expect && col 8 | sed -n 4p > got && test_cmp expect got
+'
+
+expect_success 'per address: the /64 limited from 8 addresses (awk), track its /64 instead' '
+	n=$(awk "\$1 ~ /^2001:db8:bad:1:/ { a[\$1] = 1 } END { for (k in a) n++; print n }" req.txt) &&
+	test "$n" -eq 8 &&
+	printf "the tarpit rate limit of fe_http at line %s counts each client address apart (\`track-sc0 src\`, line %s): in the logs 2001:db8:bad:1::/64 was limited from %d addresses, each with a limit of its own\n" \
+	    $(fe "http-request tarpit") $(fe "track-sc0 src") $n > expect &&
+	col 5 | sed -n 3p > got && test_cmp expect got &&
+	echo "http-request track-sc0 src,ipmask(32,64) table st_src" > expect &&
 	col 7 | sed -n 3p > got && test_cmp expect got &&
-	echo "httplog.log:$(evidence $s $f)" > expect && col 8 | sed -n 3p > got && test_cmp expect got
+	awk "\$1 ~ /^2001:db8:bad:1:/ { print \$2, \$7 }" req.txt | sort -n -k1,1 -k2,2 | head -n 1 |
+	    awk "{ print \"httplog.log:\" \$2 }" > expect &&
+	col 8 | sed -n 3p > got && test_cmp expect got
 '
 
 expect_success 'the same findings through a syslog wrapper (rfc3164) and from the index (--db)' '
