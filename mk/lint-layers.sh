@@ -18,11 +18,12 @@ allowed() {
 	db) echo "base config read" ;;
 	analysis) echo "base" ;;
 	out) echo "base" ;;
-	report) echo "base analysis out" ;;
+	report) echo "base analysis out audit" ;;
 	run) echo "base config read db analysis" ;;
+	audit) echo "base config read analysis run" ;;
 	rule) echo "base" ;;
-	cli) echo "base config read db analysis out report run rule" ;;
-	cmd) echo "base config read db analysis out report run rule cli" ;;
+	cli) echo "base config read db analysis out report run audit rule" ;;
+	cmd) echo "base config read db analysis out report run audit rule cli" ;;
 	*) echo "?" ;;
 	esac
 }

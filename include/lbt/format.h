@@ -115,6 +115,15 @@ const char *lbt_format_template(const lbt_format *f);
 lbt_dialect lbt_format_dialect(const lbt_format *f);
 uint64_t lbt_format_fields(const lbt_format *f);         /* fields it can fill */
 
+/* 1 when the time of its records has milliseconds (or finer): %t, %tr,
+ * %Ts with %ms, $msec, lbt-cat TSV; 0 for a time to the second (%T, %trg,
+ * %Ts alone, $time_local) or none. */
+int lbt_format_time_ms(const lbt_format *f);
+
+/* The fields every line fills (lbt_format_fields without the Host an
+ * absolute-form request URI may carry: a Host needs a capture or sample). */
+uint64_t lbt_format_fields_always(const lbt_format *f);
+
 /* Names of the built-in descriptors, NULL-terminated. */
 const char *const *lbt_format_builtin_names(void);
 

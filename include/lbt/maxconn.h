@@ -35,6 +35,14 @@ lbt_maxconn_cfg *lbt_maxconn_cfg_read(const char *path, lbt_err *err);
 int32_t lbt_maxconn_cfg_get(const lbt_maxconn_cfg *c, const char *name, size_t len,
     char *where, size_t size);
 
+/*
+ * The same value as lbt_maxconn_cfg_get, with the line of the `maxconn`
+ * directive it comes from in *line (the proxy's, its defaults', or the
+ * global one; 0 when unknown).
+ */
+int32_t lbt_maxconn_cfg_line(const lbt_maxconn_cfg *c, const char *name, size_t len,
+    uint64_t *line);
+
 /* The global maxconn (limit of ac), or 0 when the file sets none. */
 int32_t lbt_maxconn_cfg_global(const lbt_maxconn_cfg *c, char *where, size_t size);
 

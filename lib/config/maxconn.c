@@ -102,25 +102,55 @@ int32_t lbt_maxconn_cfg_global(const lbt_maxconn_cfg *c, char *where, size_t siz
 	return c->global;
 }
 
-/* The frontend maxconn of a proxy by HAProxy's rule (see above), 0 unknown. */
+/*
+ * The frontend maxconn of a proxy by HAProxy's rule (see above): *d and *s
+ * get the directive that sets it and its section (*d NULL when it is the
+ * global one, or unknown).  @return the value, 0 unknown.
+ */
+static int32_t resolve(const lbt_maxconn_cfg *c, const char *name, size_t len,
+    const lbt_hacfg_dir **d, const lbt_hacfg_sect **s)
+{
+	int32_t v = 0;
+
+	*d = NULL;
+	if (len > 0 && name[len - 1] == '~')
+		len--;
+	if ((*s = lbt_hacfg_frontend(c->cfg, name, len)) == NULL)
+		return 0;
+	for (; *s != NULL && (*d = last_maxconn(*s)) == NULL; *s = (*s)->defaults)
+		;
+	if (*d == NULL || maxconn_value(c->path, *d, &v, NULL) < 0 || v <= 0) {
+		*d = NULL;
+		return c->global > 0 ? c->global : 0;
+	}
+	return v;
+}
+
+/* The frontend maxconn of a proxy and where it is set, 0 unknown. */
 int32_t lbt_maxconn_cfg_get(const lbt_maxconn_cfg *c, const char *name, size_t len,
     char *where, size_t size)
 {
+	const lbt_hacfg_dir *d;
 	const lbt_hacfg_sect *s;
-	const lbt_hacfg_dir *d = NULL;
-	int32_t v = 0;
+	int32_t v = resolve(c, name, len, &d, &s);
 
-	if (len > 0 && name[len - 1] == '~')
-		len--;
-	if ((s = lbt_hacfg_frontend(c->cfg, name, len)) == NULL)
-		return 0;
-	for (; s != NULL && (d = last_maxconn(s)) == NULL; s = s->defaults)
-		;
-	if (d == NULL || maxconn_value(c->path, d, &v, NULL) < 0 || v <= 0)
-		return lbt_maxconn_cfg_global(c, where, size);
+	if (d == NULL)
+		return v > 0 ? lbt_maxconn_cfg_global(c, where, size) : 0;
 	if (where != NULL)
 		snprintf(where, size, "%s:%llu (%s%s%s)", c->path, (unsigned long long)d->line,
 		    s->keyword, s->name[0] ? " " : "", s->name);
+	return v;
+}
+
+/* The frontend maxconn of a proxy and the line of the directive, 0 unknown. */
+int32_t lbt_maxconn_cfg_line(const lbt_maxconn_cfg *c, const char *name, size_t len,
+    uint64_t *line)
+{
+	const lbt_hacfg_dir *d;
+	const lbt_hacfg_sect *s;
+	int32_t v = resolve(c, name, len, &d, &s);
+
+	*line = d != NULL ? d->line : v > 0 ? c->global_line : 0;
 	return v;
 }
 

@@ -201,3 +201,75 @@ uint64_t lbt_format_fields(const lbt_format *f)
 {
 	return f->fields;
 }
+
+/* Fields item `it` fills on every line: an absolute-form request URI's
+ * host is not the Host header of every request. */
+static uint64_t item_always(const struct fmt_item *it)
+{
+	if (it->kind == K_REQUEST || it->kind == K_URI || it->kind == K_PATH)
+		return it->fills & ~LBT_BIT(LBT_F_HOST);
+	return it->fills;
+}
+
+/*
+ * The time bits of item it: 1 a sub-second date (rank 2: %t, %tr,
+ * $msec), 2 a date of the accept to the second (%T, %Ts), 4 %ms.
+ */
+static unsigned time_bits(const struct fmt_item *it)
+{
+	if (it->kind == K_MS)
+		return 4;
+	if (it->kind != K_TIME)
+		return 0;
+	return it->rank >= 2 ? 1 : (it->flags & FL_ACCEPT_S) ? 2 : 0;
+}
+
+/* What the items of pg (may be NULL) and it (may be NULL) say: their time
+ * bits OR'ed into *bits, their always-filled fields into *fields. */
+static void items_scan(const struct fmt_prog *pg, const struct fmt_item *it, unsigned *bits,
+    uint64_t *fields)
+{
+	for (size_t i = 0; pg != NULL && i < pg->n; i++)
+		if (pg->v[i].op == OP_ITEM) {
+			*bits |= time_bits(&pg->v[i].it);
+			*fields |= item_always(&pg->v[i].it);
+		}
+	if (it != NULL) {
+		*bits |= time_bits(it);
+		*fields |= item_always(it);
+	}
+}
+
+/* The time bits and always-filled fields of every item of f. */
+static void format_scan(const lbt_format *f, unsigned *bits, uint64_t *fields)
+{
+	*bits = 0;
+	*fields = 0;
+	items_scan(&f->prog, NULL, bits, fields);
+	for (size_t i = 0; i < f->nkeys; i++)
+		items_scan(f->keys[i].sub, &f->keys[i], bits, fields);
+}
+
+/* 1 when a record's time has milliseconds (see format.h), else 0. */
+int lbt_format_time_ms(const lbt_format *f)
+{
+	unsigned b;
+	uint64_t m;
+
+	if (f->enc == ENC_TSV)
+		return 1;
+	format_scan(f, &b, &m);
+	return (b & 1) || (b & 6) == 6;
+}
+
+/* The fields filled on every line (see format.h). */
+uint64_t lbt_format_fields_always(const lbt_format *f)
+{
+	unsigned b;
+	uint64_t m;
+
+	if (f->enc == ENC_TSV)
+		return f->fields;
+	format_scan(f, &b, &m);
+	return m & f->fields;
+}
