@@ -10,6 +10,7 @@
  * so when the step changed does not show in the result.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "timeline_int.h"
 
@@ -36,6 +37,15 @@ int64_t lbt_tli_step_next(int64_t step_us)
 		if (ladder_s[i] * 1000000 > step_us)
 			return ladder_s[i] * 1000000;
 	return step_us * 2;
+}
+
+/* The bucket number of a map entry (keys are not aligned in the map's arena). */
+static int64_t key_bucket(const lbt_hmap_entry *e)
+{
+	int64_t b;
+
+	memcpy(&b, e->key, sizeof b);
+	return b;
 }
 
 /* The cell of bucket b, created when new.  @return it, or NULL (no memory). */
@@ -100,7 +110,7 @@ int lbt_tli_cells_merge(tl_cells *dst, const tl_cells *src, tl_intern_fn fn, voi
 		lbt_hmap_entry e;
 
 		lbt_hmap_at(src->m, i, &e);
-		if (cell_join(dst, *(const int64_t *)e.key, e.val, fn, ctx) < 0)
+		if (cell_join(dst, key_bucket(&e), e.val, fn, ctx) < 0)
 			return -1;
 	}
 	return 0;
@@ -121,7 +131,7 @@ int lbt_tli_cells_rebucket(tl_cells *c, int64_t factor)
 		lbt_hmap_entry e;
 
 		lbt_hmap_at(c->m, i, &e);
-		if (cell_join(&w, lbt_tli_floor_div(*(const int64_t *)e.key, factor), e.val,
+		if (cell_join(&w, lbt_tli_floor_div(key_bucket(&e), factor), e.val,
 		    NULL, NULL) < 0) {
 			lbt_tli_cells_free(&w);
 			return -1;
@@ -144,7 +154,7 @@ void lbt_tli_cells_dense(const tl_cells *c, int64_t first, size_t n, int64_t *v)
 		int64_t b;
 
 		lbt_hmap_at(c->m, i, &e);
-		b = *(const int64_t *)e.key - first;
+		b = key_bucket(&e) - first;
 		if (b >= 0 && (uint64_t)b < n)
 			v[b] = ((const struct tl_cell *)e.val)->n;
 	}

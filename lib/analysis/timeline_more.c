@@ -415,10 +415,10 @@ int lbt_tli_detect_lbs(lbt_timeline *tl)
 
 	if (rc == 0)
 		qsort(v, n, sizeof *v, lbv_cmp);
+	for (size_t i = 0; rc == 0 && n >= 2 && i < n; i++)
+		if ((rc = lb_stop(tl, v, n, i)) == 0 && (rc = lb_gaps(tl, &v[i])) == 0)
+			rc = lb_drops(tl, v, n, i);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		if (n >= 2 && ((rc = lb_stop(tl, v, n, i)) < 0 || (rc = lb_gaps(tl, &v[i])) < 0 ||
-		    (rc = lb_drops(tl, v, n, i)) < 0))
-			break;
 		if ((rc = lbt_tli_own(tl, v[i].d.v)) == 0)
 			rc = lbt_tli_chart_add(tl, LBT_TL_CH_LBS, LBT_TL_W_LB, v[i].name, v[i].d.v);
 		v[i].d.v = NULL;
