@@ -150,7 +150,9 @@ typedef struct lbt_tl_event {
 	const char *subject;      /* key, source, "fe_http", "be_app/app1", "429" ... */
 	const char *lb;           /* its load balancer, NULL when none or all */
 	int64_t time_us;          /* when (UTC µs) */
-	int approx;               /* the line had no time: time_us..time_hi_us bound it */
+	int approx;               /* the line had no time: 1, time_us is the earliest it
+	                             can be and time_hi_us the latest (NONE: no limit);
+	                             2, only the latest is known, in both */
 	int64_t time_hi_us;
 	int64_t end_us;           /* the end of what started; LBT_TL_NONE: n/a or ongoing */
 	int ongoing;              /* still going on at the end of the input */

@@ -13,8 +13,12 @@
  * had ended and before those below it ended: its time lies between the
  * largest end time of the lines before and the smallest of the lines after
  * (timeline.c keeps both per block of TL_BLOCK lines of each file, so the
- * bound leaves out the lines of its own block).  The event then carries
- * time_us = the lower bound, time_hi_us the upper one, and approx.
+ * bounds leave out the lines of its own block: what can be kept in memory
+ * bounded by the blocks, and the same whatever the order of the records).
+ * The event then carries approx 1, time_us the lower bound and time_hi_us
+ * the upper one (LBT_TL_NONE: none, the line is after every request), or
+ * approx 2 and only the upper bound in both (the line is before every
+ * request).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,11 +188,10 @@ static int place_file(lbt_timeline *tl, size_t i, const char *file)
 			continue;
 		if (pre != NULL)
 			place(nm->f, pre, suf, l->line, &l->time_us, &l->hi_us);
-		if (l->time_us == LBT_TL_NONE)
+		/* 1: time_us is the earliest (hi_us the latest, or none); 2: only the latest */
+		l->approx = l->time_us != LBT_TL_NONE ? 1 : l->hi_us != LBT_TL_NONE ? 2 : 0;
+		if (l->approx == 2)
 			l->time_us = l->hi_us;
-		if (l->hi_us == LBT_TL_NONE)
-			l->hi_us = l->time_us;
-		l->approx = l->time_us != LBT_TL_NONE;
 		if (!l->approx)
 			l->file = NULL;     /* no neighbour: it cannot be placed */
 	}
@@ -204,6 +207,8 @@ static int place_lines(lbt_timeline *tl)
 	for (size_t i = 0; i < tl->nlines; i++) {
 		struct tl_line *l = &tl->lines[i];
 
+		if (l->approx)
+			continue;               /* placed with an earlier line of its file */
 		if (l->time_us != LBT_TL_NONE)
 			l->hi_us = l->time_us;
 		else if (l->file != NULL && place_file(tl, i, l->file) < 0)

@@ -378,9 +378,15 @@ static void phrase_line(const lbt_tl_event *e, struct text *ev, struct text *nu)
 		if (e->count > 1)
 			put(nu, "%lld times", (long long)e->count);
 	}
-	if (e->approx)
+	if (e->approx == 1 && e->time_hi_us != LBT_TL_NONE)
 		put(nu, "%sno time in the line: between %s and %s", nu->len ? "; " : "",
 		    tod(e->time_us, b, sizeof b), tod(e->time_hi_us, c, sizeof c));
+	else if (e->approx == 1)
+		put(nu, "%sno time in the line: after %s", nu->len ? "; " : "",
+		    tod(e->time_us, b, sizeof b));
+	else if (e->approx == 2)
+		put(nu, "%sno time in the line: before %s", nu->len ? "; " : "",
+		    tod(e->time_us, b, sizeof b));
 }
 
 /* The two sentences of event e (see timeline_report.h). */

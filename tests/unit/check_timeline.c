@@ -529,11 +529,11 @@ START_TEST(lines_story)
 	finish(tl);
 	/* line 200 sits in block 12 (lines 192..207): between line 191 and line 208 */
 	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_RELOAD, "fe"));
-	ck_assert(e->approx && e->time_us == US(T0 + 19.1) && e->time_hi_us == US(T0 + 20.8));
+	ck_assert(e->approx == 1 && e->time_us == US(T0 + 19.1) && e->time_hi_us == US(T0 + 20.8));
 	ck_assert_uint_eq(e->ev_line, 200);
 	/* line 400: after every request (the last at 30 s), nothing after it */
 	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_STOP, "fe"));
-	ck_assert(e->approx && e->time_us == US(T0 + 30) && e->time_hi_us == US(T0 + 30));
+	ck_assert(e->approx == 1 && e->time_us == US(T0 + 30) && e->time_hi_us == LBT_TL_NONE);
 	/* three DOWNs 10 s apart: a crash loop, no single down/up events */
 	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_CRASH_LOOP, "be/app1"));
 	ck_assert(e->count == 3 && e->time_us == US(T0 + 10.5) && e->end_us == US(T0 + 35.5));
