@@ -300,7 +300,7 @@ static int lb_add(lbt_timeline *tl, const lbt_rec *r, int64_t b, const char *fil
 }
 
 /* The maxconn, alert and full thresholds of a new frontend fe[0..len). */
-int lbt_tli_fe_init(const lbt_timeline *tl, struct tl_fe *f, const char *fe, size_t len)
+void lbt_tli_fe_init(const lbt_timeline *tl, struct tl_fe *f, const char *fe, size_t len)
 {
 	const lbt_tarpit_opts *t = &tl->o.tarpit;
 
@@ -312,7 +312,6 @@ int lbt_tli_fe_init(const lbt_timeline *tl, struct tl_fe *f, const char *fe, siz
 	}
 	f->fc_max = -1;
 	f->alert_m.at = f->full_m.at = LBT_TL_NONE;
-	return 0;
 }
 
 /*
@@ -417,7 +416,7 @@ static int request_add(lbt_timeline *tl, const lbt_rec *r)
 		return -1;
 	if (dims_add(tl, r, b, cls, file) < 0)
 		return -1;
-	if (tl->last_f != NULL && file != NULL && lbt_tli_file_note(tl, tl->last_f, r) < 0)
+	if (tl->last_f != NULL && file != NULL && lbt_tli_file_note(tl->last_f, r) < 0)
 		return -1;
 	return 0;
 }
@@ -480,12 +479,11 @@ static void keep_end(int64_t *dst, int64_t v, int hi)
 }
 
 /* Note r's end time in its line's block of f.  @return 0 or -1. */
-int lbt_tli_file_note(lbt_timeline *tl, struct tl_file *f, const lbt_rec *r)
+int lbt_tli_file_note(struct tl_file *f, const lbt_rec *r)
 {
 	size_t k = (size_t)(r->line / TL_BLOCK);
 	int64_t e = lbt_tli_end_of(r);
 
-	(void)tl;
 	if (!(r->have & LBT_BIT(LBT_F_LINE)))
 		return 0;
 	if (file_grow(f, k) < 0)

@@ -1,17 +1,19 @@
 /*
  * timeline_int.h - what the files of the timeline module share, never
  * installed:
- *   timeline.c          the accumulator: records -> series, sketches, lines
+ *   timeline.c          the accumulator: records -> series, sketches, the
+ *                       frontends' first moments, files' end-time blocks
  *   timeline_cells.c    a sparse series of buckets, each a count and its
  *                       evidence (tl_cells), and the bucket ladder
  *   timeline_sketch.c   the space-saving sketch of tracked keys, sources
- *                       and hosts, each with its cells (tl_sketch)
- *   timeline_merge.c    spawn, merge and the vtable
- *   timeline_detect.c   finish: the series, the episodes of traffic, keys,
- *                       hosts, sources and classes, the end of the incident
+ *                       and Hosts, each with its cells, and the requests
+ *                       of the tracked sources (tl_sketch, tl_req)
+ *   timeline_merge.c    spawn, merge, finish and the vtable
+ *   timeline_detect.c   the series made dense, the episodes of traffic,
+ *                       keys, Hosts, sources and classes, the end
  *   timeline_more.c     saturation and alert, per-LB volume, retries
- *   timeline_lines.c    HAProxy's own lines: kinds, placing a line without
- *                       a time, crash loops, reloads
+ *   timeline_lines.c    HAProxy's own lines: kept, placed when they have no
+ *                       time, grouped (crash loops, reloads, bursts)
  *   timeline_out.c      the events array, sorting, charts, accessors
  */
 #ifndef LBT_TIMELINE_INT_H
@@ -170,13 +172,12 @@ struct lbt_timeline {
 	struct lbt_tli_result *res;
 };
 
-/* timeline.c */
+/* timeline.c (each function's comment is above its definition) */
 const char *lbt_tli_intern(lbt_timeline *tl, const char *s, size_t n, int file);
 const char *lbt_tli_intern_file(void *tl, const char *file);
 int lbt_tli_rebucket(lbt_timeline *tl, int64_t step);
-int lbt_tli_fe_init(const lbt_timeline *tl, struct tl_fe *f, const char *fe, size_t len);
-int lbt_tli_line_add(lbt_timeline *tl, const lbt_rec *r, const char *file);
-int lbt_tli_file_note(lbt_timeline *tl, struct tl_file *f, const lbt_rec *r);
+void lbt_tli_fe_init(const lbt_timeline *tl, struct tl_fe *f, const char *fe, size_t len);
+int lbt_tli_file_note(struct tl_file *f, const lbt_rec *r);
 int64_t lbt_tli_end_of(const lbt_rec *r);
 int lbt_tli_moment_join(struct tl_moment *d, int64_t at, const lbt_evidence *ev);
 int lbt_tli_file_merge(struct tl_file *dst, const struct tl_file *src);
@@ -234,6 +235,7 @@ int lbt_tli_detect_lbs(lbt_timeline *tl);
 int lbt_tli_detect_retries(lbt_timeline *tl);
 
 /* timeline_lines.c */
+int lbt_tli_line_add(lbt_timeline *tl, const lbt_rec *r, const char *file);
 int lbt_tli_detect_lines(lbt_timeline *tl);
 
 #endif

@@ -63,7 +63,21 @@ static int ev_min(lbt_timeline *tl, lbt_evidence *d, const lbt_evidence *s, int 
 	return 0;
 }
 
-/* Merge the load balancers.  @return 0 or -1. */
+/* @return the requests counted in c. */
+static uint64_t cells_total(const tl_cells *c)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; c->m != NULL && i < lbt_hmap_count(c->m); i++) {
+		lbt_hmap_entry e;
+
+		lbt_hmap_at(c->m, i, &e);
+		n += (uint64_t)((const struct tl_cell *)e.val)->n;
+	}
+	return n;
+}
+
+/* Merge the load balancers (past LBT_TL_MAXLB: counted).  @return 0 or -1. */
 static int lbs_merge(lbt_timeline *tl, const lbt_timeline *src)
 {
 	for (size_t i = 0; i < lbt_hmap_count(src->lbs); i++) {
@@ -75,7 +89,7 @@ static int lbs_merge(lbt_timeline *tl, const lbt_timeline *src)
 		s = e.val;
 		d = lbt_hmap_get(tl->lbs, e.key, e.klen);
 		if (d == NULL && lbt_hmap_count(tl->lbs) >= LBT_TL_MAXLB) {
-			tl->st.lbs_other += (uint64_t)lbt_hmap_count(s->cells.m ? s->cells.m : NULL);
+			tl->st.lbs_other += cells_total(&s->cells);
 			continue;
 		}
 		if (d == NULL && (d = lbt_hmap_put(tl->lbs, e.key, e.klen, NULL)) == NULL)
@@ -179,15 +193,14 @@ static int lines_merge(lbt_timeline *tl, const lbt_timeline *src)
 	return 0;
 }
 
-/* Add src's counters and span to tl's. */
+/* Add src's counters and span to tl's (not those the merge itself adds to:
+ * lbs_other, events_dropped). */
 static void stats_merge(lbt_timeline_stats *d, const lbt_timeline_stats *s)
 {
 	d->records += s->records;
 	d->requests += s->requests;
 	d->events += s->events;
 	d->no_time += s->no_time;
-	d->events_dropped += s->events_dropped;
-	d->lbs_other += s->lbs_other;
 	if (s->first_us != LBT_TL_NONE && (d->first_us == LBT_TL_NONE || s->first_us < d->first_us))
 		d->first_us = s->first_us;
 	if (s->last_us != LBT_TL_NONE && (d->last_us == LBT_TL_NONE || s->last_us > d->last_us))
