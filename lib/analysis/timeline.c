@@ -262,15 +262,17 @@ static int span_check(lbt_timeline *tl)
 	return lbt_tli_rebucket(tl, step);
 }
 
-/* Count r in the value of sketch s keyed key[0..n), bucket b.
- * @return the value, or NULL when out of memory. */
+/* Count r in the value of sketch s keyed key[0..n), bucket b; *fresh is
+ * set when the value has just pushed another out (its series starts with
+ * its next record, timeline_sketch.c).  @return the value, or NULL when
+ * out of memory. */
 static struct tl_subj *subj_add(tl_sketch *s, const void *key, size_t n, int64_t b,
-    const lbt_rec *r, const char *file)
+    const lbt_rec *r, const char *file, int *fresh)
 {
-	struct tl_subj *w = lbt_tli_sketch_hit(s, key, n);
+	struct tl_subj *w = lbt_tli_sketch_hit(s, key, n, fresh);
 	lbt_evidence e;
 
-	if (w == NULL || lbt_tli_cells_add(&w->cells, b, r, file) < 0)
+	if (w == NULL || (!*fresh && lbt_tli_cells_add(&w->cells, b, r, file) < 0))
 		return NULL;
 	lbt_evidence_set(&e, r, file);
 	if (!w->last.set || lbt_evidence_cmp(&e, &w->last) > 0)
@@ -374,17 +376,18 @@ static int dims_add(lbt_timeline *tl, const lbt_rec *r, int64_t b, unsigned cls,
 {
 	struct tl_subj *w;
 	lbt_addr net;
+	int fresh;
 
 	if ((r->have & LBT_BIT(LBT_F_KEY)) && r->key.n > 0 &&
-	    subj_add(&tl->keys, r->key.p, r->key.n, b, r, file) == NULL)
+	    subj_add(&tl->keys, r->key.p, r->key.n, b, r, file, &fresh) == NULL)
 		return -1;
 	if ((r->have & LBT_BIT(LBT_F_HOST)) && r->host.n > 0 &&
-	    subj_add(&tl->hosts, r->host.p, r->host.n, b, r, file) == NULL)
+	    subj_add(&tl->hosts, r->host.p, r->host.n, b, r, file, &fresh) == NULL)
 		return -1;
 	if ((r->have & LBT_BIT(LBT_F_CLIENT)) &&
 	    lbt_netgroup_of(&tl->o.net, &r->client, &net, NULL) == 0) {
-		if ((w = subj_add(&tl->srcs, &net, sizeof net, b, r, file)) == NULL ||
-		    lbt_tli_req_add(w, r, is_refused(cls), file) < 0)
+		if ((w = subj_add(&tl->srcs, &net, sizeof net, b, r, file, &fresh)) == NULL ||
+		    (!fresh && lbt_tli_req_add(w, r, is_refused(cls), file) < 0))
 			return -1;
 	}
 	return lb_add(tl, r, b, file) < 0 || fe_add(tl, r, file) < 0 ? -1 : 0;

@@ -62,8 +62,8 @@ struct tl_req {
 
 /* One tracked value (a key, a source, a Host). */
 struct tl_subj {
-	char *key;                /* malloc'ed, NUL-terminated; klen bytes */
-	size_t klen;
+	char *key;                /* malloc'ed (kcap bytes), NUL-terminated; klen bytes */
+	size_t klen, kcap;
 	uint64_t count, err;      /* space-saving count and its over-estimate */
 	tl_cells cells;           /* since it entered the sketch */
 	lbt_evidence last;        /* its largest (time, file, line) */
@@ -84,7 +84,7 @@ typedef struct tl_sketch {
 } tl_sketch;
 
 int lbt_tli_sketch_init(tl_sketch *s, size_t cap, int with_req);
-struct tl_subj *lbt_tli_sketch_hit(tl_sketch *s, const void *key, size_t klen);
+struct tl_subj *lbt_tli_sketch_hit(tl_sketch *s, const void *key, size_t klen, int *evicted);
 int lbt_tli_sketch_merge(tl_sketch *dst, tl_sketch *src, tl_intern_fn fn, void *ctx);
 int lbt_tli_sketch_rebucket(tl_sketch *s, int64_t factor);
 void lbt_tli_sketch_free(tl_sketch *s);
