@@ -514,6 +514,26 @@ static void sum_flood(const lbt_timeline *tl, struct text *t)
 		put(t, ". ");
 }
 
+/* The time of the reload logged nearest to at (see reload_near), if any. */
+static void reload_time(const lbt_timeline *tl, struct text *t, int64_t at)
+{
+	const lbt_tl_event *r = reload_near(tl, at, 10000000);
+	char b[32];
+
+	if (r != NULL)
+		put(t, "%s%s", r->approx ? "\u2248" : "", tod(r->time_us, b, sizeof b));
+}
+
+/* " (HAProxy was reloaded at T)" when a reload was logged near at. */
+static void reload_just(const lbt_timeline *tl, struct text *t, int64_t at)
+{
+	if (reload_near(tl, at, 10000000) == NULL)
+		return;
+	put(t, " (HAProxy was reloaded at ");
+	reload_time(tl, t, at);
+	put(t, ")");
+}
+
 /* Saturation, the alert that would have fired, refusals. */
 static void sum_slots(const lbt_timeline *tl, struct text *t)
 {
@@ -538,9 +558,12 @@ static void sum_slots(const lbt_timeline *tl, struct text *t)
 		duration(t, a->peak_us - a->time_us);
 		put(t, " before the frontend was full. ");
 	}
-	if (w != NULL)
-		put(t, "At %s %s gave way to %s. ", tod(w->time_us, b, sizeof b),
+	if (w != NULL) {
+		put(t, "At %s %s gave way to %s", tod(w->time_us, b, sizeof b),
 		    strncmp(w->subject, "tarpit", 6) == 0 ? "the tarpit" : "deny", w->other);
+		reload_just(tl, t, w->time_us);
+		put(t, ". ");
+	}
 }
 
 /* Load shedding and errors: the statuses' shares. */
@@ -582,12 +605,21 @@ static void sum_others(const lbt_timeline *tl, struct text *t)
 		else
 			put(t, " and %s", e->subject);
 	}
-	if (n > 0)
-		put(t, " stopped at once while the others went on; nothing in the logs says "
-		    "why (a rule refusing connections before they are logged, a firewall, DNS). ");
+	if (n > 0 && reload_near(tl, v->time_us, 10000000) != NULL) {
+		put(t, " stopped at once while the others went on. Nothing in the logs says why; "
+		    "HAProxy was reloaded at ");
+		reload_time(tl, t, v->time_us);
+		put(t, ", just then, and a rule that refuses connections before they are logged "
+		    "(tcp-request connection reject) looks exactly like this. ");
+	} else if (n > 0) {
+		put(t, " stopped at once while the others went on. Nothing in the logs says why: "
+		    "a rule that refuses connections before they are logged, a firewall or a DNS "
+		    "change looks like this. ");
+	}
 	if (r != NULL)
-		put(t, "%s sent %lld refused requests again (amplification \u00d7%.1f). ",
-		    r->subject, (long long)r->count, r->ratio);
+		put(t, "%s kept sending what was refused: %lld times again, %lld distinct "
+		    "request%s (amplification \u00d7%.1f). ", r->subject, (long long)r->count,
+		    (long long)r->distinct, r->distinct == 1 ? "" : "s", r->ratio);
 	if (c != NULL)
 		put(t, "Server %s went down %lld times (a crash loop). ", c->subject,
 		    (long long)c->count);
