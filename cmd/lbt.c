@@ -25,6 +25,7 @@ static const struct {
 	{ "rate", "request rates per key, source or status over time; peaks and jumps" },
 	{ "offenders", "sources grouped as IPv4 /32 and IPv6 /64, ranked, with evidence" },
 	{ "tarpit", "socket time held by tarpit and connection slots against maxconn" },
+	{ "timeline", "the incident minute by minute, with evidence, for a post-mortem" },
 	{ "deny", "the rule that stops a flood (HAProxy, NGINX, nftables), with safety checks" },
 	{ "audit", "what in haproxy.cfg let it happen: findings with file:line and the fix" },
 	{ "formats", "list, explain and detect log formats; recommend one" },

@@ -351,7 +351,7 @@ cat_file() {
 fields() {
 	f=$1 shape=$2
 	shift 2
-	gawk -v shape="$shape" -f "$chk/logfields.awk" "$out/$f" >"$tmp/want.f"
+	gawk -v shape="$shape" -f "$chk/logfields.awk" "$out/$f" | cut -f1-9 >"$tmp/want.f"
 	"$bin/lbt-cat" "$@" "$out/$f" 2>/dev/null >"$tmp/cat.tsv"
 	ran lbt-cat $? || return 1
 	col "$tmp/cat.tsv" line,time,client,port,status,term,Tw,fc,key >"$tmp/got.f"
@@ -646,9 +646,11 @@ tp_saturation() {
 }
 t "lbt-tarpit: saturation (>= 90 % of maxconn 20) starts with the flood, ends with it" tp_saturation
 
-# The "fc at maxconn" evidence: the 10 s buckets (epoch-aligned, by accept
-# time) where the logged fc reached 19 or 20 are exactly those awk finds in
-# the log, each with an evidence line that logged such an fc; the tarpit phase
+# The "fc at maxconn" evidence: the 10 s buckets (epoch-aligned) where the
+# logged fc reached 19 or 20 are exactly those awk finds in the log, each
+# with an evidence line that logged such an fc.  fc is the count when the
+# line is logged, at the request's end, so a request counts in the bucket
+# of its date + dur (logfields.awk's duration from the timers); the tarpit phase
 # has some (it held all 20 slots); and, with the tolerance of tp_saturation,
 # each overlaps [flood start, reject ready + 1.5 s].
 tp_full() {
@@ -658,7 +660,8 @@ tp_full() {
 	[ -s "$tmp/tpf.c" ] || { echo "no full bucket"; return 1; }
 	gawk -F'\t' -v OFS='\t' '{
 		split($2, d, /[-T:.Z]/)
-		b = int(mktime(d[1] " " d[2] " " d[3] " " d[4] " " d[5] " " d[6], 1) / 10) * 10
+		end_ms = mktime(d[1] " " d[2] " " d[3] " " d[4] " " d[5] " " d[6], 1) * 1000 + d[7] + $10
+		b = int(end_ms / 10000) * 10
 		if ($8 != "-" && $8 + 0 > max[b] + 0) max[b] = $8
 	} END { for (b in max) if (max[b] >= 19)
 		print strftime("%Y-%m-%dT%H:%M:%SZ", b, 1), max[b] }' "$tmp/fields.tsv" | sort >"$tmp/tpf.want"

@@ -4,7 +4,10 @@
 #   TZ=UTC gawk -v shape=httplog|compact|edge|nginx -f logfields.awk FILE
 #
 # One row per request line (event lines are skipped), tab-separated:
-#   line  time  client  port  status  term  Tw  fc  key
+#   line  time  client  port  status  term  Tw  fc  key  dur
+# dur (httplog only) is the request's duration in ms as HAProxy's timers
+# give it: Ta, or, when Ta is -1, the sum of the timers TR Tw Tc Tr that
+# are not -1; the request ends at time + dur.
 # line is the line number in FILE; time is ISO 8601 UTC with milliseconds
 # (httplog: the [%tr] date; compact: %Ts%ms); client has an IPv4-mapped
 # "::ffff:" prefix removed, as lbt does; key is the first UUID of the path,
@@ -52,7 +55,9 @@ shape == "httplog" {
 	split($(i + 4), t, "/")         # TR/Tw/Tc/Tr/Ta
 	split($(i + 10), c, "/")        # ac/fc/bc/sc/rc
 	path = ($(NF - 2) ~ /^"[A-Z]+$/) ? $(NF - 1) : ""
-	print FNR, isodate($(i + 1)), client(cp), port, $(i + 5), $(i + 9), t[2], c[2], keyof(path)
+	dur = t[5] >= 0 ? t[5] : (t[1] > 0 ? t[1] : 0) + (t[2] > 0 ? t[2] : 0) + \
+	    (t[3] > 0 ? t[3] : 0) + (t[4] > 0 ? t[4] : 0)
+	print FNR, isodate($(i + 1)), client(cp), port, $(i + 5), $(i + 9), t[2], c[2], keyof(path), dur
 }
 
 # date client:port be/srv status bytes TR/Tw/Tc/Tr/Ta tsc ac/fc/bc/sc/rc sq/bq "request"

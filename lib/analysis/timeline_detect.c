@@ -1,0 +1,623 @@
+/*
+ * timeline_detect.c - finish: every series made dense over the input's
+ * buckets and read by the change-point engine (changepoint.h, one engine
+ * for every series), and the events of what it finds: rises and drops of
+ * all traffic, of a key, of a Host; new heavy sources and sources above
+ * `ratio` x their baseline; sources that stop at once; classes of errors
+ * and refusals, and one refusal giving way to another; the end of the
+ * incident.  Saturation, load balancers and retries are in
+ * timeline_more.c, HAProxy's lines in timeline_lines.c.
+ *
+ * An episode's time is the start of its first bucket (the change point);
+ * its evidence, the smallest record of the series in the episode, is the
+ * first one of that bucket.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeline_int.h"
+
+/* Seconds per bucket. */
+static double step_s(const lbt_timeline *tl)
+{
+	return (double)tl->step / 1e6;
+}
+
+/* Dense copy of c over the result's buckets, read by the engine when cp.
+ * @return 0, or -1 when out of memory. */
+int lbt_tli_dense(const lbt_timeline *tl, const tl_cells *c, struct tl_dense *d, int cp)
+{
+	const struct lbt_tli_result *r = tl->res;
+
+	memset(d, 0, sizeof *d);
+	d->n = r->n;
+	if ((d->v = malloc((r->n ? r->n : 1) * sizeof *d->v)) == NULL)
+		return -1;
+	lbt_tli_cells_dense(c, r->first_b, r->n, d->v);
+	if (cp && r->n > 0) {
+		if (lbt_cp_find(d->v, d->n, step_s(tl), &tl->o.cp, &d->cp) < 0)
+			return -1;
+		d->has_cp = 1;
+	}
+	return 0;
+}
+
+/* Free a dense series (zeroed one accepted). */
+void lbt_tli_dense_free(struct tl_dense *d)
+{
+	free(d->v);
+	if (d->has_cp)
+		lbt_cp_result_free(&d->cp);
+	memset(d, 0, sizeof *d);
+}
+
+/* Sum of v[a..b). */
+static int64_t sum(const int64_t *v, size_t a, size_t b)
+{
+	int64_t s = 0;
+
+	for (size_t i = a; i < b; i++)
+		s += v[i];
+	return s;
+}
+
+/* @return the mean events a second over v[a..b) (0 when empty). */
+double lbt_tli_rate(const lbt_timeline *tl, const int64_t *v, size_t a, size_t b)
+{
+	return b > a ? (double)sum(v, a, b) / ((double)(b - a) * step_s(tl)) : 0;
+}
+
+/* The engine's rate of the segment that holds bucket i (0 past the end). */
+static double seg_rate_at(const lbt_cp_result *cp, size_t i)
+{
+	for (size_t k = 0; k < cp->nseg; k++)
+		if (cp->seg[k].start <= i && i < cp->seg[k].end)
+			return cp->seg[k].rate;
+	return 0;
+}
+
+/* Widen the incident to [start, end) of an episode (ongoing: to the end). */
+void lbt_tli_incident_note(lbt_timeline *tl, int64_t start, int64_t end, int ongoing)
+{
+	lbt_timeline_stats *st = &tl->st;
+
+	if (st->incident_from == LBT_TL_NONE || start < st->incident_from)
+		st->incident_from = start;
+	if (ongoing)
+		tl->res->ongoing = 1;
+	else if (st->incident_to == LBT_TL_NONE || end > st->incident_to)
+		st->incident_to = end;
+}
+
+/*
+ * The events of one episode of d (cells c) about `subject`: kind k at its
+ * start (rates before, mean, peak, ratio, requests and their share of all)
+ * and kend at its end unless it is ongoing.  @return 0 or -1.
+ */
+int lbt_tli_episode_events(lbt_timeline *tl, const struct tl_dense *d, const tl_cells *c,
+    const lbt_cp_episode *ep, lbt_tl_kind k, lbt_tl_kind kend, lbt_tl_what w,
+    const char *subject)
+{
+	const struct lbt_tli_result *r = tl->res;
+	int64_t cnt = sum(d->v, ep->start, ep->end), all = sum(r->total, ep->start, ep->end);
+	lbt_tl_event *e = lbt_tli_event_new(tl, k, w, subject, lbt_tli_bucket_us(tl, ep->start));
+	lbt_evidence ev;
+
+	if (e == NULL)
+		return -1;
+	e->from = ep->from_rate;
+	e->to = ep->mean_rate;
+	e->peak = ep->peak_rate;
+	e->peak_us = lbt_tli_bucket_us(tl, ep->peak);
+	e->unit = "req/s";
+	e->ratio = ep->ratio > 0 ? ep->ratio : NAN;
+	e->count = cnt;
+	e->share_pct = all > 0 && w != LBT_TL_W_ALL ? 100.0 * (double)cnt / (double)all : NAN;
+	e->ongoing = ep->ongoing;
+	e->end_us = ep->ongoing ? LBT_TL_NONE : lbt_tli_bucket_us(tl, ep->end);
+	if (lbt_tli_cells_first(c, r->first_b + (int64_t)ep->start, r->first_b +
+	    (int64_t)ep->end, &ev))
+		lbt_tli_event_ev(e, &ev);
+	lbt_tli_incident_note(tl, e->time_us, e->end_us, ep->ongoing);
+	if (ep->ongoing)
+		return 0;
+	if ((e = lbt_tli_event_new(tl, kend, w, subject, lbt_tli_bucket_us(tl, ep->end))) == NULL)
+		return -1;
+	e->from = ep->mean_rate;
+	e->to = seg_rate_at(&d->cp, ep->end);
+	e->unit = "req/s";
+	e->count = cnt;
+	if (lbt_tli_cells_first(c, r->first_b + (int64_t)ep->end, r->first_b + (int64_t)r->n, &ev))
+		lbt_tli_event_ev(e, &ev);
+	return 0;
+}
+
+/* The rises (and, with drops, the drops) of one series.  @return 0 or -1. */
+static int series_episodes(lbt_timeline *tl, const struct tl_dense *d, const tl_cells *c,
+    lbt_tl_what w, const char *subject, int drops)
+{
+	for (size_t i = 0; i < d->cp.nep; i++) {
+		const lbt_cp_episode *ep = &d->cp.ep[i];
+		int rise = ep->kind == LBT_CP_RISE;
+
+		if (!rise && !drops)
+			continue;
+		if (lbt_tli_episode_events(tl, d, c, ep, rise ? LBT_TL_RISE : LBT_TL_DROP,
+		    rise ? LBT_TL_RISE_END : LBT_TL_DROP_END, w, subject) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- the tracked dimensions ---------------------------------------------- */
+
+/* A tracked value while detecting. */
+struct view {
+	const struct tl_subj *w;
+	const char *name;         /* interned */
+	struct tl_dense d;
+};
+
+/* qsort order of views: count descending, then name. */
+static int view_cmp(const void *a, const void *b)
+{
+	const struct view *x = a, *y = b;
+
+	if (x->w->count != y->w->count)
+		return x->w->count > y->w->count ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The name of a tracked value: its text, a source's network in text. */
+static const char *view_name(lbt_timeline *tl, const struct tl_subj *w, int source)
+{
+	char b[LBT_ADDR_STRLEN + 8];
+
+	if (!source)
+		return lbt_tli_intern(tl, w->key, w->klen, 0);
+	lbt_netgroup_format(&tl->o.net, (const lbt_addr *)w->key, b, sizeof b);
+	return lbt_tli_intern(tl, b, strlen(b), 0);
+}
+
+/* Free n views. */
+static void views_free(struct view *v, size_t n)
+{
+	for (size_t i = 0; v != NULL && i < n; i++)
+		lbt_tli_dense_free(&v[i].d);
+	free(v);
+}
+
+/* The values of sketch s, ranked, each dense and read.  *n gets their count.
+ * @return the array (free with views_free), or NULL when out of memory. */
+static struct view *views_of(lbt_timeline *tl, const tl_sketch *s, int source, size_t *n)
+{
+	struct view *v = calloc(s->n ? s->n : 1, sizeof *v);
+
+	*n = 0;
+	if (v == NULL)
+		return NULL;
+	for (size_t i = 0; i < s->n; i++) {
+		v[i].w = &s->v[i];
+		*n = i + 1;
+		if ((v[i].name = view_name(tl, &s->v[i], source)) == NULL ||
+		    lbt_tli_dense(tl, &s->v[i].cells, &v[i].d, 1) < 0) {
+			views_free(v, *n);
+			*n = 0;
+			return NULL;
+		}
+	}
+	qsort(v, *n, sizeof *v, view_cmp);
+	return v;
+}
+
+/* Chart c: the first `k` views and "other" (every request minus them).
+ * @return 0 or -1. */
+static int chart_top(lbt_timeline *tl, lbt_tl_chart c, lbt_tl_what w, const struct view *v,
+    size_t n, size_t k)
+{
+	const struct lbt_tli_result *r = tl->res;
+	int64_t *rest = malloc((r->n ? r->n : 1) * sizeof *rest);
+
+	if (rest == NULL)
+		return -1;
+	memcpy(rest, r->total, r->n * sizeof *rest);
+	for (size_t i = 0; i < n && i < k; i++) {
+		int64_t *copy = malloc((r->n ? r->n : 1) * sizeof *copy);
+
+		if (copy == NULL || lbt_tli_own(tl, copy) < 0) {
+			free(rest);
+			return -1;
+		}
+		memcpy(copy, v[i].d.v, r->n * sizeof *copy);
+		for (size_t j = 0; j < r->n; j++)
+			rest[j] -= copy[j];
+		if (lbt_tli_chart_add(tl, c, w, v[i].name, copy) < 0) {
+			free(rest);
+			return -1;
+		}
+	}
+	if (lbt_tli_own(tl, rest) < 0)
+		return -1;
+	return n > 0 ? lbt_tli_chart_add(tl, c, w, "other", rest) : 0;
+}
+
+/* Key and Host rises (Hosts only when there are several, with drops):
+ * the first `top` values that have one.  @return 0 or -1. */
+static int plain_rises(lbt_timeline *tl, const struct view *v, size_t n, lbt_tl_what w)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; i < n && shown < tl->o.top; i++) {
+		size_t nev = tl->res->nev;
+
+		if (series_episodes(tl, &v[i].d, &v[i].w->cells, w, v[i].name,
+		    w == LBT_TL_W_HOST) < 0)
+			return -1;
+		shown += tl->res->nev > nev;
+	}
+	return 0;
+}
+
+/* A source's rises: the first of a new one (NEW_SOURCE), the others of a
+ * new one and those at ratio x its baseline (SOURCE_RISE).  @return 0 or -1. */
+static int source_rises(lbt_timeline *tl, const struct view *s, size_t *shown)
+{
+	int first = 1, any = 0;
+
+	for (size_t i = 0; i < s->d.cp.nep; i++) {
+		const lbt_cp_episode *ep = &s->d.cp.ep[i];
+		lbt_tl_kind k;
+
+		if (ep->kind != LBT_CP_RISE)
+			continue;
+		if (s->d.cp.is_new)
+			k = first ? LBT_TL_NEW_SOURCE : LBT_TL_SOURCE_RISE;
+		else if (ep->ratio >= tl->o.ratio)
+			k = LBT_TL_SOURCE_RISE;
+		else
+			continue;
+		first = 0;
+		any = 1;
+		if (lbt_tli_episode_events(tl, &s->d, &s->w->cells, ep, k, LBT_TL_RISE_END,
+		    LBT_TL_W_SOURCE, s->name) < 0)
+			return -1;
+	}
+	*shown += any;
+	return 0;
+}
+
+/*
+ * A source that stops at once while the others go on: its last bucket L
+ * at least min_buckets before the end, its rate over the min_buckets up
+ * to L at least the floor, and the other sources logging in at least half
+ * of the min_buckets after L.  Nothing logs why (a tcp-request connection
+ * reject, a firewall, a DNS change).  @return 0 or -1.
+ */
+static int vanish(lbt_timeline *tl, const struct view *s)
+{
+	const struct lbt_tli_result *r = tl->res;
+	size_t mb = tl->o.cp.min_buckets ? tl->o.cp.min_buckets : 1, L = r->n, busy = 0;
+	lbt_tl_event *e;
+
+	for (size_t i = r->n; i-- > 0;)
+		if (s->d.v[i] > 0) {
+			L = i;
+			break;
+		}
+	if (L == r->n || L + 1 + mb > r->n || L + 1 < mb ||
+	    lbt_tli_rate(tl, s->d.v, L + 1 - mb, L + 1) < tl->o.cp.floor)
+		return 0;
+	for (size_t i = L + 1; i < L + 1 + mb; i++)
+		busy += r->total[i] - s->d.v[i] > 0;
+	if (busy * 2 < mb)
+		return 0;
+	if ((e = lbt_tli_event_new(tl, LBT_TL_VANISH, LBT_TL_W_SOURCE, s->name,
+	    s->w->last.time_us)) == NULL)
+		return -1;
+	e->from = lbt_tli_rate(tl, s->d.v, L + 1 - mb, L + 1);
+	e->to = 0;
+	e->unit = "req/s";
+	e->count = (int64_t)s->w->count;
+	lbt_tli_event_ev(e, &s->w->last);
+	return 0;
+}
+
+/* The sources: rises, vanishing ones, the chart.  @return 0 or -1. */
+static int sources(lbt_timeline *tl)
+{
+	size_t n, shown = 0, gone = 0;
+	struct view *v = views_of(tl, &tl->srcs, 1, &n);
+	int rc = v != NULL ? 0 : -1;
+
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		size_t nev = tl->res->nev;
+
+		if (shown < tl->o.top)
+			rc = source_rises(tl, &v[i], &shown);
+		if (rc == 0 && gone < tl->o.top && (rc = vanish(tl, &v[i])) == 0)
+			gone += tl->res->nev > nev && tl->res->ev[tl->res->nev - 1].kind ==
+			    LBT_TL_VANISH;
+	}
+	if (rc == 0)
+		rc = chart_top(tl, LBT_TL_CH_SOURCES, LBT_TL_W_SOURCE, v, n, 5);
+	views_free(v, n);
+	return rc;
+}
+
+/* Keys and Hosts: rises, the keys' chart.  @return 0 or -1. */
+static int keys_hosts(lbt_timeline *tl)
+{
+	size_t n;
+	struct view *v = views_of(tl, &tl->keys, 0, &n);
+	int rc = v != NULL ? 0 : -1;
+
+	if (rc == 0)
+		rc = plain_rises(tl, v, n, LBT_TL_W_KEY);
+	if (rc == 0)
+		rc = chart_top(tl, LBT_TL_CH_KEYS, LBT_TL_W_KEY, v, n, 5);
+	views_free(v, n);
+	if (rc < 0 || tl->hosts.n < 2)
+		return rc;
+	v = views_of(tl, &tl->hosts, 0, &n);
+	if ((rc = v != NULL ? 0 : -1) == 0)
+		rc = plain_rises(tl, v, n, LBT_TL_W_HOST);
+	views_free(v, n);
+	return rc;
+}
+
+/* ---- classes: errors and refusals ---------------------------------------- */
+
+/* An episode of a class, for the switches. */
+struct cls_ep {
+	int c;
+	size_t start, end;
+	int ongoing;
+	double share;
+	int64_t count;
+};
+
+/* Share (%) of class counts v among every request over [a, b); 0 when none. */
+static double share(const struct lbt_tli_result *r, const int64_t *v, size_t a, size_t b)
+{
+	int64_t all = sum(r->total, a, b);
+
+	return all > 0 ? 100.0 * (double)sum(v, a, b) / (double)all : 0;
+}
+
+/* The largest share (%) of class counts v in one bucket of [a, b) among
+ * buckets of at least PEAK_MIN requests (a bucket of one request is 100 %
+ * of nothing).  *at gets that bucket (a when none). */
+#define PEAK_MIN 5
+static double peak_share(const struct lbt_tli_result *r, const int64_t *v, size_t a, size_t b,
+    size_t *at)
+{
+	double best = 0;
+
+	*at = a;
+	for (size_t i = a; i < b; i++)
+		if (r->total[i] >= PEAK_MIN && 100.0 * (double)v[i] / (double)r->total[i] > best) {
+			best = 100.0 * (double)v[i] / (double)r->total[i];
+			*at = i;
+		}
+	return best;
+}
+
+/* The start of the engine's segment before bucket i (0 when none). */
+static size_t seg_before(const lbt_cp_result *cp, size_t i)
+{
+	for (size_t k = cp->nseg; k-- > 0;)
+		if (cp->seg[k].end <= i)
+			return cp->seg[k].start;
+	return 0;
+}
+
+/*
+ * The events of one rise of class c (*out filled by the caller): its share
+ * before and during, its peak share, requests; its end.  @return 0 or -1.
+ */
+static int class_episode(lbt_timeline *tl, int c, const struct tl_dense *d,
+    const lbt_cp_episode *ep, struct cls_ep *out)
+{
+	const struct lbt_tli_result *r = tl->res;
+	const char *name = lbt_tl_class_name((lbt_tl_class)c);
+	lbt_tl_event *e = lbt_tli_event_new(tl, LBT_TL_ERRORS, LBT_TL_W_CLASS, name,
+	    lbt_tli_bucket_us(tl, ep->start));
+	lbt_evidence ev;
+	size_t at;
+
+	if (e == NULL)
+		return -1;
+	e->from = share(r, d->v, seg_before(&d->cp, ep->start), ep->start);
+	e->to = e->share_pct = out->share;
+	e->peak = peak_share(r, d->v, ep->start, ep->end, &at);
+	e->peak_us = lbt_tli_bucket_us(tl, at);
+	e->unit = "%";
+	e->count = out->count;
+	e->ongoing = ep->ongoing;
+	e->end_us = ep->ongoing ? LBT_TL_NONE : lbt_tli_bucket_us(tl, ep->end);
+	if (lbt_tli_cells_first(&tl->cls[c], r->first_b + (int64_t)ep->start,
+	    r->first_b + (int64_t)ep->end, &ev))
+		lbt_tli_event_ev(e, &ev);
+	lbt_tli_incident_note(tl, e->time_us, e->end_us, ep->ongoing);
+	if (ep->ongoing)
+		return 0;
+	if ((e = lbt_tli_event_new(tl, LBT_TL_ERRORS_END, LBT_TL_W_CLASS, name,
+	    lbt_tli_bucket_us(tl, ep->end))) == NULL)
+		return -1;
+	e->from = out->share;
+	e->to = share(r, d->v, ep->end, r->n - ep->end > 10 ? ep->end + 10 : r->n);
+	e->unit = "%";
+	e->count = out->count;
+	return 0;
+}
+
+/* Which refusal a class is, for switches: "tarpit", "deny", "reject". */
+static const char *refusal(int c)
+{
+	return c == LBT_TL_CTARPIT ? "tarpit" : c == LBT_TL_CDENY ? "deny" :
+	    c == LBT_TL_CNONE ? "reject" : NULL;
+}
+
+/*
+ * One refusal giving way to another (the tarpit replaced by deny, deny by
+ * reject): an episode of one ending within 2 buckets of an episode of the
+ * other starting.  Nothing logs the configuration change; this is what it
+ * looks like.  @return 0 or -1.
+ */
+static int switches(lbt_timeline *tl, const struct cls_ep *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			const struct cls_ep *a = &v[i], *b = &v[j];
+			char name[32];
+			lbt_tl_event *e;
+			lbt_evidence ev;
+
+			if (refusal(a->c) == NULL || refusal(b->c) == NULL || a->c == b->c ||
+			    a->ongoing || b->start + 2 < a->end || b->start > a->end + 2)
+				continue;
+			snprintf(name, sizeof name, "%s->%s", refusal(a->c), refusal(b->c));
+			e = lbt_tli_event_new(tl, LBT_TL_SWITCH, LBT_TL_W_ACTION,
+			    lbt_tli_intern(tl, name, strlen(name), 0), lbt_tli_bucket_us(tl, b->start));
+			if (e == NULL || e->subject == NULL)
+				return -1;
+			e->from = a->share;
+			e->to = b->share;
+			e->unit = "%";
+			e->count = b->count;
+			e->other = refusal(b->c);
+			if (lbt_tli_cells_first(&tl->cls[b->c], tl->res->first_b + (int64_t)b->start,
+			    tl->res->first_b + (int64_t)b->end, &ev))
+				lbt_tli_event_ev(e, &ev);
+		}
+	return 0;
+}
+
+/* Is x the episode of an earlier class over the same buckets and lines
+ * (the 429s that are all the denied requests)?  Then it is said once. */
+static int same_lines(const struct cls_ep *v, size_t n, const struct cls_ep *x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].start == x->start && v[i].end == x->end && v[i].count == x->count)
+			return 1;
+	return 0;
+}
+
+/* Every class: its rises, then the switches between refusals.  @return 0 or -1. */
+static int classes(lbt_timeline *tl)
+{
+	struct cls_ep *eps = NULL;
+	size_t neps = 0, cap = 0;
+	int rc = 0;
+
+	for (int c = 0; c < LBT_TL_NCLASS && rc == 0; c++) {
+		struct tl_dense d;
+
+		if (tl->cls[c].m == NULL)
+			continue;
+		if ((rc = lbt_tli_dense(tl, &tl->cls[c], &d, 1)) == 0)
+			for (size_t i = 0; i < d.cp.nep && rc == 0; i++) {
+				const lbt_cp_episode *ep = &d.cp.ep[i];
+				struct cls_ep *x;
+
+				if (ep->kind != LBT_CP_RISE || (rc = LBT_GROW(eps, cap, neps + 1, 8)) < 0)
+					continue;
+				x = &eps[neps++];
+				*x = (struct cls_ep){ c, ep->start, ep->end, ep->ongoing,
+					share(tl->res, d.v, ep->start, ep->end), sum(d.v, ep->start, ep->end) };
+				if (!same_lines(eps, neps - 1, x))
+					rc = class_episode(tl, c, &d, ep, x);
+			}
+		lbt_tli_dense_free(&d);
+	}
+	if (rc == 0)
+		rc = switches(tl, eps, neps);
+	free(eps);
+	return rc;
+}
+
+/* ---- all of it ------------------------------------------------------------ */
+
+/* The span, the dense total and its episodes.  @return 0 or -1. */
+static int total(lbt_timeline *tl)
+{
+	struct lbt_tli_result *r = tl->res;
+	struct tl_dense d;
+	int rc;
+
+	r->first_b = lbt_tli_floor_div(tl->st.first_us, tl->step);
+	r->n = (size_t)(lbt_tli_floor_div(tl->st.last_us, tl->step) - r->first_b + 1);
+	tl->st.step_us = tl->step;
+	tl->st.first_bucket = r->first_b;
+	tl->st.nbuckets = r->n;
+	if (lbt_tli_dense(tl, &tl->all, &d, 1) < 0) {
+		lbt_tli_dense_free(&d);
+		return -1;
+	}
+	r->total = d.v;             /* the result owns it from now on */
+	rc = series_episodes(tl, &d, &tl->all, LBT_TL_W_ALL, "all", 1);
+	d.v = NULL;
+	lbt_tli_dense_free(&d);
+	return rc;
+}
+
+/* The status mix chart.  @return 0 or -1. */
+static int chart_status(lbt_timeline *tl)
+{
+	static const char *const names[TL_NSTAT] = {
+		"2xx", "3xx", "4xx", "429", "5xx", "-1", "other"
+	};
+
+	for (int c = 0; c < TL_NSTAT; c++) {
+		struct tl_dense d;
+
+		if (lbt_tli_dense(tl, &tl->stat[c], &d, 0) < 0 || lbt_tli_own(tl, d.v) < 0)
+			return -1;
+		if (lbt_tli_chart_add(tl, LBT_TL_CH_STATUS, LBT_TL_W_CLASS, names[c], d.v) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The end of the incident: every episode over, at the last end.  @return 0 or -1. */
+static int incident_end(lbt_timeline *tl)
+{
+	const struct lbt_tli_result *r = tl->res;
+	lbt_tl_event *e;
+	lbt_evidence ev;
+	int64_t b;
+
+	if (r->ongoing || tl->st.incident_to == LBT_TL_NONE)
+		return 0;
+	if ((e = lbt_tli_event_new(tl, LBT_TL_END, LBT_TL_W_ALL, "all", tl->st.incident_to)) ==
+	    NULL)
+		return -1;
+	b = lbt_tli_floor_div(tl->st.incident_to, tl->step);
+	e->end_us = LBT_TL_NONE;
+	e->from = lbt_tli_rate(tl, r->total, (size_t)(b - r->first_b) < r->n ?
+	    (size_t)(b - r->first_b) : r->n, r->n);
+	e->unit = "req/s";
+	if (lbt_tli_cells_first(&tl->all, b, r->first_b + (int64_t)r->n, &ev))
+		lbt_tli_event_ev(e, &ev);
+	return 0;
+}
+
+/* Every detector, in order, then the events sorted.  @return 0 or -1. */
+int lbt_tli_detect(lbt_timeline *tl)
+{
+	tl->st.incident_from = tl->st.incident_to = LBT_TL_NONE;
+	if (tl->st.requests > 0) {
+		if (total(tl) < 0 || classes(tl) < 0 || keys_hosts(tl) < 0 || sources(tl) < 0 ||
+		    chart_status(tl) < 0)
+			return -1;
+		if (lbt_tli_detect_saturation(tl) < 0 || lbt_tli_detect_lbs(tl) < 0 ||
+		    lbt_tli_detect_retries(tl) < 0)
+			return -1;
+	}
+	if (lbt_tli_detect_lines(tl) < 0 || incident_end(tl) < 0)
+		return -1;
+	lbt_tli_events_sort(tl);
+	return 0;
+}

@@ -1,0 +1,156 @@
+/*
+ * timeline_report.c - lbt-timeline(1)'s Markdown, table, TSV and NDJSON
+ * (see timeline_report.h): the summary paragraph, then one row per event
+ * through lbt_out.  The sentences come from timeline_text.c.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lbt/timeline_report.h"
+
+#define EVENT_MAX 512
+#define NUMBERS_MAX 1024
+
+/* The columns of TSV and NDJSON, as LBT_TL_COLUMNS lists them. */
+static const lbt_out_col full_cols[] = {
+	{ "time", LBT_COL_STR }, { "time_us", LBT_COL_NUM }, { "kind", LBT_COL_STR },
+	{ "what", LBT_COL_STR }, { "subject", LBT_COL_STR }, { "lb", LBT_COL_STR },
+	{ "end", LBT_COL_STR }, { "end_us", LBT_COL_NUM }, { "from", LBT_COL_NUM },
+	{ "to", LBT_COL_NUM }, { "unit", LBT_COL_STR }, { "peak", LBT_COL_NUM },
+	{ "peak_at", LBT_COL_STR }, { "ratio", LBT_COL_NUM }, { "count", LBT_COL_NUM },
+	{ "distinct", LBT_COL_NUM }, { "share_pct", LBT_COL_NUM }, { "value", LBT_COL_NUM },
+	{ "limit", LBT_COL_NUM }, { "period_s", LBT_COL_NUM }, { "approx", LBT_COL_NUM },
+	{ "other", LBT_COL_STR }, { "text", LBT_COL_STR }, { "evidence", LBT_COL_STR },
+	{ "event", LBT_COL_STR }, { "numbers", LBT_COL_STR },
+};
+
+/* The columns of Markdown and the table. */
+static const lbt_out_col short_cols[] = {
+	{ "time", LBT_COL_STR }, { "event", LBT_COL_STR }, { "numbers", LBT_COL_STR },
+	{ "evidence", LBT_COL_STR },
+};
+
+/* A time cell (ISO, ms), absent for LBT_TL_NONE. */
+static void time_cell(lbt_out *o, int64_t us)
+{
+	if (us == LBT_TL_NONE)
+		lbt_out_absent(o);
+	else
+		lbt_report_time(o, us);
+}
+
+/* A µs cell, absent for LBT_TL_NONE. */
+static void us_cell(lbt_out *o, int64_t us)
+{
+	if (us == LBT_TL_NONE)
+		lbt_out_absent(o);
+	else
+		lbt_out_int(o, us);
+}
+
+/* A number cell, absent for NaN. */
+static void num_cell(lbt_out *o, double v, int decimals)
+{
+	if (isnan(v))
+		lbt_out_absent(o);
+	else
+		lbt_out_double(o, v, decimals);
+}
+
+/* A count cell, absent below 0. */
+static void count_cell(lbt_out *o, int64_t v)
+{
+	if (v < 0)
+		lbt_out_absent(o);
+	else
+		lbt_out_int(o, v);
+}
+
+/* One row of every column. */
+static void full_row(lbt_out *o, const lbt_tl_event *e, const char *ev, const char *nu)
+{
+	time_cell(o, e->time_us);
+	lbt_out_int(o, e->time_us);
+	lbt_out_cstr(o, lbt_tl_kind_name(e->kind));
+	lbt_out_cstr(o, lbt_tl_what_name(e->what));
+	lbt_out_cstr(o, e->subject);
+	lbt_out_cstr(o, e->lb);
+	time_cell(o, e->end_us);
+	us_cell(o, e->end_us);
+	num_cell(o, e->from, 3);
+	num_cell(o, e->to, 3);
+	lbt_out_cstr(o, e->unit);
+	num_cell(o, e->peak, 3);
+	time_cell(o, e->peak_us);
+	num_cell(o, e->ratio, 2);
+	count_cell(o, e->count);
+	count_cell(o, e->distinct);
+	num_cell(o, e->share_pct, 2);
+	count_cell(o, e->value);
+	count_cell(o, e->limit);
+	num_cell(o, e->period_s, 3);
+	lbt_out_int(o, e->approx);
+	lbt_out_cstr(o, e->other);
+	lbt_out_cstr(o, e->text);
+	lbt_report_evidence(o, e->ev_file, e->ev_line);
+	lbt_out_cstr(o, ev);
+	lbt_out_cstr(o, nu);
+}
+
+/* One row of the short columns; the date on the first row and when it changes. */
+static void short_row(lbt_out *o, const lbt_tl_event *e, const char *ev, const char *nu,
+    int64_t *day)
+{
+	char t[64];
+	int64_t d = e->time_us / 86400000000LL;
+
+	lbt_out_cstr(o, lbt_tl_time_text(e, d != *day, t, sizeof t));
+	*day = d;
+	lbt_out_cstr(o, ev);
+	lbt_out_cstr(o, nu);
+	lbt_report_evidence(o, e->ev_file, e->ev_line);
+}
+
+/* The title and summary paragraph before the table (Markdown, table).
+ * @return 0 or -1. */
+static int head(const lbt_timeline *tl, FILE *fp, const lbt_report_opts *p)
+{
+	char *s = malloc(16384);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	lbt_tl_summary(tl, s, 16384);
+	rc = lbt_out_line(fp, p->mode == LBT_OUT_MD ? "## Incident timeline" : "Incident timeline",
+	    p->mode == LBT_OUT_TABLE && p->color) < 0 || lbt_out_line(fp, "", 0) < 0 ||
+	    lbt_out_paragraph(fp, s, 80, "", "") < 0 || lbt_out_line(fp, "", 0) < 0 ? -1 : 0;
+	free(s);
+	return rc;
+}
+
+/* Write the report (see timeline_report.h).  @return 0, or -1. */
+int lbt_timeline_report(const lbt_timeline *tl, FILE *fp, const lbt_report_opts *p)
+{
+	int full = p->mode == LBT_OUT_TSV || p->mode == LBT_OUT_JSON;
+	lbt_out *o;
+	char ev[EVENT_MAX], nu[NUMBERS_MAX];
+	int64_t day = INT64_MIN;
+
+	if (!full && head(tl, fp, p) < 0)
+		return -1;
+	o = full ? lbt_report_writer(fp, p, full_cols, (int)(sizeof full_cols / sizeof full_cols[0])) :
+	    lbt_report_writer(fp, p, short_cols, (int)(sizeof short_cols / sizeof short_cols[0]));
+	if (o == NULL)
+		return -1;
+	for (size_t i = 0; i < lbt_timeline_nevents(tl); i++) {
+		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
+
+		lbt_tl_phrase(tl, e, ev, sizeof ev, nu, sizeof nu);
+		if (full)
+			full_row(o, e, ev, nu);
+		else
+			short_row(o, e, ev, nu, &day);
+	}
+	return lbt_report_done(o, fp, p);
+}
