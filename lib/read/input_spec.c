@@ -350,16 +350,17 @@ int lbt_input_specs_add(lbt_input_specs *l, const char *text, lbt_err *err)
 	return rc < 0 ? -1 : 0;
 }
 
-/* The directory part of path ("." when none).  @return owned or NULL */
-static char *dir_of(const char *path)
+/*
+ * The directory part of path into *dir (NULL when it has none: relative
+ * paths are then as they are).  @return 0, or -1 when out of memory.
+ */
+static int dir_of(const char *path, char **dir)
 {
 	const char *slash = strrchr(path, '/');
 
-	if (slash == NULL)
-		return strdup(".");
-	if (slash == path)
-		return strdup("/");
-	return strndup(path, (size_t)(slash - path));
+	*dir = slash == NULL ? NULL : slash == path ? strdup("/") :
+	    strndup(path, (size_t)(slash - path));
+	return slash != NULL && *dir == NULL ? -1 : 0;
 }
 
 /* Add every line of the open file fp (origin o, line counted).  @return added or -1 */
@@ -387,16 +388,17 @@ static int read_lines(lbt_input_specs *l, FILE *fp, struct origin *o, lbt_err *e
 int lbt_input_specs_read(lbt_input_specs *l, const char *path, lbt_err *err)
 {
 	struct origin o = { path, 0, NULL };
-	char *dir = dir_of(path);
-	FILE *fp = dir ? fopen(path, "r") : NULL;
+	char *dir;
+	FILE *fp;
 	int n;
 
-	if (fp == NULL) {
+	if (dir_of(path, &dir) < 0)
+		return lbt_err_at(err, path, 0, "out of memory");
+	if ((fp = fopen(path, "r")) == NULL) {
 		int e = errno;
 
 		free(dir);
-		return lbt_err_at(err, path, 0, "cannot read the sources file: %s",
-		    dir ? strerror(e) : "out of memory");
+		return lbt_err_at(err, path, 0, "cannot read the sources file: %s", strerror(e));
 	}
 	o.dir = dir;
 	n = read_lines(l, fp, &o, err);
