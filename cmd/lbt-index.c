@@ -95,6 +95,18 @@ static void index_all(lbt_cli *cli, lbt_db *db, char **args, const char *name, i
 			return;
 }
 
+/* Check the options of every input (formats, configurations, zones) before
+ * the first row is written; exits with the error (a sources file:line). */
+static void check_inputs(lbt_cli *cli)
+{
+	lbt_err err;
+	lbt_input *in = lbt_input_new(&cli->in, &err);
+
+	if (in == NULL)
+		lbt_cli_die(cli, &err);
+	lbt_input_free(in);
+}
+
 /* Options, the database, every log indexed, the summary. */
 int main(int argc, char **argv)
 {
@@ -132,6 +144,7 @@ int main(int argc, char **argv)
 		lbt_cli_errorf(&cli, "--name applies to standard input only");
 		lbt_cli_usage(&cli);
 	}
+	check_inputs(&cli);
 	dbo.keep_raw = keep_raw;
 	dbo.batch = (uint64_t)batch;
 	if ((db = lbt_db_open(dbpath, &dbo, &err)) == NULL)
