@@ -58,6 +58,7 @@ static void queue(lbt_input *in, const char *path, const char *name, uint64_t sk
 	p->name = name ? strdup(name) : NULL;
 	p->skip = skip;
 	p->prof = prof;
+	p->probed = NULL;
 	if (p->path != NULL)
 		in->npaths++;
 }
@@ -156,15 +157,31 @@ static int skip_lines(lbt_input *in, uint64_t skip, lbt_err *err)
 }
 
 /*
- * Detect the format of the file just opened and set a new one up.
- * @return 1, or -1 with err (file named)
+ * Take the formats lbt_input_tiers chose for queued file p as the
+ * detected set.  @return 1 (a new set for the caller to set up)
  */
-static int detect_format(lbt_input *in, lbt_err *err)
+static int use_probed(lbt_input *in, struct path *p)
 {
-	int r = lbt_inputi_detect(in, err);
+	lbt_inputi_set_free(&in->det);
+	in->det = *p->probed;
+	free(p->probed);
+	p->probed = NULL;
+	in->det.last = 0;
+	in->det_prof = in->cp;
+	in->cur = &in->det;
+	return 1;
+}
+
+/*
+ * Detect the formats of the file just opened (or take those chosen ahead)
+ * and set a new set up.  @return 1, or -1 with err (file named)
+ */
+static int detect_format(lbt_input *in, struct path *p, lbt_err *err)
+{
+	int r = p->probed != NULL ? use_probed(in, p) : lbt_inputi_detect(in, err);
 
 	if (r == 1 && lbt_inputi_set_setup(&in->det, in->tz, in->cp->o.captures, in->wanted,
-	    err) < 0) {
+	    in->cp->o.tier, err) < 0) {
 		lbt_err_at(err, in->name, 0, "%s", err->msg);
 		in->cur = NULL;
 		return -1;
@@ -200,7 +217,7 @@ static int file_open(lbt_input *in, lbt_err *err)
 		return -1;
 	in->cur = &in->cp->fixed;
 	if (in->cp->fixed.n == 0)
-		return detect_format(in, err);
+		return detect_format(in, p, err);
 	return 1;
 }
 
@@ -254,25 +271,20 @@ static int malformed(lbt_input *in, uint64_t lineno, const char *why, lbt_err *e
 }
 
 /*
- * What the format entry e that read r (NULL: none) gives it: the proxy a
- * format without %ft was read for, as its frontend, and the tier (the
- * record's own, else the input's tier=, else the format's).
+ * What the format entry e that read r gives it: the proxy a format
+ * without %ft was read for, as its frontend, and its tier (unless the
+ * record has its own: lbt-tsv).  Inline: it runs once a line.
  */
-static void rec_origin(const lbt_input *in, lbt_rec *r, const struct fmt_entry *e)
+static inline void rec_origin(lbt_rec *r, const struct fmt_entry *e)
 {
-	lbt_tier t = in->cp->o.tier;
-
-	if (e != NULL && e->proxy != NULL && !e->has_ft && !(r->have & LBT_BIT(LBT_F_FRONTEND))) {
+	if (e->fill_fe && !(r->have & LBT_BIT(LBT_F_FRONTEND))) {
 		r->frontend = lbt_str_make(e->proxy, e->proxy_len);
 		r->have |= LBT_BIT(LBT_F_FRONTEND);
 	}
-	if (r->have & LBT_BIT(LBT_F_TIER))
-		return;
-	if (t == LBT_TIER_NONE && e != NULL)
-		t = e->tier;
-	r->tier = t;
-	if (t != LBT_TIER_NONE)
+	if (e->tier != LBT_TIER_NONE && !(r->have & LBT_BIT(LBT_F_TIER))) {
+		r->tier = e->tier;
 		r->have |= LBT_BIT(LBT_F_TIER);
+	}
 }
 
 /*
@@ -285,7 +297,8 @@ static void rec_complete(lbt_input *in, lbt_rec *r, const struct fmt_entry *e,
 	const uint64_t prov = LBT_BIT(LBT_F_FILE) | LBT_BIT(LBT_F_LINE);
 	const char *lb = in->cp->o.lb;
 
-	rec_origin(in, r, e);
+	if (e != NULL)
+		rec_origin(r, e);
 	if (!(r->have & LBT_BIT(LBT_F_LB)) && (sy->host.n > 0 || lb != NULL)) {
 		r->lb = sy->host.n > 0 ? sy->host : lbt_str_make(lb, strlen(lb));
 		r->have |= LBT_BIT(LBT_F_LB);
@@ -322,25 +335,27 @@ int lbt_inputi_msg_parse(lbt_input *in, struct fmtset *s, const char *line, size
 	lbt_syslog sy;
 	const char *msg;
 	size_t mlen;
-	int r;
+	int r = LBT_PARSE_BAD;
 
 	lbt_syslog_strip(line, len, in->tz, in->ref_s, &sy);
 	msg = line + sy.msg_off;
 	mlen = len - sy.msg_off;
 	why->msg[0] = '\0';    /* not lbt_err_clear: 800 bytes a line (~110 instructions) */
-	r = s && s->n > 0 ? lbt_inputi_set_parse(s, msg, mlen, rec, why) : LBT_PARSE_BAD;
+	if (s != NULL && s->n == 1)      /* one format: no call through the set */
+		r = lbt_format_parse(s->v[0].f, msg, mlen, rec, why);
+	else if (s != NULL && s->n > 1)
+		r = lbt_inputi_set_parse(s, msg, mlen, rec, why);
 	if (r == LBT_PARSE_SKIP)
 		return 0;
-	if (s && s->n > 0)
+	if (r != LBT_PARSE_BAD) {
 		e = &s->v[s->last];
-	if (r == LBT_PARSE_BAD) {
+	} else {     /* an event: no frontend of a format, no tier (requests only) */
 		lbt_rec_clear(rec);
 		if (lbt_event_parse(msg, mlen, in->tz, rec) < 0) {
 			if (why->msg[0] == '\0')
 				lbt_err_set(why, "no format");
 			return -1;
 		}
-		e = NULL;      /* an event: no frontend of a format, no tier (requests only) */
 	}
 	rec_complete(in, rec, e, &sy, lineno);
 	return r == LBT_PARSE_BAD ? 2 : 1;
@@ -391,13 +406,14 @@ static int line_parse(lbt_input *in, const char *line, const struct sline *l, lb
 int lbt_input_parse_line(lbt_input *in, lbt_format *f, const char *line, size_t len,
     lbt_rec **rec, lbt_err *err)
 {
-	struct fmt_entry e = { f, NULL, 0, 0, 0, LBT_TIER_NONE };
+	struct fmt_entry e = { f, NULL, 0, 0, 0, 0, LBT_TIER_NONE };
 	struct fmtset one = { &e, 1, 1, 0, 0, 0 };
 	int r;
 
 	if (f != NULL) {
 		e.has_ft = (lbt_format_fields(f) & LBT_BIT(LBT_F_FRONTEND)) != 0;
-		e.tier = lbt_format_dialect(f) == LBT_DIALECT_HAPROXY ? LBT_TIER_LB :
+		e.tier = in->cp->o.tier != LBT_TIER_NONE ? in->cp->o.tier :
+		    lbt_format_dialect(f) == LBT_DIALECT_HAPROXY ? LBT_TIER_LB :
 		    lbt_format_dialect(f) == LBT_DIALECT_NGINX ? LBT_TIER_BACKEND : LBT_TIER_NONE;
 	}
 	if (in->ref_s == 0)
@@ -518,6 +534,9 @@ void lbt_input_free(lbt_input *in)
 	for (size_t i = 0; i < in->npaths; i++) {
 		free(in->paths[i].path);
 		free(in->paths[i].name);
+		if (in->paths[i].probed != NULL)
+			lbt_inputi_set_free(in->paths[i].probed);
+		free(in->paths[i].probed);
 	}
 	free(in->paths);
 	free(in->name);

@@ -55,9 +55,11 @@ struct fmt_entry {
 	char *proxy;             /* haproxy.cfg section, or NULL */
 	size_t proxy_len;
 	int has_ft;              /* the format logs %ft: lines name their proxy */
+	int fill_fe;             /* proxy && !has_ft: records get proxy as frontend */
 	int klass;               /* entries of one class parse alike (same template and
 	                            captures): the index of its first entry */
-	lbt_tier tier;           /* HAProxy dialects lb, NGINX backend, others none */
+	lbt_tier tier;           /* of its records: the input's tier=, else HAProxy
+	                            dialects lb, NGINX backend, others none */
 };
 
 /*
@@ -90,6 +92,8 @@ struct path {
 	char *name;              /* provenance name, NULL = the source's */
 	uint64_t skip;           /* leading lines to drop unparsed */
 	size_t prof;             /* index of its profile in lbt_input.prof */
+	struct fmtset *probed;   /* the formats detection chose when lbt_input_tiers
+	                            looked ahead, used when the file is read; or NULL */
 };
 
 /* One line of the detection sample, in in->sbuf. */
@@ -142,7 +146,8 @@ struct lbt_input {
  * lbt_inputi_set_from_opts: the formats o names (--format NAME[,NAME...],
  * --log-format, --haproxy-cfg [--frontend], --nginx-conf); none (n == 0)
  * when detection must choose.  lbt_inputi_set_setup: give every format the
- * zone, wanted fields and captures.  All three @return 0 or -1 with err.
+ * zone, wanted fields and captures, and every entry the input's tier
+ * (LBT_TIER_NONE: its dialect's).  All three @return 0 or -1 with err.
  *
  * lbt_inputi_set_parse: parse msg with the set (see struct fmtset); s->last
  * is the entry used.  @return LBT_PARSE_OK, _SKIP or _BAD (why from the
@@ -156,7 +161,7 @@ int lbt_inputi_set_add(struct fmtset *s, lbt_format *f, const char *proxy, int k
     lbt_err *err);
 int lbt_inputi_set_from_opts(struct fmtset *s, const lbt_input_opts *o, lbt_err *err);
 int lbt_inputi_set_setup(struct fmtset *s, lbt_tz *tz, const char *captures, uint64_t wanted,
-    lbt_err *err);
+    lbt_tier tier, lbt_err *err);
 int lbt_inputi_set_parse(struct fmtset *s, const char *msg, size_t len, lbt_rec *rec,
     lbt_err *why);
 const char *lbt_inputi_set_names(const struct fmtset *s, char *buf, size_t size);
@@ -171,12 +176,14 @@ void lbt_inputi_set_free(struct fmtset *s);
  * @return its index, or -1 with err.  lbt_inputi_profiles_free: free them.
  *
  * lbt_inputi_file_tiers: the tiers of queued file p known ahead (see
- * lbt_input_tiers), detection on its first lines if need be.
+ * lbt_input_tiers), detection on its first lines if need be; the formats
+ * it chose are kept in p->probed, so that reading the file does not detect
+ * them again.
  */
 long lbt_inputi_profile_add(lbt_input *in, const lbt_input_opts *o, const char *where_file,
     uint64_t where_line, lbt_err *err);
 void lbt_inputi_profiles_free(lbt_input *in);
-unsigned lbt_inputi_file_tiers(lbt_input *in, const struct path *p);
+unsigned lbt_inputi_file_tiers(lbt_input *in, struct path *p);
 
 /*
  * input_detect.c, called by input.c only.

@@ -41,7 +41,7 @@ static int profile_setup(lbt_input *in, struct profile *p, lbt_err *err)
 		return -1;
 	if (lbt_inputi_set_from_opts(&p->fixed, o, err) < 0)
 		return -1;
-	return lbt_inputi_set_setup(&p->fixed, p->tz, o->captures, in->wanted, err);
+	return lbt_inputi_set_setup(&p->fixed, p->tz, o->captures, in->wanted, o->tier, err);
 }
 
 /* Free a profile; NULL accepted. */
@@ -95,11 +95,13 @@ void lbt_inputi_profiles_free(lbt_input *in)
 }
 
 /*
- * Detection on the first lines of file `path` read with profile p, in a
- * throwaway input (nothing is counted in `in`).  @return the tiers of the
- * formats it chooses, or LBT_BIT(LBT_TIER_NONE) when it cannot say.
+ * Detection on the first lines of queued file q read with profile p, in a
+ * throwaway input (nothing is counted in `in`; a doubtful detection is
+ * noted through in's diag now rather than when the file is read).  The
+ * formats chosen are kept in q->probed.  @return their tiers, or
+ * LBT_BIT(LBT_TIER_NONE) when it cannot say.
  */
-static unsigned probe(const lbt_input *in, struct profile *p, const char *path)
+static unsigned probe(const lbt_input *in, struct profile *p, struct path *q)
 {
 	lbt_input *t = calloc(1, sizeof *t);
 	unsigned m = 1u << LBT_TIER_NONE;
@@ -110,12 +112,18 @@ static unsigned probe(const lbt_input *in, struct profile *p, const char *path)
 	t->cp = p;
 	t->tz = p->tz;
 	t->now_us = in->now_us;
-	if ((t->src = lbt_source_open(path, NULL, &err)) != NULL &&
+	t->o.diag = in->o.diag;
+	t->o.diag_ctx = in->o.diag_ctx;
+	if ((t->src = lbt_source_open(q->path, q->name, &err)) != NULL &&
 	    (t->name = strdup(lbt_source_name(t->src))) != NULL) {
 		t->ref_s = lbt_source_mtime(t->src) ? lbt_source_mtime(t->src) :
 		    in->now_us / 1000000;
-		if (lbt_inputi_detect(t, &err) >= 0 && t->det.n > 0)
+		if (lbt_inputi_detect(t, &err) >= 0 && t->det.n > 0 &&
+		    (q->probed = malloc(sizeof *q->probed)) != NULL) {
 			m = lbt_inputi_set_tiers(&t->det);
+			*q->probed = t->det;             /* taken over */
+			memset(&t->det, 0, sizeof t->det);
+		}
 	}
 	lbt_source_close(t->src);
 	lbt_inputi_set_free(&t->det);
@@ -127,7 +135,7 @@ static unsigned probe(const lbt_input *in, struct profile *p, const char *path)
 }
 
 /* The tiers of queued file q known ahead; see input_int.h. */
-unsigned lbt_inputi_file_tiers(lbt_input *in, const struct path *q)
+unsigned lbt_inputi_file_tiers(lbt_input *in, struct path *q)
 {
 	struct profile *p = in->prof[q->prof];
 
@@ -135,7 +143,9 @@ unsigned lbt_inputi_file_tiers(lbt_input *in, const struct path *q)
 		return 1u << p->o.tier;
 	if (p->fixed.n > 0)
 		return lbt_inputi_set_tiers(&p->fixed);
-	if (strcmp(q->path, "-") == 0)
-		return 1u << LBT_TIER_NONE;
-	return probe(in, p, q->path);
+	if (q->probed != NULL)
+		return lbt_inputi_set_tiers(q->probed);
+	if (strcmp(q->path, "-") == 0 || q->skip > 0)
+		return 1u << LBT_TIER_NONE;       /* stdin cannot be read twice */
+	return probe(in, p, q);
 }
