@@ -57,30 +57,54 @@ static void summary(const char *prog, const lbt_db_stats *st, double secs)
 	    (unsigned long long)st->malformed, secs);
 }
 
-/* Index every operand into db, reporting failures; fills st. */
-static void index_all(lbt_cli *cli, lbt_db *db, char **args, const char *name, int quiet,
-    lbt_db_stats *st)
+/* Index one file with input options o; a failure is printed.  @return -1 when
+ * it failed, else 0. */
+static int index_one(lbt_cli *cli, lbt_db *db, const char *path, const char *name,
+    const lbt_input_opts *o, int quiet, lbt_db_stats *st)
 {
 	struct progress pr = { now_s(), 0 };
 	lbt_err err;
+	int rc = lbt_db_index_file(db, path, strcmp(path, "-") == 0 ? name : NULL, o,
+	    !quiet && isatty(2) ? show_progress : NULL, &pr, st, &err);
 
-	for (; *args != NULL; args++) {
-		int rc;
+	if (pr.shown)
+		fputs("\r\033[K", stderr);
+	if (rc == 1)
+		lbt_cli_diag(cli, &err);   /* a duplicate left out: a note, not a failure */
+	if (rc < 0)
+		lbt_cli_error(cli, &err);
+	return rc < 0 ? -1 : 0;
+}
 
-		pr.t0 = now_s();
-		rc = lbt_db_index_file(db, *args, strcmp(*args, "-") == 0 ? name : NULL,
-		    &cli->in, !quiet && isatty(2) ? show_progress : NULL, &pr, st, &err);
+/* Index the files of every --input / --sources line (each with its own
+ * options), then every operand, into db; fills st. */
+static void index_all(lbt_cli *cli, lbt_db *db, char **args, const char *name, int quiet,
+    lbt_db_stats *st)
+{
+	for (size_t i = 0; i < cli->specs.n; i++) {
+		const lbt_input_spec *s = &cli->specs.v[i];
+		lbt_input_opts o = lbt_input_spec_opts(s, &cli->in);
 
-		if (pr.shown)
-			fputs("\r\033[K", stderr);
-		pr.shown = 0;
-		if (rc == 1)
-			lbt_cli_diag(cli, &err);   /* a duplicate left out: a note, not a failure */
-		if (rc < 0)
-			lbt_cli_error(cli, &err);
-		if (rc < 0 && cli->in.strict)
-			break;
+		for (size_t k = 0; k < s->nfiles; k++)
+			if (index_one(cli, db, s->files[k], name, &o, quiet, st) < 0 &&
+			    cli->in.strict)
+				return;
 	}
+	for (; *args != NULL; args++)
+		if (index_one(cli, db, *args, name, &cli->in, quiet, st) < 0 && cli->in.strict)
+			return;
+}
+
+/* Check the options of every input (formats, configurations, zones) before
+ * the first row is written; exits with the error (a sources file:line). */
+static void check_inputs(lbt_cli *cli)
+{
+	lbt_err err;
+	lbt_input *in = lbt_input_new(&cli->in, &err);
+
+	if (in == NULL)
+		lbt_cli_die(cli, &err);
+	lbt_input_free(in);
 }
 
 /* Options, the database, every log indexed, the summary. */
@@ -115,11 +139,12 @@ int main(int argc, char **argv)
 	dbpath = dbpath ? dbpath : cli.in.db ? cli.in.db : "lbt.db";
 	cli.in.db = NULL;
 	cli.in.lb = lb ? lb : cli.in.lb;
-	args = cli.nargs > 0 ? cli.args : stdin_only;
-	if (name != NULL && (cli.nargs > 1 || strcmp(args[0], "-") != 0)) {
+	args = cli.nargs > 0 || cli.specs.n > 0 ? cli.args : stdin_only;
+	if (name != NULL && (cli.nargs > 1 || args[0] == NULL || strcmp(args[0], "-") != 0)) {
 		lbt_cli_errorf(&cli, "--name applies to standard input only");
 		lbt_cli_usage(&cli);
 	}
+	check_inputs(&cli);
 	dbo.keep_raw = keep_raw;
 	dbo.batch = (uint64_t)batch;
 	if ((db = lbt_db_open(dbpath, &dbo, &err)) == NULL)
@@ -129,5 +154,5 @@ int main(int argc, char **argv)
 		lbt_cli_error(&cli, &err);
 	if (!quiet)
 		summary(prog.name, &st, now_s() - t0);
-	return cli.status;
+	return lbt_cli_finish(&cli, NULL, NULL);
 }

@@ -25,7 +25,7 @@ static int pick_sections(lbt_cli *cli, const int *asked, int *show)
 		n += asked[i] != 0;
 	if (n > 1 && cli->out_mode != LBT_OUT_TABLE) {
 		lbt_cli_errorf(cli, "--tsv, --json and --md print one section: choose one of "
-		    "--summary, --periods, --sources, --series, --full, --notes");
+		    "--summary, --periods, --by-source, --series, --full, --notes");
 		lbt_cli_usage(cli);
 	}
 	for (i = 0; i < NSECT; i++)
@@ -34,15 +34,14 @@ static int pick_sections(lbt_cli *cli, const int *asked, int *show)
 	return n;
 }
 
-/* Read --haproxy-cfg for maxconn (it also gives the log format), or NULL. */
-static lbt_maxconn_cfg *read_cfg(lbt_cli *cli)
+/* The haproxy.cfg files of the inputs, for maxconn (they also give the log
+ * formats): --haproxy-cfg and each input's haproxy-cfg=. */
+static lbt_tarpit_cfgs *read_cfgs(lbt_cli *cli)
 {
-	lbt_maxconn_cfg *c;
+	lbt_tarpit_cfgs *c;
 	lbt_err err;
 
-	if (cli->in.haproxy_cfg == NULL)
-		return NULL;
-	if ((c = lbt_maxconn_cfg_read(cli->in.haproxy_cfg, &err)) == NULL)
+	if ((c = lbt_tarpit_cfgs_from_inputs(&cli->in, &err)) == NULL)
 		lbt_cli_die(cli, &err);
 	return c;
 }
@@ -97,18 +96,18 @@ int main(int argc, char **argv)
 		LBT_OPT_FN("v6-prefix", 0, lbt_netgroup_opt_v6, &o.net, "BITS",
 		    "IPv6 source prefix (default 64)"),
 		LBT_OPT_INT("top", 'n', &top, 0, 100000000, "N",
-		    "rows of --sources and --full (default 10 on a terminal; 0: all)"),
+		    "rows of --by-source and --full (default 10 on a terminal; 0: all)"),
 		LBT_OPT_FLAG("summary", 0, &asked[LBT_TARPIT_SUMMARY], "one summary per frontend"),
 		LBT_OPT_FLAG("periods", 0, &asked[LBT_TARPIT_PERIODS],
 		    "periods near maxconn, logged and what-if"),
-		LBT_OPT_FLAG("sources", 0, &asked[LBT_TARPIT_SOURCES], "sources by held time"),
+		LBT_OPT_FLAG("by-source", 0, &asked[LBT_TARPIT_SOURCES], "sources by held time"),
 		LBT_OPT_FLAG("series", 0, &asked[LBT_TARPIT_SERIES], "every time bucket"),
 		LBT_OPT_FLAG("full", 0, &asked[LBT_TARPIT_FULL],
 		    "buckets where fc reached maxconn, with evidence"),
 		LBT_OPT_FLAG("notes", 0, &asked[LBT_TARPIT_NOTES], "findings and caveats"),
 		LBT_OPT_END
 	};
-	lbt_maxconn_cfg *cfg;
+	lbt_tarpit_cfgs *cfg;
 	lbt_analysis a;
 	lbt_stream *in;
 	lbt_cli cli;
@@ -119,14 +118,14 @@ int main(int argc, char **argv)
 	o.maxconn = (int32_t)maxconn;
 	o.threshold_pct = (int)pct;
 	o.near = (int32_t)near;
-	cfg = read_cfg(&cli);
-	lbt_tarpit_cfg_use(&o, cfg);
+	cfg = read_cfgs(&cli);
+	lbt_tarpit_cfgs_use(&o, cfg);
 	if ((a = lbt_tarpit_analysis(lbt_tarpit_new(&o, &err))).acc == NULL)
 		lbt_cli_die(&cli, &err);
 	in = lbt_cli_run(&cli, &a, 1, 0);
 	if (print(&cli, a.acc, show, nasked, top) < 0)
 		cli.status = 1;
 	lbt_analysis_free(&a);
-	lbt_maxconn_cfg_free(cfg);
+	lbt_tarpit_cfgs_free(cfg);
 	return lbt_cli_finish(&cli, in, NULL);
 }

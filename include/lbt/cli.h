@@ -45,6 +45,7 @@
 #include "lbt/analysis.h"
 #include "lbt/err.h"
 #include "lbt/input.h"
+#include "lbt/input_spec.h"
 #include "lbt/out.h"
 #include "lbt/report.h"
 #include "lbt/stream.h"
@@ -88,12 +89,14 @@ typedef struct lbt_cli_opt {
 
 /*
  * Shared option groups (lbt_cli_prog.groups):
- *   LBT_CLI_INPUT   --format NAME|FILE  --log-format TEMPLATE  --escape MODE
+ *   LBT_CLI_INPUT   --input 'PATH KEY=VALUE...'  --sources FILE
+ *                   --format NAME|FILE  --log-format TEMPLATE  --escape MODE
  *                   --haproxy-cfg FILE  --frontend NAME  --nginx-conf FILE
  *                   --log-name NAME  --captures LIST  --key-regex RE
  *                   --log-tz ZONE  --lb-name NAME  --db FILE  --strict
  *   LBT_CLI_FILTER  --since TIME  --until TIME  --key LIST  --src LIST
- *                   --status LIST  --term LIST  --lb LIST  --now TIME
+ *                   --status LIST  --term LIST  --lb LIST  --tier WHICH
+ *                   --now TIME
  *   LBT_CLI_OUTPUT  --tsv  --json  --table  --md  --no-header
  *                   --color[=auto|always|never]
  * Every program also has -h/--help and --version.
@@ -118,6 +121,8 @@ typedef struct lbt_cli {
 	const lbt_cli_opt *opts;   /* the program's own options */
 	lbt_input_opts in;         /* filled by the INPUT and FILTER groups;
 	                              diag is lbt_cli_diag with this cli */
+	lbt_input_specs specs;     /* --input and --sources, in order (in.specs points
+	                              here); freed by lbt_cli_finish */
 	lbt_out_mode out_mode;     /* the mode asked, else TABLE on a terminal, TSV */
 	int out_asked;             /* --tsv/--json/--table/--md was given */
 	int header;                /* 1, or 0 after --no-header */
@@ -159,9 +164,10 @@ _Noreturn void lbt_cli_die(const lbt_cli *cli, const lbt_err *err);
 void lbt_cli_diag(void *ctx, const lbt_err *err);
 
 /*
- * Open the record stream of cli->in over the operands ("-" or none =
- * stdin; the index with --db).  On a bad option value (format, template,
- * regex, zone, filter, --db with operands) prints it and exits 1.
+ * Open the record stream of cli->in over the --input / --sources inputs
+ * and the operands ("-", or none and no --input: stdin; the index with
+ * --db).  On a bad option value (format, template, regex, zone, filter,
+ * --db with inputs, stdin named twice) prints it and exits 1.
  */
 lbt_stream *lbt_cli_stream(lbt_cli *cli);
 
@@ -174,7 +180,8 @@ int lbt_cli_next(lbt_cli *cli, lbt_stream *s, lbt_rec **rec);
 
 /*
  * The record loop of an analysis program: cli->in.wanted = the fields of
- * v[0..n) and `also`, the stream over the operands, every record through
+ * v[0..n) and `also`, --tier auto unless given (an analysis counts one
+ * tier), the stream over the operands, every record through
  * the analyses (driver.h), each finished; input errors are printed and the
  * run goes on, a failed analysis is printed and exits 1.
  * @return the stream (its counters make the summary of lbt_cli_finish).
@@ -204,8 +211,9 @@ void lbt_cli_summary(lbt_cli *cli, const lbt_input_stats *st);
 
 /*
  * End of run: free `out` (may be NULL), flush stdout (a write error is
- * printed, status 1), print the summary of stream `in` (may be NULL) and
- * free it.  @return the exit status for main().
+ * printed, status 1), print the summary of stream `in` (may be NULL; a
+ * note when --tier left records out) and free it, free the --input list.
+ * @return the exit status for main().
  */
 int lbt_cli_finish(lbt_cli *cli, lbt_stream *in, lbt_out *out);
 

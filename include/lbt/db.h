@@ -43,7 +43,7 @@
 #include "lbt/rec.h"
 
 /* Schema version written in PRAGMA user_version. */
-#define LBT_DB_VERSION 3
+#define LBT_DB_VERSION 4
 
 /* ---- reading (every program's --db) ---------------------------------- */
 
@@ -75,6 +75,13 @@ int lbt_db_reader_next(lbt_db_reader *r, lbt_rec **rec, lbt_err *err);
  * -1 on a decompression error (err filled).
  */
 int lbt_db_reader_raw(lbt_db_reader *r, const char **line, size_t *len, lbt_err *err);
+
+/*
+ * The tiers of the index's requests (shapes.tier, version 4), as a mask of
+ * LBT_BIT(tier); LBT_BIT(LBT_TIER_NONE) for requests of no tier (those of
+ * an index built before version 4 among them).  For lbt_stream's --tier.
+ */
+unsigned lbt_db_reader_tiers(lbt_db_reader *r);
 
 /* Close; NULL accepted. */
 void lbt_db_reader_close(lbt_db_reader *r);

@@ -75,6 +75,30 @@ lbt_format *lbt_format_open(const char *spec, lbt_err *err);
  */
 lbt_format *lbt_format_from_haproxy_cfg(const char *path, const char *frontend, lbt_err *err);
 
+/* One proxy of a haproxy.cfg and the format it logs with. */
+typedef struct lbt_proxy_format {
+	lbt_format *format;       /* owned */
+	char *proxy;              /* the frontend or listen section's name */
+	int same_as;              /* an earlier entry that logs identically (same
+	                             template and captures), or -1 */
+} lbt_proxy_format;
+
+/*
+ * Every frontend and listen section of the haproxy.cfg at path that logs,
+ * in file order, each with its format read as lbt_format_from_haproxy_cfg
+ * reads it (the only frontend when none logs); with `frontend`, that
+ * section alone.  So a log that mixes the lines of several proxies (a
+ * /var/log/haproxy.log) can be read line by line (lbt_input).
+ * @return the number of entries in *out (free with lbt_proxy_formats_free),
+ * or -1 with err (file:line): unreadable file, no such frontend, no
+ * frontend that logs among several, a format that does not compile.
+ */
+int lbt_format_proxies_from_haproxy_cfg(const char *path, const char *frontend,
+    lbt_proxy_format **out, lbt_err *err);
+
+/* Free n entries and the array; NULL accepted. */
+void lbt_proxy_formats_free(lbt_proxy_format *v, int n);
+
 /*
  * Replace every "${HAPROXY_HTTP_LOG_FMT}"-style reference (HTTP, HTTPS, TCP,
  * HTTP_CLF, TCP_CLF) in an HAProxy template with the built-in string, as
@@ -139,6 +163,8 @@ typedef struct lbt_format_score {
 	                         first tie-breaker, the more specific format wins */
 	int fields;           /* distinct fields filled on those lines: second tie-breaker */
 	int priority;         /* the descriptor's priority: third tie-breaker */
+	uint64_t lines;       /* bit i set when message i (i < 64) parsed: which lines
+	                         each format reads, for choosing several (lbt_input) */
 } lbt_format_score;
 
 /*

@@ -26,21 +26,45 @@
 #include "lbt/rec.h"
 #include "lbt/syslog.h"
 
+/*
+ * Which records a stream keeps by tier (--tier; lbt_stream, lib/run/
+ * stream.c, applies it, so that every analysis counts one tier).
+ */
+typedef enum lbt_tier_use {
+	LBT_TIER_USE_DEFAULT,      /* every record; lbt_cli_run makes it AUTO */
+	LBT_TIER_USE_AUTO,         /* the lb tier when the inputs hold both tiers, else all */
+	LBT_TIER_USE_LB,           /* records of the lb tier, and those of no known tier */
+	LBT_TIER_USE_BACKEND,      /* records of the backend tier, and of no known tier */
+	LBT_TIER_USE_ALL           /* every record */
+} lbt_tier_use;
+
+/* An input with its own options (input_spec.h). */
+typedef struct lbt_input_spec lbt_input_spec;
+
 /* Called for each malformed line that should be reported (see max_reported). */
 typedef void (*lbt_input_diag_fn)(void *ctx, const lbt_err *err);
 
 typedef struct lbt_input_opts {
-	const char *format;        /* --format NAME|FILE */
+	const char *format;        /* --format NAME|FILE, or NAME,NAME: those built-ins,
+	                              the format of each line chosen as detection does */
 	const char *log_format;    /* --log-format TEMPLATE ('%' haproxy, '$' nginx) */
 	const char *escape;        /* nginx escape= for --log-format */
 	const char *haproxy_cfg;   /* --haproxy-cfg FILE */
-	const char *frontend;      /* --frontend NAME */
+	const char *frontend;      /* --frontend NAME; NULL with haproxy_cfg: every proxy
+	                              that logs, each line read with the format of the
+	                              proxy it names (%ft), else of the one it fits */
 	const char *nginx_conf;    /* --nginx-conf FILE */
 	const char *log_name;      /* --log-name NAME */
 	const char *captures;      /* --captures host,ua */
 	const char *key_regex;     /* --key-regex */
 	const char *log_tz;        /* --log-tz ZONE, NULL = UTC */
 	const char *lb;            /* --lb-name: LB host for files without syslog host */
+	lbt_tier tier;             /* tier= of an input: its records' tier; NONE: by the
+	                              format (HAProxy lb, NGINX backend) */
+	lbt_tier_use use_tier;     /* --tier: which records lbt_stream keeps */
+	const lbt_input_spec *specs;   /* --input / --sources: inputs with their own
+	                              options over these, queued first (input_spec.h) */
+	size_t nspecs;
 	const char *db;            /* --db FILE: read records from an lbt-index database
 	                              instead of logs: lbt_stream_open (lib/run/,
 	                              stream.h) reads it; lbt_input ignores it */
@@ -69,7 +93,11 @@ typedef struct lbt_input_stats {
 
 typedef struct lbt_input lbt_input;
 
-/* @return an input, or NULL with err (bad format, template, regex, zone, filter). */
+/*
+ * @return an input with the files of opts->specs queued (each with its
+ * spec's options), or NULL with err (bad format, template, regex, zone,
+ * filter; a spec's error names its sources file and line).
+ */
 lbt_input *lbt_input_new(const lbt_input_opts *opts, lbt_err *err);
 
 /* Queue a path ("-" = stdin).  Opened lazily, in order. */
@@ -87,8 +115,28 @@ int lbt_input_next(lbt_input *in, lbt_rec **rec, lbt_err *err);
 
 const lbt_input_stats *lbt_input_stats_get(const lbt_input *in);
 
-/* Format in use for the current (or last) file, or NULL. */
+/* Format in use for the current (or last) file (of several, the one that
+ * read the last line), or NULL. */
 const lbt_format *lbt_input_format(const lbt_input *in);
+
+/*
+ * The built-in formats of the current (or last) file (--format or
+ * detection), as a --format list ("haproxy-httplog,haproxy-tcplog"), into
+ * buf.  @return buf, or NULL when they are not built-ins (a template, a
+ * configuration) or there are none (lbt-index keeps the list to resume a
+ * grown file).
+ */
+const char *lbt_input_format_names(const lbt_input *in, char *buf, size_t size);
+
+/*
+ * The tiers of the queued inputs, as a mask of LBT_BIT(tier), known
+ * before reading: a spec's tier=, the tier of the formats the options
+ * name, else detection on each file's first lines (read again when the
+ * file is).  LBT_BIT(LBT_TIER_NONE) stands for inputs whose tier cannot
+ * be known ahead (stdin, an unreadable file, a format of no tier).  For
+ * lbt_stream's --tier auto; does not change what lbt_input_next returns.
+ */
+unsigned lbt_input_tiers(lbt_input *in);
 
 /*
  * For lbt-index (lib/db/db_index.c; added by "index", implemented in input.c):

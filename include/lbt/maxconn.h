@@ -46,6 +46,13 @@ int32_t lbt_maxconn_cfg_line(const lbt_maxconn_cfg *c, const char *name, size_t 
 /* The global maxconn (limit of ac), or 0 when the file sets none. */
 int32_t lbt_maxconn_cfg_global(const lbt_maxconn_cfg *c, char *where, size_t size);
 
+/* True when the file has a frontend or listen section name[0..len) (a
+ * trailing '~' ignored), whatever its maxconn: which file speaks for it. */
+int lbt_maxconn_cfg_has(const lbt_maxconn_cfg *c, const char *name, size_t len);
+
+/* The path the table was read from. */
+const char *lbt_maxconn_cfg_path(const lbt_maxconn_cfg *c);
+
 /* NULL accepted. */
 void lbt_maxconn_cfg_free(lbt_maxconn_cfg *c);
 

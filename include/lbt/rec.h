@@ -73,6 +73,8 @@ typedef enum lbt_field {
 	                    bytes, <BADREQ>): kept whole here; method, path, query and
 	                    version are then absent */
 	LBT_F_CLOCK,     /* what the time measures (lbt_clock_name), when it is known */
+	LBT_F_TIER,      /* which tier wrote the line (lbt_tier_name): the load balancer
+	                    or the backend behind it, when known (not a default column) */
 	LBT_F_FILE,      /* provenance: input file name */
 	LBT_F_LINE,      /* provenance: line number in it */
 	LBT_F_COUNT
@@ -92,6 +94,23 @@ typedef enum lbt_clock {
 	                        of the same file, not the event's own (lbt_input) */
 } lbt_clock;
 
+/*
+ * Which tier of a deployment wrote the line.  The load balancers and the
+ * servers behind them log the same requests: an analysis counts one tier
+ * (lib/run/stream.c), or it would count a request twice.  lbt_input gives
+ * HAProxy formats LBT_TIER_LB and NGINX formats LBT_TIER_BACKEND unless
+ * the input says otherwise (tier=); JSON by key names and lbt-tsv without
+ * a tier column give none (the field is then absent).  Events have none:
+ * the tiers do not log the same events, and every tier choice keeps them.
+ */
+typedef enum lbt_tier {
+	LBT_TIER_NONE,       /* not known */
+	LBT_TIER_LB,         /* a load balancer (HAProxy) */
+	LBT_TIER_BACKEND     /* a server behind it (NGINX as application server) */
+} lbt_tier;
+
+#define LBT_TIER_COUNT 3
+
 typedef enum lbt_kind {
 	LBT_KIND_REQUEST,    /* an access-log line */
 	LBT_KIND_EVENT       /* an HAProxy non-request line: server DOWN, proxy stopped ... */
@@ -108,6 +127,8 @@ typedef struct lbt_rec {
 	lbt_str frontend, backend, server;
 	lbt_str method, path, query, host, version;
 	int32_t status;
+	lbt_tier tier;           /* here, in the padding before bytes: the record stays
+	                            408 bytes, and lbt_rec_clear's copy as cheap */
 	int64_t bytes;
 	int32_t th, ti, tq, tr, tw, tc, tresp, ta, tt;
 	lbt_str term;
@@ -132,6 +153,13 @@ const char *lbt_clock_name(lbt_clock c);
 
 /* Clock named name[0..len), or -1. */
 int lbt_clock_lookup(const char *name, size_t len);
+
+/* Name of a tier as the "tier" field prints it: "none", "lb", "backend". */
+const char *lbt_tier_name(lbt_tier t);
+
+/* Tier named name[0..len): "lb", "backend", or "app" (the same as backend,
+ * the word of tests/lab's sources files); "none" and others are -1. */
+int lbt_tier_lookup(const char *name, size_t len);
 
 /* Name of a field as used in --fields, TSV headers and JSON ("time", "Tw" ...). */
 const char *lbt_field_name(lbt_field f);

@@ -5,6 +5,14 @@
  * come out, filtered, so no analysis knows where its records came from.
  * lbt-index reads logs through lbt_input directly.
  *
+ * The stream is also where a run keeps one tier (opts->use_tier, --tier):
+ * the load balancers and the servers behind them log the same requests,
+ * so an analysis that counted both would count each request twice.  With
+ * LBT_TIER_USE_AUTO the LB tier is kept when the inputs hold both (known
+ * before the first record: lbt_input_tiers, or the index's records), and
+ * what was left out is counted for a note (lbt_stream_tiers).  Requests of
+ * no known tier, and events, are always kept.
+ *
  *     lbt_stream *s = lbt_stream_open(&opts, paths, npaths, &err);
  *     while ((r = lbt_stream_next(s, &rec, &err)) != 0) {
  *             if (r < 0) { report err; continue; }   // a file failed; others go on
@@ -27,8 +35,9 @@ typedef struct lbt_stream lbt_stream;
 
 /*
  * Open the stream of opts (copied; its strings must outlive the stream):
- * the index opts->db (then paths must be empty), or the log files
- * paths[0..npaths) in order ("-" = stdin).
+ * the index opts->db (then paths and opts->specs must be empty), or the
+ * log files of opts->specs and then paths[0..npaths) in order ("-" =
+ * stdin), keeping the records of opts->use_tier.
  * @return the stream, or NULL with err (bad option value, an index that
  * cannot be opened, log file operands with --db).
  */
@@ -41,6 +50,19 @@ lbt_stream *lbt_stream_open(const lbt_input_opts *opts, char *const *paths, int 
  * index) with err filled: call again to go on with the next file.
  */
 int lbt_stream_next(lbt_stream *s, lbt_rec **rec, lbt_err *err);
+
+/* What the tier choice kept and left out. */
+typedef struct lbt_stream_tiers {
+	lbt_tier kept;             /* the tier kept; LBT_TIER_NONE: every record */
+	int automatic;             /* chosen by --tier auto (not asked for) */
+	unsigned present;          /* tiers the inputs hold (mask of LBT_BIT(tier)),
+	                              when auto had to know */
+	uint64_t left[LBT_TIER_COUNT];          /* requests left out, by tier */
+	char left_file[LBT_TIER_COUNT][256];    /* the first file of each */
+} lbt_stream_tiers;
+
+/* @return the tier choice of the stream and its counters so far. */
+const lbt_stream_tiers *lbt_stream_tiers_get(const lbt_stream *s);
 
 /* Counters so far (files, lines, records, malformed, failed files...). */
 const lbt_input_stats *lbt_stream_stats(const lbt_stream *s);

@@ -66,13 +66,14 @@
 /*
  * Where maxconn values come from when --maxconn is not given: the maxconn
  * of frontend name[0..len) (a trailing '~', as %ft logs SSL listeners,
- * ignored), or the global one (the limit of ac) when name is NULL; `from`
+ * ignored) of load balancer lb[0..lb_len) (lb_len 0: the records name
+ * none), or the global one (the limit of ac) when name is NULL; `from`
  * (may be NULL) gets where it was read ("haproxy.cfg:17 (frontend fe)").
- * @return the value, or 0 when unknown.  lbt_tarpit_cfg_use()
- * (tarpit_cfg.h) fills it from a haproxy.cfg.
+ * @return the value, or 0 when unknown.  lbt_tarpit_cfg_use() and
+ * lbt_tarpit_cfgs_use() (tarpit_cfg.h) fill it from haproxy.cfg files.
  */
-typedef int32_t (*lbt_tarpit_maxconn_fn)(const void *ctx, const char *name, size_t len,
-    char *from, size_t size);
+typedef int32_t (*lbt_tarpit_maxconn_fn)(const void *ctx, const char *lb, size_t lb_len,
+    const char *name, size_t len, char *from, size_t size);
 
 typedef struct lbt_tarpit_opts {
 	int64_t step_us;          /* --step, > 0; default 10 s */

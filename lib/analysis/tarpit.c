@@ -158,8 +158,8 @@ static void group_maxconn(const lbt_tarpit *t, struct tp_group *g)
 		p->maxconn = t->o.maxconn;
 		snprintf(p->maxconn_from, sizeof p->maxconn_from, "--maxconn");
 	} else if (t->o.maxconn_of != NULL) {
-		p->maxconn = t->o.maxconn_of(t->o.maxconn_ctx, p->frontend, g->fe_len,
-		    p->maxconn_from, sizeof p->maxconn_from);
+		p->maxconn = t->o.maxconn_of(t->o.maxconn_ctx, p->lb, g->lb_len, p->frontend,
+		    g->fe_len, p->maxconn_from, sizeof p->maxconn_from);
 	}
 	if (p->maxconn > 0)
 		p->threshold = (int32_t)(((int64_t)p->maxconn * t->o.threshold_pct + 99) / 100);

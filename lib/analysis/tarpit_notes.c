@@ -229,7 +229,8 @@ static int note_global(lbt_tarpit *t, const lbt_tarpit_group *g)
 	int32_t gm = t->o.global_maxconn;
 
 	if (gm <= 0 && t->o.maxconn_of != NULL)
-		gm = t->o.maxconn_of(t->o.maxconn_ctx, NULL, 0, where, sizeof where);
+		gm = t->o.maxconn_of(t->o.maxconn_ctx, g->lb, strlen(g->lb), NULL, 0, where,
+		    sizeof where);
 	if (gm <= 0 || g->ac_n == 0 || g->ac_max < gm - t->o.near)
 		return 0;
 	return note(t, LBT_NOTE_FULL, g, "%s: the logged ac (connections of the whole "

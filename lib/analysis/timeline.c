@@ -301,13 +301,15 @@ static int lb_add(lbt_timeline *tl, const lbt_rec *r, int64_t b, const char *fil
 	return 0;
 }
 
-/* The maxconn, alert and full thresholds of a new frontend fe[0..len). */
-void lbt_tli_fe_init(const lbt_timeline *tl, struct tl_fe *f, const char *fe, size_t len)
+/* The maxconn, alert and full thresholds of a new frontend fe[0..len) of
+ * load balancer lb (lb.n 0: the records name none). */
+void lbt_tli_fe_init(const lbt_timeline *tl, struct tl_fe *f, lbt_str lb, const char *fe,
+    size_t len)
 {
 	const lbt_tarpit_opts *t = &tl->o.tarpit;
 
 	f->maxconn = t->maxconn > 0 ? t->maxconn : t->maxconn_of != NULL ?
-	    t->maxconn_of(t->maxconn_ctx, fe, len, NULL, 0) : 0;
+	    t->maxconn_of(t->maxconn_ctx, lb.p, lb.n, fe, len, NULL, 0) : 0;
 	if (f->maxconn > 0) {
 		f->alert = (int32_t)(((int64_t)f->maxconn * tl->o.alert_pct + 99) / 100);
 		f->full = f->maxconn - t->near > 0 ? f->maxconn - t->near : 1;
@@ -355,7 +357,7 @@ static int fe_add(lbt_timeline *tl, const lbt_rec *r, const char *file)
 	if ((f = lbt_hmap_put(tl->fes, tl->kbuf, n, &created)) == NULL)
 		return -1;
 	if (created)
-		lbt_tli_fe_init(tl, f, r->frontend.p, r->frontend.n);
+		lbt_tli_fe_init(tl, f, lb, r->frontend.p, r->frontend.n);
 	f->fc_max = r->fc > f->fc_max ? r->fc : f->fc_max;
 	if ((f->alert > 0 && r->fc >= f->alert) || (f->full > 0 && r->fc >= f->full)) {
 		lbt_evidence ev;

@@ -176,7 +176,8 @@ struct lbt_timeline {
 const char *lbt_tli_intern(lbt_timeline *tl, const char *s, size_t n, int file);
 const char *lbt_tli_intern_file(void *tl, const char *file);
 int lbt_tli_rebucket(lbt_timeline *tl, int64_t step);
-void lbt_tli_fe_init(const lbt_timeline *tl, struct tl_fe *f, const char *fe, size_t len);
+void lbt_tli_fe_init(const lbt_timeline *tl, struct tl_fe *f, lbt_str lb, const char *fe,
+    size_t len);
 int lbt_tli_file_note(struct tl_file *f, const lbt_rec *r);
 int64_t lbt_tli_end_of(const lbt_rec *r);
 int lbt_tli_moment_join(struct tl_moment *d, int64_t at, const lbt_evidence *ev);

@@ -22,6 +22,7 @@ enum field_type {
 	FT_STR,      /* lbt_str */
 	FT_FILE,     /* const char * */
 	FT_CLOCK,    /* lbt_clock, printed by name */
+	FT_TIER,     /* lbt_tier, printed by name */
 	FT_LINE      /* uint64 */
 };
 
@@ -54,7 +55,8 @@ static const struct field_def fields[LBT_F_COUNT] = {
 	F("key", FT_STR, key),           F("msg", FT_STR, msg),
 	F("event", FT_STR, event),       F("level", FT_STR, level),
 	F("request", FT_STR, request),   F("clock", FT_CLOCK, clock),
-	F("file", FT_FILE, file),        F("line", FT_LINE, line),
+	F("tier", FT_TIER, tier),        F("file", FT_FILE, file),
+	F("line", FT_LINE, line),
 };
 
 #undef F
@@ -69,7 +71,8 @@ static int field_ok(lbt_field f)
  * int32 or string member of lbt_rec must be listed here too. */
 #define EMPTY_STR { "", 0 }
 static const lbt_rec cleared = {
-	.have = 0, .kind = LBT_KIND_REQUEST, .clock = LBT_CLOCK_NONE, .time_us = -1,
+	.have = 0, .kind = LBT_KIND_REQUEST, .clock = LBT_CLOCK_NONE, .tier = LBT_TIER_NONE,
+	.time_us = -1,
 	.lb = EMPTY_STR, .port = -1, .frontend = EMPTY_STR, .backend = EMPTY_STR,
 	.server = EMPTY_STR, .method = EMPTY_STR, .path = EMPTY_STR, .query = EMPTY_STR,
 	.host = EMPTY_STR, .version = EMPTY_STR, .status = -1, .bytes = -1,
@@ -108,6 +111,26 @@ int lbt_clock_lookup(const char *name, size_t len)
 	for (size_t i = 0; i < sizeof clock_names / sizeof clock_names[0]; i++)
 		if (strlen(clock_names[i]) == len && memcmp(clock_names[i], name, len) == 0)
 			return (int)i;
+	return -1;
+}
+
+/* Tier names, indexed by lbt_tier. */
+static const char *const tier_names[LBT_TIER_COUNT] = { "none", "lb", "backend" };
+
+/* @return the tier's name (rec.h), "?" out of range. */
+const char *lbt_tier_name(lbt_tier t)
+{
+	return (unsigned)t < LBT_TIER_COUNT ? tier_names[t] : "?";
+}
+
+/* Exact lookup of "lb", "backend" or its synonym "app".  @return the tier, or -1 */
+int lbt_tier_lookup(const char *name, size_t len)
+{
+	if (len == 3 && memcmp(name, "app", 3) == 0)
+		return LBT_TIER_BACKEND;
+	for (int i = LBT_TIER_LB; i < LBT_TIER_COUNT; i++)
+		if (strlen(tier_names[i]) == len && memcmp(tier_names[i], name, len) == 0)
+			return i;
 	return -1;
 }
 
@@ -192,6 +215,8 @@ static size_t format_member(enum field_type t, const void *m, char *buf, size_t 
 		return put_bytes(buf, size, ((const lbt_str *)m)->p, ((const lbt_str *)m)->n);
 	case FT_CLOCK:
 		return put_cstr(buf, size, lbt_clock_name(*(const lbt_clock *)m));
+	case FT_TIER:
+		return put_cstr(buf, size, lbt_tier_name(*(const lbt_tier *)m));
 	}
 	return put_cstr(buf, size, "");
 }

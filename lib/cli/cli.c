@@ -29,8 +29,8 @@
  * new option that does not fit fails the build instead of overflowing
  * lbt_cli_parse()'s stack.
  */
-#define GROUP_INPUT_MAX  16
-#define GROUP_FILTER_MAX 10
+#define GROUP_INPUT_MAX  18
+#define GROUP_FILTER_MAX 12
 #define GROUP_OUTPUT_MAX 8
 #define GROUP_STD_MAX    3
 
@@ -42,11 +42,12 @@
 	memcpy((t), (g), sizeof(g)); \
 } while (0)
 
-/* Options resolved after parsing (modes, colour, --now, help). */
+/* Options resolved after parsing (modes, colour, --now, --tier, help). */
 struct late {
 	int tsv, json, table, md, no_header;
 	const char *color;
 	const char *now;
+	const char *tier;
 	int help, version;
 };
 
@@ -64,11 +65,27 @@ static int color_arg(void *ctx, const char *arg, lbt_err *err)
 	return 0;
 }
 
+/* --input LINE: one more input with its own options (input_spec.h). */
+static int input_arg(void *ctx, const char *arg, lbt_err *err)
+{
+	return lbt_input_specs_add(ctx, arg, err);
+}
+
+/* --sources FILE: the inputs of a sources file. */
+static int sources_arg(void *ctx, const char *arg, lbt_err *err)
+{
+	return lbt_input_specs_read(ctx, arg, err) < 0 ? -1 : 0;
+}
+
 /* Fill `t` (GROUP_INPUT_MAX entries) with the INPUT group pointing into cli. */
 static void group_input(lbt_cli *cli, lbt_cli_opt *t)
 {
 	lbt_input_opts *i = &cli->in;
 	const lbt_cli_opt g[] = {
+		LBT_OPT_FN("input", 0, input_arg, &cli->specs, "'PATH KEY=V...'",
+		    "one more input with its own format, lb, tier..."),
+		LBT_OPT_FN("sources", 0, sources_arg, &cli->specs, "FILE",
+		    "the inputs listed in FILE, one a line as --input"),
 		LBT_OPT_STR("format", 0, &i->format, "NAME|FILE",
 		    "read logs in this format (lbt-formats --list)"),
 		LBT_OPT_STR("log-format", 0, &i->log_format, "TEMPLATE",
@@ -108,6 +125,8 @@ static void group_filter(lbt_cli *cli, struct late *l, lbt_cli_opt *t)
 		LBT_OPT_STR("term", 0, &f->term, "LIST",
 		    "termination states starting so: PT,sQ"),
 		LBT_OPT_STR("lb", 0, &f->lb, "LIST", "records from these load balancers"),
+		LBT_OPT_STR("tier", 0, &l->tier, "WHICH",
+		    "lb, backend or all (analyses: lb when there are both)"),
 		LBT_OPT_STR("now", 0, &l->now, "TIME", "the present for -15m style times"),
 		LBT_OPT_END
 	};
@@ -416,6 +435,25 @@ static void resolve_output(lbt_cli *cli, const struct late *l)
 		usage_error(cli, "--color: '%s' is not auto, always or never", l->color);
 }
 
+/* --tier WHICH into cli->in.use_tier (unset: DEFAULT); a bad word is a usage error. */
+static void resolve_tier(lbt_cli *cli, const char *tier)
+{
+	static const struct { const char *name; lbt_tier_use use; } words[] = {
+		{ "lb", LBT_TIER_USE_LB }, { "backend", LBT_TIER_USE_BACKEND },
+		{ "app", LBT_TIER_USE_BACKEND }, { "all", LBT_TIER_USE_ALL },
+		{ "auto", LBT_TIER_USE_AUTO },
+	};
+
+	if (tier == NULL)
+		return;
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strcmp(tier, words[i].name) == 0) {
+			cli->in.use_tier = words[i].use;
+			return;
+		}
+	usage_error(cli, "--tier: '%s' is not lb, backend or all", tier);
+}
+
 /* Apply --now, --help, --version, the output options and the operand count. */
 static void resolve(lbt_cli *cli, const struct late *l, const struct optset *s, int argc,
     char **argv)
@@ -434,6 +472,9 @@ static void resolve(lbt_cli *cli, const struct late *l, const struct optset *s, 
 	    &cli->in.now_us, &err) < 0)
 		lbt_cli_die(cli, &err);
 	resolve_output(cli, l);
+	resolve_tier(cli, l->tier);
+	cli->in.specs = cli->specs.v;
+	cli->in.nspecs = cli->specs.n;
 	cli->args = argv + optind;
 	cli->nargs = argc - optind;
 	if (cli->nargs < cli->prog->min_args)
@@ -516,17 +557,39 @@ lbt_input *lbt_cli_input(lbt_cli *cli)
 	return in;
 }
 
-/* Open the record stream over the operands (stdin when none, the index
- * with --db); exits on bad options. */
+/* True when stdin is among the --input files. */
+static int specs_read_stdin(const lbt_cli *cli)
+{
+	for (size_t i = 0; i < cli->specs.n; i++)
+		for (size_t k = 0; k < cli->specs.v[i].nfiles; k++)
+			if (strcmp(cli->specs.v[i].files[k], "-") == 0)
+				return 1;
+	return 0;
+}
+
+/* Exit with a usage error when standard input is named twice. */
+static void check_stdin(const lbt_cli *cli)
+{
+	int n = specs_read_stdin(cli);
+
+	for (int i = 0; i < cli->nargs; i++)
+		n += strcmp(cli->args[i], "-") == 0;
+	if (n > 1)
+		usage_error(cli, "standard input ('-') can be read once");
+}
+
+/* Open the record stream over the --input files and the operands (stdin
+ * when there are none, the index with --db); exits on bad options. */
 lbt_stream *lbt_cli_stream(lbt_cli *cli)
 {
 	static char *stdin_only[] = { "-", NULL };
 	lbt_err err;
 	lbt_stream *s;
 
-	if (cli->in.db != NULL && cli->nargs > 0)
+	if (cli->in.db != NULL && (cli->nargs > 0 || cli->specs.n > 0))
 		usage_error(cli, "--db reads the index: no log file operands expected");
-	if (cli->nargs > 0 || cli->in.db != NULL)
+	check_stdin(cli);
+	if (cli->nargs > 0 || cli->specs.n > 0 || cli->in.db != NULL)
 		s = lbt_stream_open(&cli->in, cli->args, cli->nargs, &err);
 	else
 		s = lbt_stream_open(&cli->in, stdin_only, 1, &err);
@@ -560,6 +623,8 @@ lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also)
 	lbt_err err;
 
 	cli->in.wanted = lbt_analysis_fields(v, n) | also;
+	if (cli->in.use_tier == LBT_TIER_USE_DEFAULT)
+		cli->in.use_tier = LBT_TIER_USE_AUTO;     /* count each request once */
 	s = lbt_cli_stream(cli);
 	if (lbt_driver_run(s, v, n, run_error, cli, &err) < 0)
 		lbt_cli_die(cli, &err);
@@ -616,6 +681,21 @@ void lbt_cli_summary(lbt_cli *cli, const lbt_input_stats *st)
 		    st->files == 1 ? "" : "s");
 }
 
+/* The note of --tier auto when it left records of the other tier out. */
+static void tier_note(const lbt_cli *cli, const lbt_stream_tiers *t)
+{
+	for (int k = LBT_TIER_LB; k < LBT_TIER_COUNT; k++) {
+		if (!t->automatic || t->left[k] == 0)
+			continue;
+		lbt_cli_note(cli, "note: %llu request%s of the %s tier left out (first: %s): "
+		    "the inputs hold both tiers, which log the same requests; counting the %s "
+		    "tier (--tier %s or --tier all to choose)", (unsigned long long)t->left[k],
+		    t->left[k] == 1 ? "" : "s", lbt_tier_name((lbt_tier)k),
+		    t->left_file[k][0] ? t->left_file[k] : "the index", lbt_tier_name(t->kept),
+		    lbt_tier_name((lbt_tier)k));
+	}
+}
+
 /* End of run: flush output, summary, free.  @return the exit status. */
 int lbt_cli_finish(lbt_cli *cli, lbt_stream *in, lbt_out *out)
 {
@@ -627,8 +707,12 @@ int lbt_cli_finish(lbt_cli *cli, lbt_stream *in, lbt_out *out)
 		cli->status = 1;
 	}
 	if (in != NULL) {
+		tier_note(cli, lbt_stream_tiers_get(in));
 		lbt_cli_summary(cli, lbt_stream_stats(in));
 		lbt_stream_free(in);
 	}
+	lbt_input_specs_free(&cli->specs);
+	cli->in.specs = NULL;
+	cli->in.nspecs = 0;
 	return cli->status;
 }

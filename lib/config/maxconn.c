@@ -154,6 +154,20 @@ int32_t lbt_maxconn_cfg_line(const lbt_maxconn_cfg *c, const char *name, size_t 
 	return v;
 }
 
+/* True when the file has frontend or listen section name[0..len) (a '~' ignored). */
+int lbt_maxconn_cfg_has(const lbt_maxconn_cfg *c, const char *name, size_t len)
+{
+	if (len > 0 && name[len - 1] == '~')
+		len--;
+	return lbt_hacfg_frontend(c->cfg, name, len) != NULL;
+}
+
+/* The path the table was read from. */
+const char *lbt_maxconn_cfg_path(const lbt_maxconn_cfg *c)
+{
+	return c->path;
+}
+
 /* Free the table; NULL accepted. */
 void lbt_maxconn_cfg_free(lbt_maxconn_cfg *c)
 {

@@ -101,7 +101,7 @@ static int load_shapes(lbt_db *db, lbt_err *err)
 	if ((db->shapes = lbt_hmap_new(sizeof(int64_t))) == NULL)
 		return lbt_err_set(err, "out of memory");
 	if (lbt_dbi_prepare(db, "SELECT id, frontend_id, backend_id, server_id, method_id,"
-	    " version_id, term_id, clock FROM shapes", &st, err) < 0)
+	    " version_id, term_id, clock, tier FROM shapes", &st, err) < 0)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct lbt_dbi_shape k;
@@ -111,6 +111,7 @@ static int load_shapes(lbt_db *db, lbt_err *err)
 		for (int i = 0; i < LBT_DBI_NSHAPE; i++)
 			k.id[i] = sqlite3_column_int64(st, 1 + i);
 		k.clock = sqlite3_column_int64(st, 1 + LBT_DBI_NSHAPE);
+		k.tier = sqlite3_column_int64(st, 2 + LBT_DBI_NSHAPE);
 		if ((v = lbt_hmap_put(db->shapes, &k, sizeof k, NULL)) == NULL)
 			break;
 		*v = id;
@@ -329,7 +330,7 @@ static int field_id(lbt_db *db, int i, const lbt_rec *rec, int64_t *id,
 
 /*
  * The shape id of rec (its frontend, backend, server, method, version,
- * term and clock), given out when new; the previous row's shape is
+ * term, clock and tier), given out when new; the previous row's shape is
  * remembered.  @return the id (> 0), or -1 (out of memory).
  */
 static int64_t shape_id(lbt_db *db, const lbt_rec *rec, struct lbt_dbi_news *news)
@@ -344,6 +345,7 @@ static int64_t shape_id(lbt_db *db, const lbt_rec *rec, struct lbt_dbi_news *new
 		if (field_id(db, lbt_dbi_shape_dicts[i], rec, &k.id[i], news) < 0)
 			return -1;
 	k.clock = (rec->have & LBT_BIT(LBT_F_TIME)) ? (int64_t)rec->clock : 0;
+	k.tier = (rec->have & LBT_BIT(LBT_F_TIER)) ? (int64_t)rec->tier : 0;
 	if (db->last_shape_id > 0 && memcmp(&k, &db->last_shape, sizeof k) == 0)
 		return db->last_shape_id;
 	if ((v = lbt_hmap_put(db->shapes, &k, sizeof k, &created)) == NULL)

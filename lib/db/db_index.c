@@ -36,7 +36,7 @@ struct file_row {
 	int64_t id;             /* 0: none */
 	int same_path;
 	uint64_t lines;
-	char format[64];        /* format it was read with, "" when unknown */
+	char format[256];       /* format(s) it was read with, "" when unknown */
 };
 
 /* One file being indexed. */
@@ -52,7 +52,7 @@ struct job {
 	uint64_t skip;
 	uint64_t last_line;     /* line of the last record added */
 	uint64_t pending;       /* rows in the open transaction */
-	char format[64];        /* format of the part already indexed, "" unknown */
+	char format[256];       /* format(s) of the part already indexed, "" unknown */
 	unsigned char content[CONTENT_BYTES]; /* fingerprint of the first requests */
 	int has_content;        /* 0: no request read (or stdin) */
 	double last_tick;
@@ -474,14 +474,14 @@ static lbt_input *job_input(struct job *j, const lbt_input_opts *opts, lbt_err *
 	return in;
 }
 
-/* Remember the built-in format the input used (after the reading thread ended). */
+/* Remember the built-in formats detection chose (after the reading thread
+ * ended), as a --format list for a resume. */
 static void job_format(struct job *j, const lbt_input *in)
 {
-	const lbt_format *f = lbt_input_format(in);
-	const char *name = f ? lbt_format_name(f) : NULL;
+	char names[sizeof j->format];
 
-	if (name != NULL && lbt_format_builtin_text(name) != NULL)
-		snprintf(j->format, sizeof j->format, "%s", name);
+	if (lbt_input_format_names(in, names, sizeof names) != NULL)
+		snprintf(j->format, sizeof j->format, "%s", names);
 }
 
 /* Run the job's input to its end and commit.  @return 0 or -1 with err. */

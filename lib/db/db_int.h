@@ -63,10 +63,12 @@ extern const int lbt_dbi_shape_dicts[LBT_DBI_NSHAPE];
 /* Rows bound into one multi-row INSERT (one sqlite3_step for all). */
 #define LBT_DBI_ROWS 32
 
-/* The key of a shape: the ids of its dictionaries (0 absent) and the clock. */
+/* The key of a shape: the ids of its dictionaries (0 absent), the clock and
+ * the tier (0 absent; version 4). */
 struct lbt_dbi_shape {
 	int64_t id[LBT_DBI_NSHAPE];
 	int64_t clock;
+	int64_t tier;
 };
 
 /*

@@ -171,7 +171,7 @@ static int shapes_load(lbt_db_reader *r, lbt_err *err)
 	if ((r->shapes = calloc((size_t)r->nshapes, sizeof *r->shapes)) == NULL)
 		return lbt_err_set(err, "out of memory");
 	if (sqlite3_prepare_v2(r->h, "SELECT id, frontend_id, backend_id, server_id, method_id,"
-	    " version_id, term_id, clock FROM shapes", -1, &st, NULL) != SQLITE_OK)
+	    " version_id, term_id, clock, tier FROM shapes", -1, &st, NULL) != SQLITE_OK)
 		return lbt_dbi_fail(r->h, r->path, "shapes", err);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
@@ -181,6 +181,7 @@ static int shapes_load(lbt_db_reader *r, lbt_err *err)
 		for (int i = 0; i < LBT_DBI_NSHAPE; i++)
 			r->shapes[id].id[i] = sqlite3_column_int64(st, 1 + i);
 		r->shapes[id].clock = sqlite3_column_int64(st, 1 + LBT_DBI_NSHAPE);
+		r->shapes[id].tier = sqlite3_column_int64(st, 2 + LBT_DBI_NSHAPE);
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : lbt_dbi_fail(r->h, r->path, "shapes", err);
@@ -271,6 +272,10 @@ static void fill_shape(lbt_db_reader *r, sqlite3_stmt *st)
 		rec->clock = (lbt_clock)s->clock;
 	if ((rec->have & LBT_BIT(LBT_F_TIME)) && rec->clock != LBT_CLOCK_NONE)
 		rec->have |= LBT_BIT(LBT_F_CLOCK);
+	if (s->tier > LBT_TIER_NONE && s->tier < LBT_TIER_COUNT) {
+		rec->tier = (lbt_tier)s->tier;
+		rec->have |= LBT_BIT(LBT_F_TIER);
+	}
 	for (int i = 0; i < LBT_DBI_NSHAPE; i++) {
 		int d = lbt_dbi_shape_dicts[i];
 
@@ -543,6 +548,24 @@ int lbt_db_reader_raw(lbt_db_reader *r, const char **line, size_t *len, lbt_err 
 		rc = lbt_dbi_fail(r->h, r->path, "raw lines", err);
 	sqlite3_reset(r->raw_st);
 	return rc;
+}
+
+/* The tiers of the index's requests (their shapes'), as a mask; see db.h. */
+unsigned lbt_db_reader_tiers(lbt_db_reader *r)
+{
+	sqlite3_stmt *st = NULL;
+	unsigned m = 0;
+
+	if (sqlite3_prepare_v2(r->h, "SELECT DISTINCT tier FROM shapes", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return 1u << LBT_TIER_NONE;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(st, 0);
+
+		m |= 1u << (t > 0 && t < LBT_TIER_COUNT ? t : LBT_TIER_NONE);
+	}
+	sqlite3_finalize(st);
+	return m;
 }
 
 /* Close r and free everything; NULL accepted. */

@@ -174,26 +174,31 @@ static const char migrate_v2_sql[] =
 /* Time in µs of the row r (relative in the table), as an SQL expression. */
 #define ABS_TIME(r) "(" r ".time + b.base)"
 
-static const char views_v2[] =
-	"CREATE VIEW requests_v AS SELECT r.id AS id, " TIME_TEXT(ABS_TIME("r")) " AS time,"
-	" " ABS_TIME("r") " AS time_us, f.path AS file, r.line AS line, lb.name AS lb,"
-	" a.text AS client, n.text AS net, r.port AS port, fe.name AS frontend,"
-	" be.name AS backend, sv.name AS server, m.name AS method, p.name AS path,"
-	" q.name AS query, h.name AS host, v.name AS version, r.status AS status,"
-	" r.bytes AS bytes, r.th AS th, r.ti AS ti, r.tq AS tq, r.tr AS tr, r.tw AS tw,"
-	" r.tc AS tc, r.tresp AS tresp, r.ta AS ta, r.tt AS tt, t.name AS term,"
-	" r.ac AS ac, r.fc AS fc, r.bc AS bc, r.sc AS sc, r.rc AS rc, r.sq AS sq,"
+/* The columns of requests_v (version 2) and where they come from. */
+#define REQUESTS_V_COLS \
+	"r.id AS id, " TIME_TEXT(ABS_TIME("r")) " AS time," \
+	" " ABS_TIME("r") " AS time_us, f.path AS file, r.line AS line, lb.name AS lb," \
+	" a.text AS client, n.text AS net, r.port AS port, fe.name AS frontend," \
+	" be.name AS backend, sv.name AS server, m.name AS method, p.name AS path," \
+	" q.name AS query, h.name AS host, v.name AS version, r.status AS status," \
+	" r.bytes AS bytes, r.th AS th, r.ti AS ti, r.tq AS tq, r.tr AS tr, r.tw AS tw," \
+	" r.tc AS tc, r.tresp AS tresp, r.ta AS ta, r.tt AS tt, t.name AS term," \
+	" r.ac AS ac, r.fc AS fc, r.bc AS bc, r.sc AS sc, r.rc AS rc, r.sq AS sq," \
 	" r.bq AS bq, u.name AS ua, k.name AS key"
-	" FROM (SELECT " BASE " AS base) b, requests r"
-	" LEFT JOIN files f ON f.id = r.file_id LEFT JOIN shapes s ON s.id = r.shape_id"
-	" LEFT JOIN lbs lb ON lb.id = r.lb_id LEFT JOIN addrs a ON a.id = r.addr_id"
-	" LEFT JOIN nets n ON n.id = r.net_id LEFT JOIN frontends fe ON fe.id = s.frontend_id"
-	" LEFT JOIN backends be ON be.id = s.backend_id LEFT JOIN servers sv ON sv.id = s.server_id"
-	" LEFT JOIN methods m ON m.id = s.method_id LEFT JOIN paths p ON p.id = r.path_id"
-	" LEFT JOIN queries q ON q.id = r.query_id LEFT JOIN hosts h ON h.id = r.host_id"
-	" LEFT JOIN versions v ON v.id = s.version_id LEFT JOIN terms t ON t.id = s.term_id"
+#define REQUESTS_V_FROM \
+	" FROM (SELECT " BASE " AS base) b, requests r" \
+	" LEFT JOIN files f ON f.id = r.file_id LEFT JOIN shapes s ON s.id = r.shape_id" \
+	" LEFT JOIN lbs lb ON lb.id = r.lb_id LEFT JOIN addrs a ON a.id = r.addr_id" \
+	" LEFT JOIN nets n ON n.id = r.net_id LEFT JOIN frontends fe ON fe.id = s.frontend_id" \
+	" LEFT JOIN backends be ON be.id = s.backend_id LEFT JOIN servers sv ON sv.id = s.server_id" \
+	" LEFT JOIN methods m ON m.id = s.method_id LEFT JOIN paths p ON p.id = r.path_id" \
+	" LEFT JOIN queries q ON q.id = r.query_id LEFT JOIN hosts h ON h.id = r.host_id" \
+	" LEFT JOIN versions v ON v.id = s.version_id LEFT JOIN terms t ON t.id = s.term_id" \
 	" LEFT JOIN uas u ON u.id = r.ua_id LEFT JOIN keys k ON k.id = r.key_id;"
-	"CREATE VIEW events_v AS SELECT e.id AS id, " TIME_TEXT(ABS_TIME("e")) " AS time,"
+
+static const char views_v2[] =
+	"CREATE VIEW requests_v AS SELECT " REQUESTS_V_COLS REQUESTS_V_FROM
+"CREATE VIEW events_v AS SELECT e.id AS id, " TIME_TEXT(ABS_TIME("e")) " AS time,"
 	" " ABS_TIME("e") " AS time_us, f.path AS file, e.line AS line, lb.name AS lb,"
 	" fe.name AS frontend, be.name AS backend, sv.name AS server, e.msg AS msg"
 	" FROM (SELECT " BASE " AS base) b, events e LEFT JOIN files f ON f.id = e.file_id"
@@ -282,9 +287,24 @@ static int migrate_3(sqlite3 *h, const char *path, lbt_err *err)
 	return lbt_dbi_exec(h, path, "ALTER TABLE files ADD COLUMN content BLOB;", err);
 }
 
+/*
+ * Migration 3 -> 4: shapes.tier, the tier of the requests of a shape
+ * (lbt_tier: 1 lb, 2 backend, NULL unknown), so that an analysis over an
+ * index of LB and NGINX logs counts one tier (lib/run/stream.c); requests_v
+ * shows it by name.  Rows indexed before have none: they are kept by every
+ * --tier, as records of no known tier are.  @return 0 or -1
+ */
+static int migrate_4(sqlite3 *h, const char *path, lbt_err *err)
+{
+	return lbt_dbi_exec(h, path, "ALTER TABLE shapes ADD COLUMN tier INTEGER;"
+	    "DROP VIEW requests_v;"
+	    "CREATE VIEW requests_v AS SELECT " REQUESTS_V_COLS ", CASE s.tier WHEN 1 THEN"
+	    " 'lb' WHEN 2 THEN 'backend' END AS tier" REQUESTS_V_FROM, err);
+}
+
 /* Migrations, indexed by the version they produce (entry 0 unused). */
 static int (*const migrations[LBT_DB_VERSION + 1])(sqlite3 *, const char *, lbt_err *) = {
-	NULL, migrate_1, migrate_2, migrate_3,
+	NULL, migrate_1, migrate_2, migrate_3, migrate_4,
 };
 
 /* Read PRAGMA user_version.  @return it, or -1 with err (not a database). */

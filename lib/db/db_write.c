@@ -66,7 +66,7 @@ static int prepare_inserts(lbt_db *db, lbt_err *err)
 {
 	if (prepare_requests(db, 1, &db->ins_req, err) < 0 ||
 	    prepare_requests(db, LBT_DBI_ROWS, &db->ins_reqs, err) < 0 ||
-	    lbt_dbi_prepare(db, "INSERT INTO shapes VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+	    lbt_dbi_prepare(db, "INSERT INTO shapes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	    &db->ins_shape, err) < 0 ||
 	    lbt_dbi_prepare(db, "INSERT INTO events VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	    &db->ins_ev, err) < 0 ||
@@ -289,6 +289,10 @@ static int insert_shape(lbt_db *db, const struct lbt_dbi_shape *k, int64_t id, l
 			sqlite3_bind_null(st, 2 + i);
 	}
 	sqlite3_bind_int64(st, 2 + LBT_DBI_NSHAPE, k->clock);
+	if (k->tier > 0)
+		sqlite3_bind_int64(st, 3 + LBT_DBI_NSHAPE, k->tier);
+	else
+		sqlite3_bind_null(st, 3 + LBT_DBI_NSHAPE);
 	return step_insert(db, st, err);
 }
 

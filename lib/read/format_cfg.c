@@ -403,29 +403,140 @@ static const lbt_hacfg_sect *choose(const lbt_hacfg *c, const char *path, lbt_er
 	return NULL;
 }
 
+/* Read path with the ${HAPROXY_*_LOG_FMT} variables known.  @return it or NULL with err */
+static lbt_hacfg *cfg_read(const char *path, lbt_err *err)
+{
+	char *cache[NVARS] = { NULL };
+	lbt_hacfg_opts o = { fmt_var, cache };
+	lbt_hacfg *c = lbt_hacfg_read(path, &o, err);
+
+	for (size_t i = 0; i < NVARS; i++)
+		free(cache[i]);
+	return c;
+}
+
+/* The section named `frontend`, or NULL with err listing those there are. */
+static const lbt_hacfg_sect *named(const lbt_hacfg *c, const char *path, const char *frontend,
+    lbt_err *err)
+{
+	const lbt_hacfg_sect *s = lbt_hacfg_frontend(c, frontend, strlen(frontend));
+	char list[400];
+
+	if (s == NULL)
+		lbt_err_at(err, path, 0, "no frontend or listen section '%s' (there are: %s)",
+		    frontend, names(c, 0, list, sizeof list));
+	return s;
+}
+
 /*
  * Read haproxy.cfg at path and compile the format of proxy `frontend` (NULL:
  * the one that logs).  @return the format, or NULL with err (file:line).
  */
 lbt_format *lbt_format_from_haproxy_cfg(const char *path, const char *frontend, lbt_err *err)
 {
-	char *cache[NVARS] = { NULL }, list[400];
-	lbt_hacfg_opts o = { fmt_var, cache };
-	lbt_hacfg *c = lbt_hacfg_read(path, &o, err);
-	const lbt_hacfg_sect *s = NULL;
+	lbt_hacfg *c = cfg_read(path, err);
+	const lbt_hacfg_sect *s;
 	lbt_format *f = NULL;
 
-	for (size_t i = 0; i < NVARS; i++)
-		free(cache[i]);
 	if (c == NULL)
 		return NULL;
-	if (frontend == NULL)
-		s = choose(c, path, err);
-	else if ((s = lbt_hacfg_frontend(c, frontend, strlen(frontend))) == NULL)
-		lbt_err_at(err, path, 0, "no frontend or listen section '%s' (there are: %s)",
-		    frontend, names(c, 0, list, sizeof list));
+	s = frontend == NULL ? choose(c, path, err) : named(c, path, frontend, err);
 	if (s != NULL)
 		f = proxy_format(path, s, err);
 	lbt_hacfg_free(c);
 	return f;
+}
+
+/* Free n entries of v and v; NULL accepted. */
+void lbt_proxy_formats_free(lbt_proxy_format *v, int n)
+{
+	for (int i = 0; v != NULL && i < n; i++) {
+		lbt_format_free(v[i].format);
+		free(v[i].proxy);
+	}
+	free(v);
+}
+
+/*
+ * Append the format of section s (settings p, already read) to v[0..*n),
+ * noting the first earlier entry of the same settings (sets[]).  @return 0
+ * or -1 with err.
+ */
+static int proxy_add(const char *path, const lbt_hacfg_sect *s, const struct logset *p,
+    lbt_proxy_format **v, struct logset **sets, int *n, size_t *cap, lbt_err *err)
+{
+	size_t cap2 = *cap;
+	lbt_proxy_format *e;
+
+	if (LBT_GROW(*v, *cap, (size_t)*n + 1, 8) < 0 || LBT_GROW(*sets, cap2, (size_t)*n + 1, 8) < 0)
+		return lbt_err_set(err, "out of memory");
+	e = &(*v)[*n];
+	e->same_as = -1;
+	for (int k = 0; k < *n && e->same_as < 0; k++)
+		if (same_format(&(*sets)[k], p))
+			e->same_as = k;
+	if ((e->format = proxy_format(path, s, err)) == NULL)
+		return -1;
+	if ((e->proxy = lbt_fmti_strndup(s->name, strlen(s->name))) == NULL) {
+		lbt_format_free(e->format);
+		return lbt_err_set(err, "out of memory");
+	}
+	(*sets)[(*n)++] = *p;
+	return 0;
+}
+
+/*
+ * The proxies of c to read logs with: `frontend` alone, else every
+ * frontend and listen section that logs, else the only frontend.  @return
+ * the count in *out, or -1 with err.
+ */
+static int proxies(const lbt_hacfg *c, const char *path, const char *frontend,
+    lbt_proxy_format **out, lbt_err *err)
+{
+	const lbt_hacfg_sect *only = frontend ? named(c, path, frontend, err) : NULL;
+	struct logset *sets = NULL, p;
+	size_t cap = 0;
+	int n = 0, rc = 0;
+
+	*out = NULL;
+	if (frontend != NULL && only == NULL)
+		return -1;
+	for (size_t i = 0; rc == 0 && i < lbt_hacfg_count(c); i++) {
+		const lbt_hacfg_sect *s = lbt_hacfg_at(c, i);
+
+		if (!is_frontend(s) || (only != NULL && s != only))
+			continue;
+		settings(s, &p);
+		if (p.logs || only != NULL)
+			rc = proxy_add(path, s, &p, out, &sets, &n, &cap, err);
+	}
+	if (rc == 0 && n == 0 && (only = choose(c, path, err)) != NULL) {
+		settings(only, &p);
+		rc = proxy_add(path, only, &p, out, &sets, &n, &cap, err);
+	}
+	free(sets);
+	if (rc < 0 || n == 0) {
+		lbt_proxy_formats_free(*out, n);
+		*out = NULL;
+		return -1;
+	}
+	return n;
+}
+
+/*
+ * Every proxy of haproxy.cfg at path that logs (or `frontend` alone) with
+ * its format; see format.h.  @return the count, or -1 with err (file:line).
+ */
+int lbt_format_proxies_from_haproxy_cfg(const char *path, const char *frontend,
+    lbt_proxy_format **out, lbt_err *err)
+{
+	lbt_hacfg *c = cfg_read(path, err);
+	int n;
+
+	*out = NULL;
+	if (c == NULL)
+		return -1;
+	n = proxies(c, path, frontend, out, err);
+	lbt_hacfg_free(c);
+	return n;
 }

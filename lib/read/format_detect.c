@@ -87,6 +87,7 @@ static void score_one(lbt_format *f, const char *const *msgs, const size_t *lens
 	lbt_err err;
 
 	s->parsed = s->tried = 0;
+	s->lines = 0;
 	for (int i = 0; i < n; i++) {
 		int r;
 
@@ -96,8 +97,10 @@ static void score_one(lbt_format *f, const char *const *msgs, const size_t *lens
 		r = lbt_format_parse(f, msgs[i], lens[i], &rec, &err);
 		if (r == LBT_PARSE_OK)
 			have |= rec.have, keys += f->keys_found;
-		if (r != LBT_PARSE_BAD)
+		if (r != LBT_PARSE_BAD) {
 			s->parsed++;
+			s->lines |= i < 64 ? (uint64_t)1 << i : 0;
+		}
 	}
 	s->fields = __builtin_popcountll(have);
 	s->literal = keyed_json(f) ? (s->parsed > 0 ? (int)(keys / s->parsed) : 0) :

@@ -545,6 +545,9 @@ static int match_list(struct fmt_ctx *c, const struct fmt_prog *pg, size_t i,
 		if (k == known || (known < 0 && !(it->flags & FL_QUOTE) && !rest_is_lists(pg, i)))
 			break;
 	}
+	if (known > 0 && k == 0 && trim_end(s, len, q) == q)
+		return 0;     /* none at the end: a line without a stream (<BADREQ>), as the
+		                 missing {...} block of httplog (HAProxy 2.6, haproxy-clf.log) */
 	if (known > 0 && k < known)
 		return lbt_err_set(c->err, "expected %d %s, found %d at column %zu", known,
 		    it->what, k, *pos + 1);

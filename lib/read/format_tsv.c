@@ -129,6 +129,11 @@ static int conv(struct fmt_ctx *c, int fld, const char *s, size_t n, size_t col)
 
 		ok = k > 0;
 		r->clock = ok ? (lbt_clock)k : r->clock;
+	} else if (fld == LBT_F_TIER) {
+		int k = lbt_tier_lookup(s, n);
+
+		ok = k > 0;
+		r->tier = ok ? (lbt_tier)k : r->tier;
 	} else if (fld == LBT_F_CLIENT)
 		ok = lbt_addr_parse(s, n, &r->client) == 0;
 	else if (fld == LBT_F_BYTES)

@@ -1,10 +1,13 @@
 /*
  * input.c - the record stream every program reads.  See include/lbt/input.h.
  *
- * Per file: open the source, choose the format (the one the options name,
- * or detection on a sample of the file's first lines), then per line: strip
- * the syslog wrapper, parse, fall back to event lines, complete the record
- * (LB host, syslog time, provenance, key) and filter it.
+ * Per file: open the source, take the options of its input (its profile:
+ * the global options, or those of its --input / sources line), choose its
+ * formats (those the options name, or detection on a sample of the file's
+ * first lines), then per line: strip the syslog wrapper, parse with the
+ * format that fits (input_fmtset.c), fall back to event lines, complete
+ * the record (frontend and tier of its format, LB host, syslog time,
+ * provenance, key) and filter it.
  *
  * A detected file's first lines are read once, into a sample
  * (input_detect.c), and replayed here before the rest of the file.
@@ -19,112 +22,9 @@
 
 #include "input_int.h"
 #include "lbt/event.h"
+#include "lbt/input_spec.h"
 #include "lbt/syslog.h"
 #include "lbt/vec.h"
-
-/*
- * Compile --log-format in dialect d; an HAProxy template may name the
- * built-in strings as HAProxy 2.8+ does ("${HAPROXY_HTTP_LOG_FMT} ...").
- * @return the format, or NULL with err
- */
-static lbt_format *log_format_compile(lbt_dialect d, const lbt_input_opts *o, lbt_err *err)
-{
-	lbt_format *f;
-	char *t;
-
-	if (d != LBT_DIALECT_HAPROXY || strstr(o->log_format, "${") == NULL)
-		return lbt_format_compile(d, o->log_format, o->escape, err);
-	if ((t = lbt_format_expand_log_vars(o->log_format, err)) == NULL) {
-		char why[sizeof err->msg];
-
-		snprintf(why, sizeof why, "%s", err->msg);
-		lbt_err_set(err, "--log-format: %.400s", why);
-		return NULL;
-	}
-	f = lbt_format_compile(d, t, o->escape, err);
-	free(t);
-	return f;
-}
-
-/*
- * Dialect of a --log-format template: the first HAProxy item ('%' then a
- * letter, '{', '[' or '(') or NGINX variable ('$' then a letter, '_' or
- * '{') decides, except that "${HAPROXY_..." is HAProxy's own environment
- * syntax.  "%%" is a literal percent sign.  @return 0 with *d, or -1 when
- * the template has neither.
- */
-static int template_dialect(const char *t, lbt_dialect *d)
-{
-	for (const char *p = t; *p; p++) {
-		char c = p[1];
-
-		if (*p == '%' && c == '%') {
-			p++;
-		} else if (*p == '%' && (c == '{' || c == '[' || c == '(' ||
-		    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
-			*d = LBT_DIALECT_HAPROXY;
-			return 0;
-		} else if (*p == '$' && (c == '{' || c == '_' || (c >= 'a' && c <= 'z') ||
-		    (c >= 'A' && c <= 'Z'))) {
-			*d = strncmp(p, "${HAPROXY_", 10) == 0 ? LBT_DIALECT_HAPROXY :
-			    LBT_DIALECT_NGINX;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* Check that the format options fit together.  @return 0 or -1 with err. */
-static int format_opts_check(const lbt_input_opts *o, lbt_err *err)
-{
-	int n = !!o->format + !!o->log_format + !!o->haproxy_cfg + !!o->nginx_conf;
-
-	if (n > 1)
-		return lbt_err_set(err, "--format, --log-format, --haproxy-cfg and "
-		    "--nginx-conf exclude each other");
-	if (o->frontend && !o->haproxy_cfg)
-		return lbt_err_set(err, "--frontend needs --haproxy-cfg");
-	if (o->log_name && !o->nginx_conf)
-		return lbt_err_set(err, "--log-name needs --nginx-conf");
-	if (o->escape && !o->log_format)
-		return lbt_err_set(err, "--escape needs --log-format");
-	return 0;
-}
-
-/*
- * The format the options name, or NULL with err cleared when none does
- * (detect per file).  @return NULL with err->msg set on failure.
- */
-static lbt_format *format_from_opts(const lbt_input_opts *o, lbt_err *err)
-{
-	lbt_dialect d;
-
-	lbt_err_clear(err);
-	if (o->format)
-		return lbt_format_open(o->format, err);
-	if (o->haproxy_cfg)
-		return lbt_format_from_haproxy_cfg(o->haproxy_cfg, o->frontend, err);
-	if (o->nginx_conf)
-		return lbt_format_from_nginx_conf(o->nginx_conf, o->log_name, err);
-	if (o->log_format == NULL)
-		return NULL;
-	if (template_dialect(o->log_format, &d) < 0) {
-		lbt_err_set(err, "--log-format: '%s' has neither HAProxy %%-items nor "
-		    "NGINX $variables", o->log_format);
-		return NULL;
-	}
-	return log_format_compile(d, o, err);
-}
-
-/* Give a format the zone, captures and wanted fields.  @return 0 or -1 with err. */
-static int format_setup(lbt_input *in, lbt_format *f, lbt_err *err)
-{
-	lbt_format_set_tz(f, in->tz);
-	lbt_format_set_wanted(f, in->wanted);
-	if (in->o.captures && lbt_format_set_captures(f, in->o.captures, err) < 0)
-		return -1;
-	return 0;
-}
 
 /* Work out which fields to ask formats for, and whether keys are needed. */
 static void wanted_setup(lbt_input *in)
@@ -145,26 +45,55 @@ static void wanted_setup(lbt_input *in)
 	in->wanted = w;
 }
 
-/* Compile zone, key, filter and fixed format.  @return 0 or -1 with err. */
+/* Queue path with profile prof, a provenance name and leading lines to skip. */
+static void queue(lbt_input *in, const char *path, const char *name, uint64_t skip,
+    size_t prof)
+{
+	struct path *p;
+
+	if (LBT_GROW(in->paths, in->cap, in->npaths + 1, 8) < 0)
+		return;      /* reported as a failed file would need memory too */
+	p = &in->paths[in->npaths];
+	p->path = strdup(path);
+	p->name = name ? strdup(name) : NULL;
+	p->skip = skip;
+	p->prof = prof;
+	p->probed = NULL;
+	if (p->path != NULL)
+		in->npaths++;
+}
+
+/* A profile for each spec of the options, and its files queued.  @return 0 or -1 with err */
+static int specs_queue(lbt_input *in, lbt_err *err)
+{
+	for (size_t i = 0; i < in->o.nspecs; i++) {
+		const lbt_input_spec *s = &in->o.specs[i];
+		lbt_input_opts o = lbt_input_spec_opts(s, &in->o);
+		long k = lbt_inputi_profile_add(in, &o, s->where_file, s->where_line, err);
+
+		if (k < 0)
+			return -1;
+		for (size_t f = 0; f < s->nfiles; f++)
+			queue(in, s->files[f], NULL, 0, (size_t)k);
+	}
+	return 0;
+}
+
+/* Compile key, filter, the global options' profile and the specs'.  @return 0 or -1 with err. */
 static int input_setup(lbt_input *in, lbt_err *err)
 {
 	const lbt_input_opts *o = &in->o;
 
-	if (format_opts_check(o, err) < 0)
-		return -1;
-	if ((in->tz = lbt_tz_new(o->log_tz, err)) == NULL && o->log_tz != NULL)
-		return -1;
 	if ((in->filter = lbt_filter_new(&o->filter, in->now_us, err)) == NULL)
 		return -1;
 	wanted_setup(in);
 	if ((in->want_key || o->key_regex) && (in->key = lbt_key_new(o->key_regex, err)) == NULL)
 		return -1;
-	in->fixed = format_from_opts(o, err);
-	if (in->fixed == NULL && err->msg[0] != '\0')
+	if (lbt_inputi_profile_add(in, o, NULL, 0, err) < 0)
 		return -1;
-	if (in->fixed && format_setup(in, in->fixed, err) < 0)
-		return -1;
-	return 0;
+	in->cp = in->prof[0];
+	in->tz = in->cp->tz;
+	return specs_queue(in, err);
 }
 
 /*
@@ -189,19 +118,10 @@ lbt_input *lbt_input_new(const lbt_input_opts *opts, lbt_err *err)
 	return in;
 }
 
-/* Queue `path` with a provenance name and leading lines to skip. */
+/* Queue `path` with a provenance name and leading lines to skip (global options). */
 void lbt_input_add_at(lbt_input *in, const char *path, const char *name, uint64_t skip_lines)
 {
-	struct path *p;
-
-	if (LBT_GROW(in->paths, in->cap, in->npaths + 1, 8) < 0)
-		return;      /* reported as a failed file would need memory too */
-	p = &in->paths[in->npaths];
-	p->path = strdup(path);
-	p->name = name ? strdup(name) : NULL;
-	p->skip = skip_lines;
-	if (p->path != NULL)
-		in->npaths++;
+	queue(in, path, name, skip_lines, 0);
 }
 
 /* Queue a path ("-" = stdin). */
@@ -237,14 +157,31 @@ static int skip_lines(lbt_input *in, uint64_t skip, lbt_err *err)
 }
 
 /*
- * Detect the format of the file just opened and set a new one up.
- * @return 1, or -1 with err (file named)
+ * Take the formats lbt_input_tiers chose for queued file p as the
+ * detected set.  @return 1 (a new set for the caller to set up)
  */
-static int detect_format(lbt_input *in, lbt_err *err)
+static int use_probed(lbt_input *in, struct path *p)
 {
-	int r = lbt_inputi_detect(in, err);
+	lbt_inputi_set_free(&in->det);
+	in->det = *p->probed;
+	free(p->probed);
+	p->probed = NULL;
+	in->det.last = 0;
+	in->det_prof = in->cp;
+	in->cur = &in->det;
+	return 1;
+}
 
-	if (r == 1 && format_setup(in, in->det, err) < 0) {
+/*
+ * Detect the formats of the file just opened (or take those chosen ahead)
+ * and set a new set up.  @return 1, or -1 with err (file named)
+ */
+static int detect_format(lbt_input *in, struct path *p, lbt_err *err)
+{
+	int r = p->probed != NULL ? use_probed(in, p) : lbt_inputi_detect(in, err);
+
+	if (r == 1 && lbt_inputi_set_setup(&in->det, in->tz, in->cp->o.captures, in->wanted,
+	    in->cp->o.tier, err) < 0) {
 		lbt_err_at(err, in->name, 0, "%s", err->msg);
 		in->cur = NULL;
 		return -1;
@@ -264,6 +201,8 @@ static int file_open(lbt_input *in, lbt_err *err)
 		return 0;
 	p = &in->paths[in->next++];
 	in->st.files++;
+	in->cp = in->prof[p->prof];
+	in->tz = in->cp->tz;
 	free(in->name);
 	in->name = NULL;
 	if ((in->src = lbt_source_open(p->path, p->name, err)) == NULL)
@@ -276,9 +215,9 @@ static int file_open(lbt_input *in, lbt_err *err)
 		return lbt_err_set(err, "input: out of memory");
 	if (p->skip > 0 && skip_lines(in, p->skip, err) < 0)
 		return -1;
-	in->cur = in->fixed;
-	if (in->fixed == NULL)
-		return detect_format(in, err);
+	in->cur = &in->cp->fixed;
+	if (in->cp->fixed.n == 0)
+		return detect_format(in, p, err);
 	return 1;
 }
 
@@ -331,13 +270,37 @@ static int malformed(lbt_input *in, uint64_t lineno, const char *why, lbt_err *e
 	return 0;
 }
 
-/* Complete a parsed record: LB host, syslog time, its clock, provenance, key. */
-static void rec_complete(lbt_input *in, lbt_rec *r, const lbt_syslog *sy, uint64_t lineno)
+/*
+ * What the format entry e that read r gives it: the proxy a format
+ * without %ft was read for, as its frontend, and its tier (unless the
+ * record has its own: lbt-tsv).  Inline: it runs once a line.
+ */
+static inline void rec_origin(lbt_rec *r, const struct fmt_entry *e)
+{
+	if (e->fill_fe && !(r->have & LBT_BIT(LBT_F_FRONTEND))) {
+		r->frontend = lbt_str_make(e->proxy, e->proxy_len);
+		r->have |= LBT_BIT(LBT_F_FRONTEND);
+	}
+	if (e->tier != LBT_TIER_NONE && !(r->have & LBT_BIT(LBT_F_TIER))) {
+		r->tier = e->tier;
+		r->have |= LBT_BIT(LBT_F_TIER);
+	}
+}
+
+/*
+ * Complete a parsed record: what its format entry e (NULL: none) gives, LB
+ * host, syslog time, its clock, provenance, key.
+ */
+static void rec_complete(lbt_input *in, lbt_rec *r, const struct fmt_entry *e,
+    const lbt_syslog *sy, uint64_t lineno)
 {
 	const uint64_t prov = LBT_BIT(LBT_F_FILE) | LBT_BIT(LBT_F_LINE);
+	const char *lb = in->cp->o.lb;
 
-	if (!(r->have & LBT_BIT(LBT_F_LB)) && (sy->host.n > 0 || in->o.lb != NULL)) {
-		r->lb = sy->host.n > 0 ? sy->host : lbt_str_make(in->o.lb, strlen(in->o.lb));
+	if (e != NULL)
+		rec_origin(r, e);
+	if (!(r->have & LBT_BIT(LBT_F_LB)) && (sy->host.n > 0 || lb != NULL)) {
+		r->lb = sy->host.n > 0 ? sy->host : lbt_str_make(lb, strlen(lb));
 		r->have |= LBT_BIT(LBT_F_LB);
 	}
 	if (!(r->have & LBT_BIT(LBT_F_TIME)) && sy->has_time) {
@@ -361,26 +324,32 @@ static void rec_complete(lbt_input *in, lbt_rec *r, const lbt_syslog *sy, uint64
 }
 
 /*
- * Parse the message of line[0..len) with format f (NULL: event lines only)
- * into rec and complete it.  @return 1 a request, 2 an event, 0 no record
- * (a header the format skips), -1 malformed with `why` filled.
+ * Parse the message of line[0..len) with set s (NULL or empty: event lines
+ * only) into rec and complete it.  @return 1 a request, 2 an event, 0 no
+ * record (a header the format skips), -1 malformed with `why` filled.
  */
-int lbt_inputi_msg_parse(lbt_input *in, lbt_format *f, const char *line, size_t len,
+int lbt_inputi_msg_parse(lbt_input *in, struct fmtset *s, const char *line, size_t len,
     uint64_t lineno, lbt_err *why, lbt_rec *rec)
 {
+	const struct fmt_entry *e = NULL;
 	lbt_syslog sy;
 	const char *msg;
 	size_t mlen;
-	int r;
+	int r = LBT_PARSE_BAD;
 
 	lbt_syslog_strip(line, len, in->tz, in->ref_s, &sy);
 	msg = line + sy.msg_off;
 	mlen = len - sy.msg_off;
 	why->msg[0] = '\0';    /* not lbt_err_clear: 800 bytes a line (~110 instructions) */
-	r = f ? lbt_format_parse(f, msg, mlen, rec, why) : LBT_PARSE_BAD;
+	if (s != NULL && s->n == 1)      /* one format: no call through the set */
+		r = lbt_format_parse(s->v[0].f, msg, mlen, rec, why);
+	else if (s != NULL && s->n > 1)
+		r = lbt_inputi_set_parse(s, msg, mlen, rec, why);
 	if (r == LBT_PARSE_SKIP)
 		return 0;
-	if (r == LBT_PARSE_BAD) {
+	if (r != LBT_PARSE_BAD) {
+		e = &s->v[s->last];
+	} else {     /* an event: no frontend of a format, no tier (requests only) */
 		lbt_rec_clear(rec);
 		if (lbt_event_parse(msg, mlen, in->tz, rec) < 0) {
 			if (why->msg[0] == '\0')
@@ -388,7 +357,7 @@ int lbt_inputi_msg_parse(lbt_input *in, lbt_format *f, const char *line, size_t 
 			return -1;
 		}
 	}
-	rec_complete(in, rec, &sy, lineno);
+	rec_complete(in, rec, e, &sy, lineno);
 	return r == LBT_PARSE_BAD ? 2 : 1;
 }
 
@@ -437,12 +406,20 @@ static int line_parse(lbt_input *in, const char *line, const struct sline *l, lb
 int lbt_input_parse_line(lbt_input *in, lbt_format *f, const char *line, size_t len,
     lbt_rec **rec, lbt_err *err)
 {
+	struct fmt_entry e = { f, NULL, 0, 0, 0, 0, LBT_TIER_NONE };
+	struct fmtset one = { &e, 1, 1, 0, 0, 0 };
 	int r;
 
+	if (f != NULL) {
+		e.has_ft = (lbt_format_fields(f) & LBT_BIT(LBT_F_FRONTEND)) != 0;
+		e.tier = in->cp->o.tier != LBT_TIER_NONE ? in->cp->o.tier :
+		    lbt_format_dialect(f) == LBT_DIALECT_HAPROXY ? LBT_TIER_LB :
+		    lbt_format_dialect(f) == LBT_DIALECT_NGINX ? LBT_TIER_BACKEND : LBT_TIER_NONE;
+	}
 	if (in->ref_s == 0)
 		in->ref_s = in->now_us / 1000000;
 	lbt_err_clear(err);
-	r = lbt_inputi_msg_parse(in, f, line, len, 1, err, &in->rec);
+	r = lbt_inputi_msg_parse(in, f ? &one : NULL, line, len, 1, err, &in->rec);
 	*rec = &in->rec;
 	return r > 0 ? 1 : r;
 }
@@ -513,7 +490,25 @@ const lbt_input_stats *lbt_input_stats_get(const lbt_input *in)
 /* Format of the current (or last) file; before the first, the one the options name, or NULL. */
 const lbt_format *lbt_input_format(const lbt_input *in)
 {
-	return in->cur ? in->cur : in->fixed;
+	const struct fmtset *s = in->cur ? in->cur : in->nprof > 0 ? &in->prof[0]->fixed : NULL;
+
+	return s != NULL && s->n > 0 ? s->v[s->last].f : NULL;
+}
+
+/* The built-ins of the current (or last) file as a --format list, or NULL. */
+const char *lbt_input_format_names(const lbt_input *in, char *buf, size_t size)
+{
+	return in->cur != NULL ? lbt_inputi_set_names(in->cur, buf, size) : NULL;
+}
+
+/* The tiers of every queued input known ahead, as a mask; see input.h. */
+unsigned lbt_input_tiers(lbt_input *in)
+{
+	unsigned m = 0;
+
+	for (size_t i = 0; i < in->npaths; i++)
+		m |= lbt_inputi_file_tiers(in, &in->paths[i]);
+	return m;
 }
 
 /* The whole line of the last record (wrapper included), or NULL with *len 0. */
@@ -539,13 +534,14 @@ void lbt_input_free(lbt_input *in)
 	for (size_t i = 0; i < in->npaths; i++) {
 		free(in->paths[i].path);
 		free(in->paths[i].name);
+		if (in->paths[i].probed != NULL)
+			lbt_inputi_set_free(in->paths[i].probed);
+		free(in->paths[i].probed);
 	}
 	free(in->paths);
 	free(in->name);
-	if (in->det != in->fixed)
-		lbt_format_free(in->det);
-	lbt_format_free(in->fixed);
-	lbt_tz_free(in->tz);
+	lbt_inputi_set_free(&in->det);
+	lbt_inputi_profiles_free(in);
 	lbt_key_free(in->key);
 	lbt_filter_free(in->filter);
 	free(in->sbuf);
@@ -584,6 +580,7 @@ int lbt_input_score_file(const char *path, const char *log_tz, lbt_format_score 
 	n = n < max ? n : max;
 out:
 	free(sc);
+	lbt_tz_free(in->tz);     /* this input's own: it has no profile */
 	lbt_input_free(in);
 	return n;
 }

@@ -4,8 +4,10 @@
  *
  * Detection reads up to SAMPLE_LINES non-blank lines that are not HAProxy
  * event lines (no format parses those; at most SAMPLE_STORED lines and
- * SAMPLE_BYTES in all) into a private copy and scores every built-in
- * format on them; input.c then replays the copy through the normal path,
+ * SAMPLE_BYTES in all) into a private copy, scores every built-in format
+ * on them and keeps the few that together read the most lines (a file may
+ * mix proxies or log_formats: input_fmtset.c reads each line with the one
+ * that fits); input.c then replays the copy through the normal path,
  * so a detected file is read once and its first lines are not lost.  A
  * source error met while sampling (truncated .zst) is held back until the
  * sample has been replayed: every record before the damage still comes out.
@@ -18,6 +20,9 @@
 #include "lbt/event.h"
 #include "lbt/syslog.h"
 #include "lbt/vec.h"
+
+_Static_assert(SAMPLE_LINES <= 64, "lbt_format_score.lines holds 64 sample lines");
+
 /*
  * Append a non-blank line to the detection sample; `skip` keeps it out of
  * the scoring.  @return 0, or -1 when out of memory.
@@ -140,25 +145,62 @@ static int detect_tie(const lbt_format_score *sc, int nsc)
 }
 
 /*
- * Report a doubtful detection through the diag callback (file, no line):
- * a true tie, or a best format that reads under 80 % of the sample lines.
+ * The formats to read the sample with: the best, then, while sample lines
+ * are left that it does not read, the format that reads most of those
+ * (the better ranked on a tie), until none reads any.  A file of one
+ * format gets one; a /var/log/haproxy.log of httplog and tcplog proxies
+ * gets both.  @return the number chosen (indices into sc in pick[]) with
+ * *covered the sample lines they read.
  */
-static void detect_note(lbt_input *in, const lbt_format_score *sc, int nsc)
+static int cover(const lbt_format_score *sc, int nsc, int tried, int *pick, int *covered)
 {
-	const lbt_format_score *b = &sc[0];
+	uint64_t all = tried >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << tried) - 1, left = all;
+	int n = 0;
+
+	while (left != 0 && n < nsc) {
+		int best = -1, most = 0;
+
+		for (int i = 0; i < nsc; i++) {
+			int k = __builtin_popcountll(sc[i].lines & left);
+
+			if (k > most) {
+				best = i;
+				most = k;
+			}
+		}
+		if (best < 0)
+			break;
+		pick[n++] = best;
+		left &= ~sc[best].lines;
+	}
+	*covered = __builtin_popcountll(all & ~left);
+	return n;
+}
+
+/*
+ * Report a doubtful detection through the diag callback (file, no line):
+ * a true tie for the first format, or formats that read under 80 % of the
+ * sample lines together.
+ */
+static void detect_note(lbt_input *in, const lbt_format_score *sc, int nsc, const int *pick,
+    int npick, int covered, int tried)
+{
 	int tie = detect_tie(sc, nsc);
-	int poor = (int64_t)b->parsed * 5 < (int64_t)b->tried * 4;
-	char what[160], also[160] = "";
+	int poor = (int64_t)covered * 5 < (int64_t)tried * 4;
+	char names[160] = "", what[256], also[160] = "";
 	lbt_err note;
 
 	if (in->o.diag == NULL || (!tie && !poor))
 		return;
+	for (int i = 0; i < npick; i++)
+		snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+		    i ? ", " : "", sc[pick[i]].name);
 	if (poor)
-		snprintf(what, sizeof what, "format detected as %s, but only %d of %d sample "
-		    "lines match", b->name, b->parsed, b->tried);
+		snprintf(what, sizeof what, "format%s detected as %s, but only %d of %d sample "
+		    "lines match", npick > 1 ? "s" : "", names, covered, tried);
 	else
-		snprintf(what, sizeof what, "format detected as %s (%d/%d lines)", b->name,
-		    b->parsed, b->tried);
+		snprintf(what, sizeof what, "format detected as %s (%d/%d lines)", sc[0].name,
+		    sc[0].parsed, tried);
 	if (tie)
 		snprintf(also, sizeof also, "; %s matches equally", sc[1].name);
 	lbt_err_at(&note, in->name, 0, "%s%s, use --format to choose", what, also);
@@ -180,41 +222,69 @@ static void detect_fail(lbt_input *in, const lbt_format_score *sc, int nsc, int 
 	    nsc > 0 ? best : "none");
 }
 
-/*
- * Use the built-in format `name` for this file, reusing the last one.
- * @return 0 the same format as before, 1 a new one (in->det, for the caller
- * to set up), -1 with err
- */
-static int detect_use(lbt_input *in, const char *name, lbt_err *err)
+/* True when the detected set holds exactly the built-ins pick[0..n) of sc, in order. */
+static int same_set(const struct fmtset *s, const lbt_format_score *sc, const int *pick, int n)
 {
-	if (in->det != NULL && strcmp(lbt_format_name(in->det), name) == 0) {
-		in->cur = in->det;
+	if (s->n != (size_t)n)
 		return 0;
-	}
-	lbt_format_free(in->det);
-	in->cur = NULL;
-	if ((in->det = lbt_format_open(name, err)) == NULL) {
-		lbt_err_at(err, in->name, 0, "%s", err->msg);
-		return -1;
-	}
-	in->cur = in->det;
+	for (int i = 0; i < n; i++)
+		if (strcmp(lbt_format_name(s->v[i].f), sc[pick[i]].name) != 0)
+			return 0;
 	return 1;
 }
 
-/* Sample the new file and choose its format; see input_int.h. */
+/*
+ * Use the built-ins pick[0..n) of sc for this file, reusing the set of the
+ * previous file when it is the same, for the same input options.
+ * @return 0 the same set as before, 1 a new one (in->det, for the caller
+ * to set up), -1 with err
+ */
+static int detect_use(lbt_input *in, const lbt_format_score *sc, const int *pick, int n,
+    lbt_err *err)
+{
+	in->cur = &in->det;
+	if (in->det_prof == in->cp && same_set(&in->det, sc, pick, n)) {
+		in->det.last = 0;
+		return 0;
+	}
+	lbt_inputi_set_free(&in->det);
+	in->det.builtin = 1;
+	in->det_prof = in->cp;
+	for (int i = 0; i < n; i++) {
+		lbt_format *f = lbt_format_open(sc[pick[i]].name, err);
+
+		if (f == NULL || lbt_inputi_set_add(&in->det, f, NULL, -1, err) < 0) {
+			lbt_err_at(err, in->name, 0, "%s", err->msg);
+			lbt_inputi_set_free(&in->det);
+			in->det_prof = NULL;
+			in->cur = NULL;
+			return -1;
+		}
+	}
+	return 1;
+}
+
+/* Sample the new file and choose its formats; see input_int.h. */
 int lbt_inputi_detect(lbt_input *in, lbt_err *err)
 {
 	lbt_format_score *sc = NULL;
-	int tried = 0, nsc, rc = 0;
+	int tried = 0, nsc, rc = 0, npick = 0, covered = 0;
+	int *pick = NULL;
 
 	sample_read(in);
 	nsc = sample_score(in, &sc, &tried);
+	if (nsc > 0 && (pick = calloc((size_t)nsc, sizeof *pick)) == NULL)
+		nsc = -1;
 	if (nsc < 0)
 		rc = lbt_err_at(err, in->name, 0, "out of memory while detecting the format");
 	else if (tried > 0 && (nsc == 0 || sc[0].parsed == 0))
 		detect_fail(in, sc, nsc, tried, err), rc = -1;
-	else if (tried > 0 && (rc = detect_use(in, sc[0].name, err)) >= 0)
-		detect_note(in, sc, nsc);
+	else if (tried > 0) {
+		npick = cover(sc, nsc, tried, pick, &covered);
+		if ((rc = detect_use(in, sc, pick, npick, err)) >= 0)
+			detect_note(in, sc, nsc, pick, npick, covered, tried);
+	}
+	free(pick);
 	free(sc);
 	return rc;
 }

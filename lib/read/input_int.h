@@ -2,6 +2,9 @@
  * input_int.h - what lib/read/input*.c share; never installed.
  *
  *   input.c         the stream of log files: options, files, lines, records, filters
+ *   input_fmtset.c  the formats a file is read with, and the one each line takes
+ *   input_profile.c the options of each input (--input / --sources, or the global
+ *                   ones) made ready: zone, formats; the tiers known ahead
  *   input_detect.c  per-file format detection on a sample of first lines
  *   input_evtime.c  times for event lines without a stamp (the nearest
  *                   request line's), holding those that come first
@@ -42,11 +45,55 @@ struct evtime {
 	lbt_rec rec;             /* the held event given out */
 };
 
+/*
+ * One format of a set, and what its records get that their lines do not
+ * say: the proxy a haproxy.cfg format was read for (the frontend of a
+ * format without %ft) and the tier of its dialect.
+ */
+struct fmt_entry {
+	lbt_format *f;           /* owned */
+	char *proxy;             /* haproxy.cfg section, or NULL */
+	size_t proxy_len;
+	int has_ft;              /* the format logs %ft: lines name their proxy */
+	int fill_fe;             /* proxy && !has_ft: records get proxy as frontend */
+	int klass;               /* entries of one class parse alike (same template and
+	                            captures): the index of its first entry */
+	lbt_tier tier;           /* of its records: the input's tier=, else HAProxy
+	                            dialects lb, NGINX backend, others none */
+};
+
+/*
+ * The formats a file is read with: one (the common case, no extra cost),
+ * or several, each line parsed by the one that read the line before and,
+ * when that fails, by the others (input_fmtset.c).
+ */
+struct fmtset {
+	struct fmt_entry *v;
+	size_t n, cap;
+	size_t last;             /* entry that parsed the last line */
+	int byname;              /* the proxies of one haproxy.cfg: a line that names
+	                            another proxy (%ft) is read with that one's format */
+	int builtin;             /* every entry is a built-in by name (detected sets) */
+};
+
+/* The options of one input (a spec's over the global ones, or the global
+ * ones), made ready once for all its files. */
+struct profile {
+	lbt_input_opts o;
+	lbt_tz *tz;
+	struct fmtset fixed;     /* the formats the options name; n == 0: detect */
+	const char *where_file;  /* the spec's sources file and line, or NULL */
+	uint64_t where_line;
+};
+
 /* A queued input. */
 struct path {
 	char *path;
 	char *name;              /* provenance name, NULL = the source's */
 	uint64_t skip;           /* leading lines to drop unparsed */
+	size_t prof;             /* index of its profile in lbt_input.prof */
+	struct fmtset *probed;   /* the formats detection chose when lbt_input_tiers
+	                            looked ahead, used when the file is read; or NULL */
 };
 
 /* One line of the detection sample, in in->sbuf. */
@@ -64,10 +111,13 @@ struct lbt_input {
 	size_t npaths, cap, next;
 	lbt_source *src;
 	char *name;              /* current file's name, for rec->file and errors */
-	lbt_format *fixed;       /* from the options; NULL = detect per file */
-	lbt_format *det;         /* detected for the current file */
-	lbt_format *cur;
-	lbt_tz *tz;
+	struct profile **prof;   /* [0] the global options, then one per spec */
+	size_t nprof, prof_cap;
+	struct profile *cp;      /* the current file's */
+	struct fmtset det;       /* detected for the current file (kept for the next) */
+	struct profile *det_prof;   /* ... with that profile's zone and captures */
+	struct fmtset *cur;      /* &cp->fixed or &det; NULL: none (events only) */
+	lbt_tz *tz;              /* cp->tz */
 	lbt_key *key;
 	int want_key;
 	uint64_t wanted;         /* mask given to formats */
@@ -89,13 +139,61 @@ struct lbt_input {
 };
 
 /*
+ * input_fmtset.c.
+ *
+ * lbt_inputi_set_add: append format f (taken over, freed on failure) with
+ * its proxy (copied; NULL none) and class (-1: a class of its own).
+ * lbt_inputi_set_from_opts: the formats o names (--format NAME[,NAME...],
+ * --log-format, --haproxy-cfg [--frontend], --nginx-conf); none (n == 0)
+ * when detection must choose.  lbt_inputi_set_setup: give every format the
+ * zone, wanted fields and captures, and every entry the input's tier
+ * (LBT_TIER_NONE: its dialect's).  All three @return 0 or -1 with err.
+ *
+ * lbt_inputi_set_parse: parse msg with the set (see struct fmtset); s->last
+ * is the entry used.  @return LBT_PARSE_OK, _SKIP or _BAD (why from the
+ * entry tried first).
+ *
+ * lbt_inputi_set_names: the built-in names of a set as a comma list into
+ * buf, or NULL.  lbt_inputi_set_tiers: LBT_BIT mask of the entries' tiers.
+ * lbt_inputi_set_free: free the entries (the struct is the caller's).
+ */
+int lbt_inputi_set_add(struct fmtset *s, lbt_format *f, const char *proxy, int klass,
+    lbt_err *err);
+int lbt_inputi_set_from_opts(struct fmtset *s, const lbt_input_opts *o, lbt_err *err);
+int lbt_inputi_set_setup(struct fmtset *s, lbt_tz *tz, const char *captures, uint64_t wanted,
+    lbt_tier tier, lbt_err *err);
+int lbt_inputi_set_parse(struct fmtset *s, const char *msg, size_t len, lbt_rec *rec,
+    lbt_err *why);
+const char *lbt_inputi_set_names(const struct fmtset *s, char *buf, size_t size);
+unsigned lbt_inputi_set_tiers(const struct fmtset *s);
+void lbt_inputi_set_free(struct fmtset *s);
+
+/*
+ * input_profile.c.
+ *
+ * lbt_inputi_profile_add: make a profile of options o (copied; origin
+ * where_file:where_line for errors, NULL none), append it to in->prof.
+ * @return its index, or -1 with err.  lbt_inputi_profiles_free: free them.
+ *
+ * lbt_inputi_file_tiers: the tiers of queued file p known ahead (see
+ * lbt_input_tiers), detection on its first lines if need be; the formats
+ * it chose are kept in p->probed, so that reading the file does not detect
+ * them again.
+ */
+long lbt_inputi_profile_add(lbt_input *in, const lbt_input_opts *o, const char *where_file,
+    uint64_t where_line, lbt_err *err);
+void lbt_inputi_profiles_free(lbt_input *in);
+unsigned lbt_inputi_file_tiers(lbt_input *in, struct path *p);
+
+/*
  * input_detect.c, called by input.c only.
  *
- * lbt_inputi_detect: sample the file just opened and choose its format
- * (in->cur); the sample is replayed by the caller before reading on.  A
- * file with no candidate line needs none.  @return 1 a new format (in->det)
- * that the caller must set up, 0 the format of the previous file or none
- * needed, -1 with err (file named) when no format matches.
+ * lbt_inputi_detect: sample the file just opened and choose its formats
+ * (in->cur = &in->det): the built-ins that together read most of the
+ * sample, best first; the sample is replayed by the caller before reading
+ * on.  A file with no candidate line needs none.  @return 1 a new set
+ * (in->det) that the caller must set up, 0 the set of the previous file or
+ * none needed, -1 with err (file named) when no format matches.
  *
  * lbt_inputi_score: sample the file just opened and score every built-in
  * on it (*sc, to free; *tried: lines scored).  @return the number of
@@ -105,8 +203,9 @@ struct lbt_input {
 int lbt_inputi_detect(lbt_input *in, lbt_err *err);
 int lbt_inputi_score(lbt_input *in, lbt_format_score **sc, int *tried);
 
-/* input.c: parse line[0..len) into rec and complete it (see input.c). */
-int lbt_inputi_msg_parse(lbt_input *in, lbt_format *f, const char *line, size_t len,
+/* input.c: parse line[0..len) with set s (NULL: event lines only) into rec
+ * and complete it (see input.c). */
+int lbt_inputi_msg_parse(lbt_input *in, struct fmtset *s, const char *line, size_t len,
     uint64_t lineno, lbt_err *why, lbt_rec *rec);
 
 /*

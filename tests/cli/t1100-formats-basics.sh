@@ -61,6 +61,7 @@ expect_success '--explain: wrapper, matches, best format, fields' '
 	bq|0
 	key|$U
 	clock|request
+	tier|lb
 	EOF
 	lbt-formats --explain "$(sed -n 1p wrapped.log)" >out 2>err &&
 	test_cmp expect out && test ! -s err
@@ -81,6 +82,7 @@ expect_success '--explain an NGINX line' '
 	ua|Wget/1.21
 	key|$U
 	clock|end
+	tier|backend
 	EOF
 	lbt-formats --explain "2001:db8::7 - - [01/Nov/2025:23:24:03 +0100] \"POST /ping/$U/log?x=1 HTTP/1.1\" 429 169 \"-\" \"Wget/1.21\"" >out &&
 	test_cmp expect out

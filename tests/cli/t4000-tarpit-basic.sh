@@ -8,10 +8,11 @@ D="$DATA/tarpit"
 cp "$D/httplog.log" .
 F="--format haproxy-httplog"
 
-for s in summary periods sources series full; do
-	expect_success "--$s matches the hand-computed table" "
-		lbt-tarpit $F --maxconn 4 --$s httplog.log > out 2> err &&
-		test_cmp '$D/httplog-$s.tsv' out
+for s in summary periods by-source:sources series full; do
+	flag=${s%%:*} table=${s#*:}
+	expect_success "--$flag matches the hand-computed table" "
+		lbt-tarpit $F --maxconn 4 --$flag httplog.log > out 2> err &&
+		test_cmp '$D/httplog-$table.tsv' out
 	"
 done
 
@@ -73,7 +74,7 @@ expect_success 'the same from an lbt-index database (--db)' '
 	lbt-index $F -d t.db httplog.log 2> err &&
 	lbt-tarpit --db t.db --maxconn 4 --summary > out 2> err &&
 	test_cmp "$D/httplog-summary.tsv" out &&
-	lbt-tarpit --db t.db --maxconn 4 --sources > out 2> err &&
+	lbt-tarpit --db t.db --maxconn 4 --by-source > out 2> err &&
 	test_cmp "$D/httplog-sources.tsv" out
 '
 
@@ -105,7 +106,7 @@ expect_success 'the full bucket names the earliest line at its largest fc (awk)'
 # Two parts given in either order: every evidence line is the same.
 expect_success 'evidence does not depend on the order of the files' '
 	head -n 4 httplog.log > old.log && tail -n 4 httplog.log > new.log &&
-	for s in sources full notes; do
+	for s in by-source full notes; do
 		lbt-tarpit $F --maxconn 4 --$s old.log new.log > a.out 2>&1 &&
 		lbt-tarpit $F --maxconn 4 --$s new.log old.log > b.out 2>&1 &&
 		test_cmp a.out b.out || exit 1

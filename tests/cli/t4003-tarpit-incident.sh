@@ -62,7 +62,7 @@ expect_success 'a period at >= 90 % of maxconn overlaps the tarpit phase; none i
 '
 
 expect_success 'the two flooding sources hold the tarpit' '
-	lbt-tarpit $CFG --sources --top 2 httplog.log > all 2> /dev/null &&
+	lbt-tarpit $CFG --by-source --top 2 httplog.log > all 2> /dev/null &&
 	cut -f 1 all | sed 1d | sort > got &&
 	printf "2001:db8:bad:1::/64\n203.0.113.7\n" > expect && test_cmp expect got
 '

@@ -9,7 +9,7 @@ expect_success 'index a log: one row per line' '
 	gen 2000 > a.log &&
 	lbt-index -q -d t.db a.log &&
 	test "$(count)" = 2000 &&
-	test "$(sqlite3 t.db "PRAGMA user_version")" = 3 &&
+	test "$(sqlite3 t.db "PRAGMA user_version")" = 4 &&
 	test "$(sqlite3 t.db "SELECT lines FROM files")" = 2000
 '
 

@@ -90,7 +90,7 @@ get haproxy-httplog.log && get haproxy-httplog-rfc3164.log && get nginx-combined
 			rev="nginx-combined.log haproxy-httplog-rfc3164.log" db=two.db
 		fi
 		for v in "lbt-offenders --no-geoip --top 0" "lbt-offenders --no-geoip --top 0 --by held" \
-		    "lbt-tarpit --maxconn 20" "lbt-tarpit --maxconn 20 --sources" \
+		    "lbt-tarpit --maxconn 20" "lbt-tarpit --maxconn 20 --by-source" \
 		    "lbt-tarpit --maxconn 20 --full" "lbt-tarpit --maxconn 20 --notes" \
 		    "lbt-tarpit --maxconn 20 --series" "lbt-tarpit --maxconn 20 --periods"; do
 			expect_success "incident ($raw): $v: the same from the logs and the index, evidence too" "

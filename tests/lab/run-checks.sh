@@ -604,14 +604,14 @@ tp_held_compact() {
 t "lbt-tarpit on the compact log (Tt timers): held seconds = awk's sum" tp_held_compact
 
 tp_sources() {
-	"$bin/lbt-tarpit" --maxconn 20 --sources --format haproxy-httplog "$lf" >"$tmp/tps.tsv" 2>/dev/null
+	"$bin/lbt-tarpit" --maxconn 20 --by-source --format haproxy-httplog "$lf" >"$tmp/tps.tsv" 2>/dev/null
 	ran lbt-tarpit $? || return 1
 	col "$tmp/tps.tsv" source,requests,tarpitted,held_s | sort >"$tmp/got.s"
 	cut -f1,2,8,9 "$tmp/log.src" | sort >"$tmp/want.s"
 	echo "$(wc -l <"$tmp/want.s") sources compared (source requests tarpitted held_s)"
 	same "$tmp/want.s" "$tmp/got.s"
 }
-t "lbt-tarpit --sources: each source's tarpitted and held seconds = awk's" tp_sources
+t "lbt-tarpit --by-source: each source's tarpitted and held seconds = awk's" tp_sources
 
 # Saturation: the periods at >= 90 % of maxconn 20 (18 slots).  The tarpit
 # rule is in force from the flood start (tarpit phase) until the reload to
@@ -760,7 +760,7 @@ index_db() {
 }
 
 offvar="--no-geoip --top 0;--no-geoip --top 0 --by held"
-tpvar="--maxconn 20;--maxconn 20 --periods;--maxconn 20 --sources;--maxconn 20 --series;--maxconn 20 --full;--maxconn 20 --notes"
+tpvar="--maxconn 20;--maxconn 20 --periods;--maxconn 20 --by-source;--maxconn 20 --series;--maxconn 20 --full;--maxconn 20 --notes"
 
 db_checks() { # name raw-input...
 	name=$1

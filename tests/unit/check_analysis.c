@@ -309,8 +309,14 @@ static void offenders_same(const lbt_offenders *a, const lbt_offenders *b)
 		ck_assert(r->cur_rate == s->cur_rate);
 		str_eq("evidence", r->ev_file, s->ev_file);
 		ck_assert_uint_eq(r->ev_line, s->ev_line);
+		/* A source past LBT_OFF_TOPK keys may show only exact counts in one
+		 * accumulator (its replaced counters are not among those shown) and an
+		 * approximate one merged (a full part's smallest count stands for the
+		 * keys it lost): both are space-saving bounds, not comparable. */
 		for (int k = 0; k < r->nkeys; k++)
 			approx |= r->keys[k].approx;
+		for (int k = 0; k < s->nkeys; k++)
+			approx |= s->keys[k].approx;
 		if (approx)
 			continue;
 		ck_assert_int_eq(r->nkeys, s->nkeys);
