@@ -39,8 +39,11 @@
  *     seconds, short bursts included, so a key seen 29 times a minute has
  *     a baseline of 0.48 req/s, not the 0 a median of whole counts gives.
  *     When the series starts abnormal, the mean over every bucket outside
- *     abnormal periods.  The usual level is the median bucket rate first,
- *     then once more the baseline so found.  An explicit window (base_from
+ *     abnormal periods.  The usual level is first the rate of the first
+ *     segment (what the series did when the input began, so that a flood
+ *     lasting most of the input is not taken for the baseline), or the
+ *     median bucket rate when that first rate is a rise over it (the input
+ *     began inside a flood); then once more the baseline so found.  An explicit window (base_from
  *     < base_to) replaces all this: the baseline is the mean rate in it,
  *     and a series without an event in it is new.
  *
@@ -134,6 +137,25 @@ typedef struct lbt_cp_result {
 } lbt_cp_result;
 
 /*
+ * What a ranked row shows of its change points, the same in lbt-rate and
+ * lbt-offenders (one definition: `--by net` and lbt-offenders agree).
+ * Buckets are absolute: origin + index.
+ */
+typedef struct lbt_cp_summary {
+	int is_new;             /* no baseline (lbt_cp_result.is_new) */
+	double baseline;        /* events a second; 0 when new */
+	size_t episodes;        /* rises and drops */
+	int has_main;           /* a main episode; the fields below are set */
+	lbt_cp_kind kind;       /* a rise, or a drop when there is no rise */
+	int ongoing;            /* it lasts to the end of the input */
+	int64_t start, end;     /* its buckets [start, end); end = n + origin when ongoing */
+	double peak_rate;       /* its highest bucket (a drop: lowest), a second */
+	double mean_rate;       /* its mean, a second */
+	int has_ratio;          /* a main episode and a baseline above 0 */
+	double ratio;           /* mean_rate / baseline */
+} lbt_cp_summary;
+
+/*
  * Find the baseline and the episodes of v[0..n) (counts per bucket of
  * step_s seconds).  `o` NULL means LBT_CP_OPTS_INIT; its values are not
  * checked here (lbt_cp_opts_check).  res is filled (free it with
@@ -148,6 +170,9 @@ void lbt_cp_result_free(lbt_cp_result *res);
 
 /* @return the main episode of res, or NULL when it has none. */
 const lbt_cp_episode *lbt_cp_main(const lbt_cp_result *res);
+
+/* @return the summary of res, its bucket index k being bucket origin + k. */
+lbt_cp_summary lbt_cp_summarize(const lbt_cp_result *res, int64_t origin);
 
 /*
  * Could a series with these touched buckets (sorted by bucket, as

@@ -297,6 +297,19 @@ static double window_baseline(lbt_cp_result *res, const struct lbt_cpi_sums *x,
 }
 
 /*
+ * The first guess at the usual level: the rate of the first segment (what
+ * the series did when the input began: a flood that lasts most of the
+ * input is no baseline), or the median bucket rate when that first rate
+ * is a rise over it (the input began inside a flood).
+ */
+static double usual_reference(const lbt_cp_result *res, size_t n, const lbt_cp_opts *o)
+{
+	double first = res->nseg ? res->seg[0].rate : 0, med = median_rate(res, n);
+
+	return first >= rise_threshold(o, med) ? med : first;
+}
+
+/*
  * Baseline and new from the series itself.  @return the baseline for
  * level_of (-1 when new).
  */
@@ -310,7 +323,7 @@ static double own_baseline(lbt_cp_result *res, const struct lbt_cpi_sums *x,
 		res->baseline = 0;
 		return -1;
 	}
-	res->baseline = baseline_of(res, x, o, median_rate(res, x->n), &nb);
+	res->baseline = baseline_of(res, x, o, usual_reference(res, x->n, o), &nb);
 	res->baseline = baseline_of(res, x, o, res->baseline, &nb);
 	res->short_baseline = nb < o->min_buckets;
 	return res->baseline;
@@ -389,6 +402,29 @@ void lbt_cp_result_free(lbt_cp_result *res)
 const lbt_cp_episode *lbt_cp_main(const lbt_cp_result *res)
 {
 	return res->main < res->nep ? &res->ep[res->main] : NULL;
+}
+
+/* The summary of res in absolute buckets; see changepoint.h. */
+lbt_cp_summary lbt_cp_summarize(const lbt_cp_result *res, int64_t origin)
+{
+	const lbt_cp_episode *e = lbt_cp_main(res);
+	lbt_cp_summary s = { 0 };
+
+	s.is_new = res->is_new;
+	s.baseline = res->baseline;
+	s.episodes = res->nep;
+	if (e == NULL)
+		return s;
+	s.has_main = 1;
+	s.kind = e->kind;
+	s.ongoing = e->ongoing;
+	s.start = origin + (int64_t)e->start;
+	s.end = origin + (int64_t)e->end;
+	s.peak_rate = e->peak_rate;
+	s.mean_rate = e->mean_rate;
+	s.has_ratio = !res->is_new && res->baseline > 0;
+	s.ratio = s.has_ratio ? e->ratio : 0;
+	return s;
 }
 
 /* Is there a window of min_buckets buckets holding floor x min_buckets x

@@ -196,18 +196,23 @@ static double log_gap(double a, double b)
 }
 
 /*
- * One pass of folding: every segment of at most `len` buckets (when it has
- * a neighbour) joins the neighbour whose rate is closer, the left one on a
- * tie; left to right, the left neighbour as it has grown.
+ * One pass of folding: every segment of at most `len` buckets joins the
+ * neighbour whose rate is closer, the left one on a tie; left to right,
+ * the left neighbour as it has grown.  A segment at either end of the
+ * series (one neighbour) joins it only when shorter than `edge`: the
+ * partial last second of a log is part of the flood it ends, but 12 s back
+ * at the usual rate after a flood are not, whatever min_buckets says.
  */
-static void fold_pass(lbt_cp_segment *s, size_t *n, const struct lbt_cpi_sums *x, size_t len)
+static void fold_pass(lbt_cp_segment *s, size_t *n, const struct lbt_cpi_sums *x, size_t len,
+    size_t edge)
 {
 	size_t w = 0;
 
 	for (size_t i = 0; i < *n; i++) {
 		int left = w > 0, right = i + 1 < *n;
+		size_t l = s[i].end - s[i].start;
 
-		if (s[i].end - s[i].start > len || (!left && !right)) {
+		if (l > len || (!left && !right) || ((!left || !right) && l >= edge)) {
 			s[w++] = s[i];
 			continue;
 		}
@@ -224,11 +229,12 @@ static void fold_pass(lbt_cp_segment *s, size_t *n, const struct lbt_cpi_sums *x
 }
 
 /* Fold segments shorter than `min`, shortest first; see changepoint_int.h.
- * Passes at lengths 1, 2, 4 ... min - 1, each linear in segments. */
+ * Passes at lengths 1, 2, 4 ... min - 1, each linear in segments; at the
+ * ends of the series, only segments shorter than min / 2. */
 void lbt_cpi_fold(lbt_cp_segment *s, size_t *n, const struct lbt_cpi_sums *x, size_t min)
 {
 	for (size_t len = 1; len < min; len = len * 2 < min ? len * 2 : min - 1) {
-		fold_pass(s, n, x, len);
+		fold_pass(s, n, x, len, (min + 1) / 2);
 		if (len == min - 1)
 			break;
 	}

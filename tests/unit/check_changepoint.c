@@ -470,6 +470,34 @@ START_TEST(opts)
 }
 END_TEST
 
+/* A flood lasting most of the input is not the baseline (the median
+ * bucket is in it); an input that begins inside a flood shorter than the
+ * rest takes the rest's level, and the flood is a rise from bucket 0. */
+START_TEST(long_flood_and_early_flood)
+{
+	size_t n = 400;
+	int64_t *v = calloc(n, sizeof *v);
+	lbt_cp_result r;
+
+	fill(v, 0, 100, 4, 1);
+	fill(v, 100, n, 250, 1);
+	ck_assert_int_eq(lbt_cp_find(v, n, 1.0, NULL, &r), 0);
+	ck_assert_msg(fabs(r.baseline - 4) < 1e-9, "baseline %g", r.baseline);
+	ck_assert_uint_eq(r.nep, 1);
+	ck_assert(r.ep[0].kind == LBT_CP_RISE && r.ep[0].start == 100 && r.ep[0].ongoing);
+	lbt_cp_result_free(&r);
+	fill(v, 0, 100, 300, 1);
+	fill(v, 100, n, 5, 1);
+	ck_assert_int_eq(lbt_cp_find(v, n, 1.0, NULL, &r), 0);
+	ck_assert_msg(fabs(r.baseline - 5) < 1e-9, "baseline %g", r.baseline);
+	ck_assert_uint_eq(r.nep, 1);
+	ck_assert(r.ep[0].kind == LBT_CP_RISE && r.ep[0].start == 0 && r.ep[0].end == 100);
+	ck_assert(r.short_baseline == 0);
+	lbt_cp_result_free(&r);
+	free(v);
+}
+END_TEST
+
 /* The suite. */
 int main(void)
 {
@@ -494,6 +522,7 @@ int main(void)
 	tcase_add_test(tc, explicit_window);
 	tcase_add_test(tc, may_rise);
 	tcase_add_test(tc, opts);
+	tcase_add_test(tc, long_flood_and_early_flood);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
