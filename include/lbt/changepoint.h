@@ -43,7 +43,8 @@
  *     segment (what the series did when the input began, so that a flood
  *     lasting most of the input is not taken for the baseline), or the
  *     median bucket rate when that first rate is a rise over it (the input
- *     began inside a flood); then once more the baseline so found.  An explicit window (base_from
+ *     began inside a flood) and that median is not 0 (an LB out of
+ *     rotation for most of the input); then once more the baseline found.  An explicit window (base_from
  *     < base_to) replaces all this: the baseline is the mean rate in it,
  *     and a series without an event in it is new.
  *

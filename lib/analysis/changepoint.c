@@ -300,13 +300,15 @@ static double window_baseline(lbt_cp_result *res, const struct lbt_cpi_sums *x,
  * The first guess at the usual level: the rate of the first segment (what
  * the series did when the input began: a flood that lasts most of the
  * input is no baseline), or the median bucket rate when that first rate
- * is a rise over it (the input began inside a flood).
+ * is a rise over it (the input began inside a flood).  Not a median of 0:
+ * an LB out of rotation for most of the input is silent most of the time,
+ * and what it did before is its baseline.
  */
 static double usual_reference(const lbt_cp_result *res, size_t n, const lbt_cp_opts *o)
 {
 	double first = res->nseg ? res->seg[0].rate : 0, med = median_rate(res, n);
 
-	return first >= rise_threshold(o, med) ? med : first;
+	return med > 0 && first >= rise_threshold(o, med) ? med : first;
 }
 
 /*

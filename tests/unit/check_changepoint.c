@@ -96,7 +96,8 @@ START_TEST(rare_key_not_new)
 END_TEST
 
 /* An LB at 50/s leaves rotation at 600 s: a drop from 600, ongoing, from
- * 50/s, to 0. */
+ * 50/s, to 0.  Also when it is out for most of the input (the median
+ * bucket is empty): the same drop from 300. */
 START_TEST(lb_leaves_rotation)
 {
 	size_t n = 900;
@@ -112,6 +113,12 @@ START_TEST(lb_leaves_rotation)
 	ck_assert(r.ep[0].ongoing);
 	ck_assert(r.ep[0].mean_rate == 0 && r.ep[0].peak_rate == 0);
 	ck_assert_msg(fabs(r.ep[0].from_rate - 50) < 1e-9, "from %g", r.ep[0].from_rate);
+	lbt_cp_result_free(&r);
+	fill(v, 300, 600, 0, 1);
+	ck_assert_int_eq(lbt_cp_find(v, n, 1.0, NULL, &r), 0);
+	ck_assert_msg(fabs(r.baseline - 50) < 1e-9, "baseline %g", r.baseline);
+	ck_assert_uint_eq(r.nep, 1);
+	ck_assert(r.ep[0].kind == LBT_CP_DROP && r.ep[0].start == 300 && r.ep[0].ongoing);
 	lbt_cp_result_free(&r);
 	free(v);
 }
