@@ -70,6 +70,21 @@ static size_t *candidates(const struct lbt_cpi_sums *x, size_t h, size_t *m)
 	return pos;
 }
 
+/* The cuts of the optimum ending at m - 1, from last[] (the best previous
+ * cut of each), into cut[0..*nc) in time order. */
+static void backtrack(const size_t *last, size_t m, size_t *cut, size_t *nc)
+{
+	*nc = 0;
+	for (size_t t = m - 1; t > 0; t = last[t])      /* last first */
+		cut[(*nc)++] = t;
+	for (size_t i = 0; i < *nc / 2; i++) {
+		size_t tmp = cut[i];
+
+		cut[i] = cut[*nc - 1 - i];
+		cut[*nc - 1 - i] = tmp;
+	}
+}
+
 /*
  * PELT over the cuts pos[0..m) (pos[0] = 0, pos[m - 1] = n).  The chosen
  * cuts, as indices into pos, go to cut[0..*nc) in time order, the last one
@@ -103,15 +118,7 @@ static int pelt(const struct lbt_cpi_sums *x, const size_t *pos, size_t m, doubl
 		cand[keep++] = t;
 		ncand = keep;
 	}
-	*nc = 0;
-	for (size_t t = m - 1; t > 0; t = last[t])      /* last first */
-		cut[(*nc)++] = t;
-	for (size_t i = 0; i < *nc / 2; i++) {
-		size_t tmp = cut[i];
-
-		cut[i] = cut[*nc - 1 - i];
-		cut[*nc - 1 - i] = tmp;
-	}
+	backtrack(last, m, cut, nc);
 	rc = 0;
 out:
 	free(f);
