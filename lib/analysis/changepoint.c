@@ -13,10 +13,12 @@
 
 #define NEW_EXPECTED 7.0        /* events its first rate predicts in the absence */
 
-/* The median of the per-bucket segment rates (each bucket its segment's rate). */
+/* The median of the per-bucket segment rates (each bucket its segment's
+ * rate); the lower of the two middle ones when n is even: with half the
+ * input in a flood, the other half is the usual level. */
 static double median_rate(const lbt_cp_result *res, size_t n)
 {
-	size_t half = n / 2, seen = 0;
+	size_t half = n > 0 ? (n - 1) / 2 : 0, seen = 0;
 	lbt_cp_segment *s = malloc(res->nseg * sizeof *s);
 	double m = 0;
 

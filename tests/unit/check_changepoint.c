@@ -505,6 +505,25 @@ START_TEST(long_flood_and_early_flood)
 }
 END_TEST
 
+/* The incident at one-minute buckets (lbt-rate --step 1m): 3063 requests
+ * in the minute of the flood, 182 in the calm one.  Half the input is the
+ * flood: the lower middle bucket is the usual level, so the calm minute is
+ * the baseline and the flood a rise, not a baseline of 51/s and a drop. */
+START_TEST(two_coarse_buckets)
+{
+	lbt_cp_opts o = LBT_CP_OPTS_INIT;
+	int64_t v[] = { 3063, 182 };
+	lbt_cp_result r;
+
+	o.min_buckets = 1;
+	ck_assert_int_eq(lbt_cp_find(v, 2, 60.0, &o, &r), 0);
+	ck_assert_msg(fabs(r.baseline - 182.0 / 60) < 1e-9, "baseline %g", r.baseline);
+	ck_assert_uint_eq(r.nep, 1);
+	ck_assert(r.ep[0].kind == LBT_CP_RISE && r.ep[0].start == 0 && r.ep[0].end == 1);
+	lbt_cp_result_free(&r);
+}
+END_TEST
+
 /* The suite. */
 int main(void)
 {
@@ -530,6 +549,7 @@ int main(void)
 	tcase_add_test(tc, may_rise);
 	tcase_add_test(tc, opts);
 	tcase_add_test(tc, long_flood_and_early_flood);
+	tcase_add_test(tc, two_coarse_buckets);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
