@@ -36,8 +36,8 @@ int lbt_cpi_segment(const struct lbt_cpi_sums *x, double beta, double merge_rati
 
 /*
  * Fold every segment of s[0..*n) shorter than `min` buckets into the
- * neighbour of the closer rate, the shortest first; at either end of the
- * series only those shorter than min / 2 (into their one neighbour).
+ * neighbour of the closer rate, the shortest first; at the end of the
+ * series only when shorter than min / 2.
  * Rates recomputed.
  */
 void lbt_cpi_fold(lbt_cp_segment *s, size_t *n, const struct lbt_cpi_sums *x, size_t min);

@@ -208,10 +208,12 @@ static double log_gap(double a, double b)
 /*
  * One pass of folding: every segment of at most `len` buckets joins the
  * neighbour whose rate is closer, the left one on a tie; left to right,
- * the left neighbour as it has grown.  A segment at either end of the
- * series (one neighbour) joins it only when shorter than `edge`: the
- * partial last second of a log is part of the flood it ends, but 12 s back
- * at the usual rate after a flood are not, whatever min_buckets says.
+ * the left neighbour as it has grown.  The last segment of the series joins
+ * its one neighbour only when shorter than `edge`: the partial last second
+ * of a log is part of the flood it ends, but 12 s back at the usual rate
+ * after a flood are not, whatever min_buckets says.  The first one folds
+ * as any: the usual level is read from it, and 5 s of a steady client
+ * that happened to be slow were taken for it.
  */
 static void fold_pass(lbt_cp_segment *s, size_t *n, const struct lbt_cpi_sums *x, size_t len,
     size_t edge)
@@ -222,7 +224,7 @@ static void fold_pass(lbt_cp_segment *s, size_t *n, const struct lbt_cpi_sums *x
 		int left = w > 0, right = i + 1 < *n;
 		size_t l = s[i].end - s[i].start;
 
-		if (l > len || (!left && !right) || ((!left || !right) && l >= edge)) {
+		if (l > len || (!left && !right) || (left && !right && l >= edge)) {
 			s[w++] = s[i];
 			continue;
 		}
@@ -240,7 +242,7 @@ static void fold_pass(lbt_cp_segment *s, size_t *n, const struct lbt_cpi_sums *x
 
 /* Fold segments shorter than `min`, shortest first; see changepoint_int.h.
  * Passes at lengths 1, 2, 4 ... min - 1, each linear in segments; at the
- * ends of the series, only segments shorter than min / 2. */
+ * end of the series, only a segment shorter than min / 2. */
 void lbt_cpi_fold(lbt_cp_segment *s, size_t *n, const struct lbt_cpi_sums *x, size_t min)
 {
 	for (size_t len = 1; len < min; len = len * 2 < min ? len * 2 : min - 1) {

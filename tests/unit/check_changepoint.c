@@ -524,6 +524,35 @@ START_TEST(two_coarse_buckets)
 }
 END_TEST
 
+/* A steady client of bench/genlog.sh (203.0.113.200 over the log's 197 s,
+ * lbt-offenders' series), slow in its first 5 s by chance, then at its
+ * usual 2/s, then at 1.1/s once the flood took half of the log's lines: no
+ * episode.  A short first segment was kept and read as the usual level
+ * (0.4/s), and the client's usual rate reported as a rise of 5.5. */
+START_TEST(slow_start_no_episode)
+{
+	static const int64_t v[] = {
+		0, 0, 1, 1, 0, 2, 1, 3, 0, 2, 4, 1, 4, 3, 2, 0, 2, 3, 3, 2, 2, 1, 1, 2, 0, 3,
+		2, 2, 3, 2, 6, 2, 2, 2, 1, 3, 0, 2, 1, 2, 3, 5, 3, 6, 2, 2, 0, 1, 5, 1,
+		1, 3, 3, 2, 2, 3, 0, 4, 1, 1, 3, 3, 2, 1, 1, 2, 3, 4, 3, 1, 3, 1, 2, 1,
+		2, 1, 1, 1, 4, 2, 0, 5, 0, 3, 0, 2, 1, 2, 3, 3, 3, 1, 4, 1, 5, 3, 0, 3,
+		3, 5, 3, 0, 0, 0, 1, 1, 2, 2, 0, 1, 2, 3, 2, 2, 1, 0, 1, 3, 2, 1, 0, 0,
+		2, 1, 2, 1, 1, 1, 2, 1, 1, 2, 1, 2, 3, 2, 0, 1, 1, 0, 0, 1, 0, 0, 1, 1,
+		2, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 2, 1, 0, 1, 1, 1, 1, 1, 1, 2, 0, 2, 2,
+		0, 0, 0, 0, 4, 2, 2, 1, 0, 1, 1, 0, 3, 1, 2, 0, 3, 3, 2, 1, 1, 0, 1, 4,
+		0, 0, 2
+	};
+	size_t n = sizeof v / sizeof v[0];
+	lbt_cp_result r;
+
+	ck_assert_uint_eq(n, 197);
+	ck_assert_int_eq(lbt_cp_find(v, n, 1.0, NULL, &r), 0);
+	ck_assert_uint_eq(r.nep, 0);
+	ck_assert_msg(r.baseline > 1 && r.baseline < 2.5, "baseline %g", r.baseline);
+	lbt_cp_result_free(&r);
+}
+END_TEST
+
 /* The suite. */
 int main(void)
 {
@@ -550,6 +579,7 @@ int main(void)
 	tcase_add_test(tc, opts);
 	tcase_add_test(tc, long_flood_and_early_flood);
 	tcase_add_test(tc, two_coarse_buckets);
+	tcase_add_test(tc, slow_start_no_episode);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
