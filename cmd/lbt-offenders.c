@@ -1,7 +1,7 @@
 /*
  * lbt-offenders - who sends the traffic: sources grouped as IPv4 /32 and
- * IPv6 /64 networks (configurable), ranked, with their baseline ratio,
- * tarpit cost, GeoIP/ASN and an evidence line.  The work is in
+ * IPv6 /64 networks (configurable), ranked, with their baseline (or new),
+ * ratio and episodes, tarpit cost, GeoIP/ASN and an evidence line.  The work is in
  * lib/analysis/offenders.c and geoip.c, the table in
  * lib/report/offenders_report.c; this file is options.
  */
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 	lbt_offenders_opts o = LBT_OFFENDERS_OPTS_INIT;
 	struct geoip_files gf = { { NULL }, 0 };
 	int64_t top = 20;
-	int no_geoip = 0;
+	int no_geoip = 0, episodes = 0;
 	lbt_cli_opt opts[] = {
 		LBT_OPT_FN("by", 'b', lbt_offenders_opt_by, &o, "WHAT",
 		    "rank by requests (default), rate, held or ratio"),
@@ -50,7 +50,16 @@ int main(int argc, char **argv)
 		LBT_OPT_FN("min-share", 0, lbt_offenders_opt_min_share, &o, "PCT",
 		    "only sources with at least PCT % of the requests"),
 		LBT_OPT_STR("baseline", 0, &o.baseline, "FROM..TO",
-		    "baseline window (default: before the first jump)"),
+		    "one baseline window for every source (default: each its own)"),
+		LBT_OPT_FN("jump-factor", 0, lbt_cp_opt_factor, &o.cp, "K",
+		    "a rise is K times the baseline (default 5)"),
+		LBT_OPT_DURATION("jump-min", 0, &o.jump_min_us, 1000000, 86400000000LL, "TIME",
+		    "an episode lasts at least this long (default 10s)"),
+		LBT_OPT_FN("jump-floor", 0, lbt_cp_opt_floor, &o.cp, "RATE",
+		    "and a rise at least RATE req/s (default 2)"),
+		LBT_OPT_FN("drop-fraction", 0, lbt_cp_opt_drop, &o.cp, "F",
+		    "a drop is at most F times the baseline (default 0.2)"),
+		LBT_OPT_FLAG("episodes", 0, &episodes, "print every episode of the sources shown"),
 		LBT_OPT_FN("v4-prefix", 0, lbt_netgroup_opt_v4, &o.net, "BITS",
 		    "IPv4 source prefix (default 32)"),
 		LBT_OPT_FN("v6-prefix", 0, lbt_netgroup_opt_v6, &o.net, "BITS",
@@ -82,7 +91,8 @@ int main(int argc, char **argv)
 	if (lbt_offenders_report_empty(a.acc, note, sizeof note))
 		lbt_cli_note(&cli, "%s", note);
 	p = lbt_cli_report_opts(&cli, 0);
-	rc = lbt_offenders_report(a.acc, stdout, &p);
+	rc = episodes ? lbt_offenders_report_episodes(a.acc, stdout, &p)
+	    : lbt_offenders_report(a.acc, stdout, &p);
 	lbt_analysis_free(&a);
 	lbt_geoip_free(o.geoip);
 	if (rc < 0)

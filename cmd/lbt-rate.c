@@ -1,7 +1,8 @@
 /*
  * lbt-rate - request rates per key over time: the keys with the highest
- * peak (or total), their baseline, the jump and how long it lasted; or,
- * with --series, the counts per bucket for plotting.  The work is in
+ * peak (or total), their baseline, their episodes (rises and drops) and
+ * the main one; with --episodes every episode, with --series the counts
+ * per bucket for plotting.  The work is in
  * lib/analysis/rate.c, the rows in lib/report/rate_report.c; this file is
  * options.
  */
@@ -15,12 +16,12 @@ int main(int argc, char **argv)
 {
 	static const lbt_cli_prog prog = {
 		"lbt-rate", "[options] [file ...]",
-		"Request rates per key over time: peaks, baselines and jumps.",
+		"Request rates per key over time: peaks, baselines and episodes.",
 		LBT_CLI_INPUT | LBT_CLI_FILTER | LBT_CLI_OUTPUT, 0, -1
 	};
 	lbt_rate_opts o = LBT_RATE_OPTS_INIT;
 	int64_t top = 10;
-	int series = 0;
+	int series = 0, episodes = 0;
 	lbt_cli_opt opts[] = {
 		LBT_OPT_FN("by", 'b', lbt_rate_opt_by, &o, "WHAT", "key (default), path, host, "
 		    "src, net, status, term, frontend, backend, server or lb"),
@@ -28,16 +29,19 @@ int main(int argc, char **argv)
 		    "bucket width: 1s (default), 10s, 1m ..."),
 		LBT_OPT_INT("top", 'n', &top, 0, 1000000, "N", "keys to show (default 10; 0: all)"),
 		LBT_OPT_FN("rank", 0, lbt_rate_opt_rank, &o, "peak|total", "order of the keys"),
-		LBT_OPT_FN("jump-factor", 0, lbt_rate_opt_factor, &o, "K",
-		    "a jump is K times the baseline (default 5)"),
+		LBT_OPT_FN("jump-factor", 0, lbt_cp_opt_factor, &o.cp, "K",
+		    "a rise is K times the baseline (default 5)"),
 		LBT_OPT_DURATION("jump-min", 0, &o.jump_min_us, 0, 86400000000LL, "TIME",
-		    "for at least this long (default 10s)"),
-		LBT_OPT_FN("jump-floor", 0, lbt_rate_opt_floor, &o, "RATE",
-		    "and at least RATE req/s (default 2)"),
+		    "an episode lasts at least this long (default 10s)"),
+		LBT_OPT_FN("jump-floor", 0, lbt_cp_opt_floor, &o.cp, "RATE",
+		    "and a rise at least RATE req/s (default 2)"),
+		LBT_OPT_FN("drop-fraction", 0, lbt_cp_opt_drop, &o.cp, "F",
+		    "a drop is at most F times the baseline (default 0.2)"),
 		LBT_OPT_FN("v4-prefix", 0, lbt_netgroup_opt_v4, &o.net, "BITS",
 		    "--by net: IPv4 prefix (default 32)"),
 		LBT_OPT_FN("v6-prefix", 0, lbt_netgroup_opt_v6, &o.net, "BITS",
 		    "--by net: IPv6 prefix (default 64)"),
+		LBT_OPT_FLAG("episodes", 0, &episodes, "print every episode of the keys shown"),
 		LBT_OPT_FLAG("series", 0, &series, "print time, key, count for every bucket"),
 		LBT_OPT_END
 	};
@@ -51,6 +55,10 @@ int main(int argc, char **argv)
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
 	o.top = (size_t)top;
+	if (series && episodes) {
+		lbt_cli_errorf(&cli, "--series and --episodes exclude each other");
+		lbt_cli_usage(&cli);
+	}
 	a = lbt_rate_analysis(lbt_rate_new(&o, &err));
 	if (a.acc == NULL)
 		lbt_cli_die(&cli, &err);
@@ -58,8 +66,13 @@ int main(int argc, char **argv)
 	if (lbt_rate_report_empty(a.acc, note, sizeof note))
 		lbt_cli_note(&cli, "%s", note);
 	p = lbt_cli_report_opts(&cli, 0);
-	rc = series ? lbt_rate_report_series(a.acc, stdout, &p) : lbt_rate_report_rows(a.acc,
-	    stdout, &p, cli.out_mode == LBT_OUT_TABLE && isatty(1));
+	if (series)
+		rc = lbt_rate_report_series(a.acc, stdout, &p);
+	else if (episodes)
+		rc = lbt_rate_report_episodes(a.acc, stdout, &p);
+	else
+		rc = lbt_rate_report_rows(a.acc, stdout, &p,
+		    cli.out_mode == LBT_OUT_TABLE && isatty(1));
 	lbt_analysis_free(&a);
 	if (rc < 0)
 		cli.status = 1;

@@ -22,7 +22,7 @@ static const struct {
 } progs[] = {
 	{ "cat", "parse, filter and print records, or the matching raw lines" },
 	{ "index", "load logs into a SQLite index, idempotent and resumable" },
-	{ "rate", "request rates per key, source or status over time; peaks and jumps" },
+	{ "rate", "request rates per key, source or status over time; peaks, baselines, episodes" },
 	{ "offenders", "sources grouped as IPv4 /32 and IPv6 /64, ranked, with evidence" },
 	{ "tarpit", "socket time held by tarpit and connection slots against maxconn" },
 	{ "timeline", "the incident minute by minute, with evidence, for a post-mortem" },

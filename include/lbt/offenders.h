@@ -23,20 +23,21 @@
  * the counts of a source hitting more than LBT_OFF_TOPK keys, marked
  * approximate (space-saving keeps different keys in different orders).
  *
- * Baseline and ratio: the baseline window is --baseline FROM..TO, or by
- * default the part of the input before the first jump of the total
- * request rate (series.h, lbt_jump_find on the sum of every source, 1 s
- * buckets, the jump options below: by default factor 5, 10 s, floor 2/s,
- * and 2 of the 10 s may dip below the threshold, because a proxy at
- * maxconn logs in bursts).  The comparison window is what
- * follows the baseline window, to the end of input.  A source's ratio is
- * its mean rate in the comparison window over its mean rate in the baseline
- * window; a source with no request in the baseline window is "new".  With
- * no jump and no --baseline, there is no baseline and no ratio.  Because
- * every source keeps its 1 s series, both windows are summed at the end:
- * one pass over the input suffices.
- * Includes: analysis.h, err.h, rec.h, netgroup.h, geoip.h, series.h
- * (lib/analysis/offenders*.c also evidence.h, hmap.h).
+ * Baseline, ratio and episodes: for each ranked source, the change-point
+ * engine (changepoint.h) on its 1 s series over the whole input's span,
+ * with the options in `cp` (--jump-factor, --jump-min, --jump-floor,
+ * --drop-fraction): its baseline, or `new` when it was absent for longer
+ * than its rate allows, its episodes (rises and drops) and the main one
+ * (the first rise, else the first drop).  Its ratio is the main episode's
+ * mean over the baseline.  lbt-rate --by net runs the same engine with the
+ * same options on the same series (1 s buckets, the same span), so the two
+ * agree.  --baseline FROM..TO gives every source the same window instead:
+ * its baseline is its mean rate there, `new` when it sent nothing there.
+ * The engine runs on the rows shown only, except for --by ratio, which
+ * ranks by it: then on every source that can have a rise at all
+ * (lbt_cp_may_rise), the others following by requests.
+ * Includes: analysis.h, changepoint.h, err.h, rec.h, netgroup.h, geoip.h,
+ * series.h (lib/analysis/offenders*.c also evidence.h, hmap.h).
  */
 #ifndef LBT_OFFENDERS_H
 #define LBT_OFFENDERS_H
@@ -45,6 +46,7 @@
 #include <stdint.h>
 
 #include "lbt/analysis.h"
+#include "lbt/changepoint.h"
 #include "lbt/err.h"
 #include "lbt/geoip.h"
 #include "lbt/netgroup.h"
@@ -59,7 +61,7 @@ typedef enum lbt_off_by {
 	LBT_OFF_BY_REQUESTS,
 	LBT_OFF_BY_RATE,              /* peak req/s */
 	LBT_OFF_BY_HELD,              /* socket-seconds held by tarpit */
-	LBT_OFF_BY_RATIO              /* new sources first, then by ratio */
+	LBT_OFF_BY_RATIO              /* sources with a rise first: new ones, then by ratio */
 } lbt_off_by;
 
 /* Status classes of the status mix. */
@@ -76,14 +78,16 @@ typedef struct lbt_offenders_opts {
 	size_t top;                   /* rows kept; 0 = all; default 20 */
 	double min_rate;              /* keep sources with peak req/s >= this */
 	double min_share;             /* keep sources with >= this % of requests */
-	const char *baseline;         /* "FROM..TO" or NULL (automatic) */
-	lbt_jump_opts jump;           /* for the automatic baseline (1 s buckets) */
+	const char *baseline;         /* "FROM..TO" or NULL (each source's own) */
+	lbt_cp_opts cp;               /* change points (1 s buckets; min_buckets and the
+	                                 window are set from jump_min_us, baseline) */
+	int64_t jump_min_us;          /* --jump-min; default 10 s */
 	size_t addr_cap;              /* distinct addresses counted per source; 65536 */
 	lbt_geoip *geoip;             /* may be NULL; borrowed */
 } lbt_offenders_opts;
 
 #define LBT_OFFENDERS_OPTS_INIT { LBT_NETGROUP_INIT, LBT_OFF_BY_REQUESTS, 20, 0, 0, NULL, \
-	{ 5.0, 10, 2.0, 2 }, 65536, NULL }
+	LBT_CP_OPTS_INIT, 10000000, 65536, NULL }
 
 typedef struct lbt_off_key {
 	const char *key;              /* owned by the accumulator */
@@ -107,10 +111,8 @@ typedef struct lbt_offender {
 	uint64_t tarpitted;           /* termination state starting with "PT" */
 	double held_s;                /* sum of Tw over those, seconds */
 	int64_t first_us, last_us;
-	int has_ratio;                /* a baseline exists */
-	int is_new;                   /* no request in the baseline window */
-	double ratio;                 /* comparison rate / baseline rate */
-	double base_rate, cur_rate;   /* req/s in the two windows */
+	lbt_cp_summary cp;            /* baseline or new, episodes, the main one and
+	                                 its ratio; buckets are seconds (Unix time) */
 	lbt_geoip_info geo;           /* from opts.geoip when given */
 	const char *ev_file;          /* evidence: the first request, by (time, */
 	uint64_t ev_line;             /* file, line); name owned by the accumulator */
@@ -122,9 +124,9 @@ typedef struct lbt_offenders_stats {
 	uint64_t no_client, no_time;
 	size_t sources;
 	size_t kept;                  /* sources passing --min-rate/--min-share */
-	int baseline;                 /* 0 none, 1 automatic (jump), 2 --baseline */
-	int64_t base_from_us, base_to_us;   /* baseline window [from, to) */
-	int64_t cur_from_us, cur_to_us;     /* comparison window [from, to) */
+	int baseline;                 /* 0 nothing counted, 1 each source's own, 2 --baseline */
+	int64_t base_from_us, base_to_us;   /* the --baseline window [from, to) */
+	size_t changes;               /* sources the change-point engine ran on */
 } lbt_offenders_stats;
 
 typedef struct lbt_offenders lbt_offenders;
@@ -170,11 +172,22 @@ int lbt_offenders_merge(lbt_offenders *o, lbt_offenders *src, lbt_err *err);
 /* o with the analysis.h vtable (driver.h runs it). */
 lbt_analysis lbt_offenders_analysis(lbt_offenders *o);
 
-/* Windows, ratios, ranking, thresholds, GeoIP.  @return 0 or -1 with err. */
+/*
+ * Ranking, thresholds, change points of the rows, GeoIP.  @return 0 or -1
+ * with err (out of memory; a --baseline window outside the input).
+ */
 int lbt_offenders_finish(lbt_offenders *o, lbt_err *err);
 
 size_t lbt_offenders_nrows(const lbt_offenders *o);
 const lbt_offender *lbt_offenders_row_at(const lbt_offenders *o, size_t i);
+
+/*
+ * The change points of row i (changepoint.h): baseline, new, segments and
+ * every episode, in 1 s bucket indices of the input's span; index k is
+ * second *origin + k (Unix time).  Owned by o.  @return them, or NULL for
+ * a bad row.
+ */
+const lbt_cp_result *lbt_offenders_changes(const lbt_offenders *o, size_t i, int64_t *origin);
 const lbt_offenders_stats *lbt_offenders_stats_get(const lbt_offenders *o);
 
 /* The options o was made with (baseline NULL: it was parsed). */

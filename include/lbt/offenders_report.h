@@ -18,10 +18,17 @@
  * One row per ranked source: source, requests, share, peak_rps, addrs
  * (">N" when capped), top_keys, status, tarpit, held_s, first, last,
  * ratio ("new"), country and asn when the accumulator's GeoIP databases
- * can fill them, evidence.  @return 0, or -1 when writing failed or
- * memory ran out.
+ * can fill them, evidence, then baseline_rps ("new"), episodes and the main
+ * episode's jump_start, jump_end ("ongoing") and sustained_rps (as
+ * lbt-rate's).  @return 0, or -1 when writing failed or memory ran out.
  */
 int lbt_offenders_report(const lbt_offenders *o, FILE *fp, const lbt_report_opts *p);
+
+/*
+ * --episodes: one row per episode of every ranked source (episode_report.h),
+ * in rank order.  @return 0, or -1 when writing failed or memory ran out.
+ */
+int lbt_offenders_report_episodes(const lbt_offenders *o, FILE *fp, const lbt_report_opts *p);
 
 /*
  * When no record counted because none had a client address, the sentence

@@ -18,17 +18,15 @@
  *     lbt_rate_free(r);
  *
  * finish() ranks the keys (by peak bucket, or by total) and, for the top
- * ones, finds the jump (series.h, lbt_jump_find) on the key's buckets from
- * its first appearance to the last bucket of the whole input:
- *   baseline   median rate of the buckets before the jump start, empty
- *              buckets counting as 0 (from the key's first bucket on);
- *   start      first bucket from which the rate stays >= max(factor x
- *              baseline, floor) for jump_min;
- *   end        first bucket after the start from which the rate stays below
- *              that threshold for jump_min, or ongoing at the end of input;
- *   sustained  mean rate from the start to the end.
+ * ones only, runs the change-point engine (changepoint.h) on the key's
+ * buckets over the whole input's span (first to last bucket of any key):
+ * the key's baseline (or `new`, with its first bucket), its episodes (rises
+ * and drops), and the main one (the first rise, else the first drop) in
+ * the row.  The same engine, options and span give lbt-offenders its ratio,
+ * so `--by net` here and lbt-offenders agree.  Ranking reads only each
+ * key's peak and total: the engine never runs on the keys not shown.
  * Rates are per second: a bucket's count divided by the step in seconds.
- * Includes: analysis.h, err.h, rec.h, netgroup.h, series.h.
+ * Includes: analysis.h, changepoint.h, err.h, rec.h, netgroup.h, series.h.
  */
 #ifndef LBT_RATE_H
 #define LBT_RATE_H
@@ -37,6 +35,7 @@
 #include <stdint.h>
 
 #include "lbt/analysis.h"
+#include "lbt/changepoint.h"
 #include "lbt/err.h"
 #include "lbt/netgroup.h"
 #include "lbt/rec.h"
@@ -67,14 +66,14 @@ typedef struct lbt_rate_opts {
 	lbt_rate_rank rank;
 	int64_t step_us;        /* bucket width (--step), > 0; default 1 s */
 	size_t top;             /* rows kept (--top); 0 = every key */
-	double jump_factor;     /* --jump-factor, > 1; default 5 */
+	lbt_cp_opts cp;         /* --jump-factor, --jump-floor, --drop-fraction (its
+	                           min_buckets is set from jump_min_us and the step) */
 	int64_t jump_min_us;    /* --jump-min; default 10 s; at least one bucket */
-	double jump_floor;      /* --jump-floor, req/s a jump must reach; default 2 */
 	lbt_netgroup net;       /* grouping for LBT_RATE_BY_NET */
 } lbt_rate_opts;
 
-#define LBT_RATE_OPTS_INIT { LBT_RATE_BY_KEY, LBT_RATE_RANK_PEAK, 1000000, 10, 5.0, \
-	10000000, 2.0, LBT_NETGROUP_INIT }
+#define LBT_RATE_OPTS_INIT { LBT_RATE_BY_KEY, LBT_RATE_RANK_PEAK, 1000000, 10, \
+	LBT_CP_OPTS_INIT, 10000000, LBT_NETGROUP_INIT }
 
 /* One ranked key after lbt_rate_finish().  Buckets are bucket numbers
  * (floor(time / step)); lbt_bucket_format() prints them. */
@@ -85,14 +84,8 @@ typedef struct lbt_rate_row {
 	int64_t peak_bucket;      /* busiest bucket (earliest on ties) */
 	int64_t peak_count;
 	double peak_rate;         /* peak_count / step, req/s */
-	double baseline_rate;     /* median req/s before the jump; whole span
-	                             (first .. end of input) when there is none */
-	int jump;                 /* a jump was found; the fields below are set */
-	int ongoing;              /* still above threshold at the end of input */
-	int64_t jump_start;       /* bucket */
-	int64_t jump_end;         /* bucket; unset when ongoing */
-	double threshold_rate;    /* max(factor x baseline, floor), req/s */
-	double sustained_rate;    /* mean req/s over the jump */
+	lbt_cp_summary cp;        /* baseline or new, episodes, the main one
+	                             (changepoint.h); buckets as above */
 } lbt_rate_row;
 
 typedef struct lbt_rate_stats {
@@ -121,13 +114,11 @@ int lbt_rate_rank_parse(const char *s, lbt_rate_rank *rank, lbt_err *err);
 
 /*
  * Option handlers in the shape of lbt_cli_fn (cli.h, LBT_CLI_FN), ctx being
- * the lbt_rate_opts: --by, --rank, --jump-factor (a number > 1) and
- * --jump-floor (req/s, >= 0).  @return 0, or -1 with err.
+ * the lbt_rate_opts: --by and --rank.  The change-point options take
+ * &opts.cp and changepoint.h's handlers.  @return 0, or -1 with err.
  */
 int lbt_rate_opt_by(void *opts, const char *arg, lbt_err *err);
 int lbt_rate_opt_rank(void *opts, const char *arg, lbt_err *err);
-int lbt_rate_opt_factor(void *opts, const char *arg, lbt_err *err);
-int lbt_rate_opt_floor(void *opts, const char *arg, lbt_err *err);
 
 /* The record fields the accumulator reads (the time and the --by field;
  * LBT_BIT mask), for lbt_input_opts.wanted. */
@@ -158,9 +149,9 @@ int lbt_rate_merge(lbt_rate *r, lbt_rate *src, lbt_err *err);
 lbt_analysis lbt_rate_analysis(lbt_rate *r);
 
 /*
- * Rank the keys and compute the rows (peak, baseline, jump).  Call once,
- * after the last add().  @return 0, or -1 with err (out of memory now or
- * during add()).
+ * Rank the keys and compute the rows (peak, baseline, episodes).  Call
+ * once, after the last add().  @return 0, or -1 with err (out of memory
+ * now or during add()).
  */
 int lbt_rate_finish(lbt_rate *r, lbt_err *err);
 
@@ -171,6 +162,14 @@ const lbt_rate_row *lbt_rate_row_at(const lbt_rate *r, size_t i);
 /* First and last bucket of the whole input.  @return 0, or -1 when nothing
  * was counted. */
 int lbt_rate_span(const lbt_rate *r, int64_t *first, int64_t *last);
+
+/*
+ * The change points of row i (changepoint.h): baseline, new, segments and
+ * every episode, in bucket indices of the input's span; bucket index k is
+ * bucket *origin + k (lbt_bucket_format prints it).  Owned by r.
+ * @return them, or NULL for a bad row.
+ */
+const lbt_cp_result *lbt_rate_changes(const lbt_rate *r, size_t i, int64_t *origin);
 
 /* Count of row i in bucket b (0 when none). */
 int64_t lbt_rate_count(const lbt_rate *r, size_t i, int64_t b);

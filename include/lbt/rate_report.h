@@ -14,11 +14,19 @@
 
 /*
  * The ranked keys, one row each: key (named after --by), total, peak_rps,
- * peak_at, baseline_rps, jump_start, jump_end ("ongoing"), sustained_rps,
- * and with `spark` a sparkline of the key over the input's span.
+ * peak_at, baseline_rps ("new"), the main episode's jump_start, jump_end
+ * ("ongoing") and sustained_rps (its mean), first_seen, episodes, ratio
+ * ("new"); with `spark` a sparkline of the key over the input's span.
  * @return 0, or -1 when writing failed or memory ran out.
  */
 int lbt_rate_report_rows(const lbt_rate *r, FILE *fp, const lbt_report_opts *p, int spark);
+
+/*
+ * --episodes: one row per episode of every ranked key (episode_report.h),
+ * in rank order, each key's in time order.
+ * @return 0, or -1 when writing failed or memory ran out.
+ */
+int lbt_rate_report_episodes(const lbt_rate *r, FILE *fp, const lbt_report_opts *p);
 
 /*
  * --series: time, key, count for every bucket of the input's span and

@@ -1,6 +1,7 @@
 /*
  * series.h - time-bucketed counters for one key, and what to read in them:
- * peak, median, and the jump (the moment a rate leaves its baseline).
+ * span, peak, sums, a dense copy for the change-point engine
+ * (changepoint.h: baselines and episodes), a sparkline.
  *
  * A series maps bucket = floor(time / step) to a 64-bit value (a count of
  * requests, a sum of milliseconds, a maximum of feconn...).  Storage is
@@ -15,8 +16,8 @@
  *     int64_t first, last;
  *     lbt_series_span(s, &first, &last);
  *     int64_t *v = lbt_series_dense(s, first, last);  // v[i] = bucket first+i
- *     lbt_jump j;
- *     lbt_jump_find(v, last - first + 1, &opts, &j);
+ *     lbt_cp_result cp;
+ *     lbt_cp_find(v, last - first + 1, 1.0, NULL, &cp);  // changepoint.h
  *
  * The helpers after the series itself work on dense arrays, so a caller can
  * sum several series or pick its own range (the whole log, say) first.
@@ -104,57 +105,8 @@ int64_t *lbt_series_dense(const lbt_series *s, int64_t first, int64_t last);
 /* @return an estimate of the bytes the series holds. */
 size_t lbt_series_bytes(const lbt_series *s);
 
-/*
- * Median of v[0..n): the middle value, or the mean of the two middle ones
- * when n is even; 0 when n is 0.  v is not modified.  @return the median,
- * or -1 when out of memory.
- */
-double lbt_median_i64(const int64_t *v, size_t n);
-
 /* Index of the largest element (the first on ties); 0 when n is 0. */
 size_t lbt_peak_i64(const int64_t *v, size_t n);
-
-/*
- * Jump detection on a dense series v[0..n) (values per bucket).
- *
- * For a candidate start t (1 <= t), the baseline b(t) is the median of
- * v[0..t) (every bucket before t, empty ones as 0) and the threshold is
- * thr(t) = max(factor * b(t), floor).  The jump starts at the first t where
- * v[t..t+min_buckets) are all >= thr(t) and > b(t).  With that t fixed, the
- * jump ends at the first e >= t + min_buckets where v[e..e+min_buckets) are
- * all < thr(t); when no such run exists before n, the jump is ongoing
- * (end = n).  `floor` keeps a key going from 0.1 to 1 per second from
- * being a jump: its baseline median is 0, and 1 is below a floor of 2.
- *
- * `dips` relaxes "all": up to that many buckets of the min_buckets after
- * the first may be on the wrong side (below the threshold for a start,
- * at or above it for an end); the first bucket never may.  A proxy at
- * maxconn logs in bursts, so a sum over every key can dip for a second
- * in the middle of a flood; 0 (the default) is the strict rule.
- */
-typedef struct lbt_jump_opts {
-	double factor;           /* k, > 1; default 5 */
-	size_t min_buckets;      /* M, >= 1; default 10 (10 s at 1 s buckets) */
-	double floor;            /* absolute minimum per bucket; default 2 */
-	size_t dips;             /* buckets of a run allowed the other way; default 0 */
-} lbt_jump_opts;
-
-#define LBT_JUMP_OPTS_INIT { 5.0, 10, 2.0, 0 }
-
-typedef struct lbt_jump {
-	int found;               /* 0: no jump; the other fields are 0 */
-	int ongoing;             /* no return below threshold before n */
-	size_t start;            /* first bucket of the jump */
-	size_t end;              /* first bucket after it (n when ongoing) */
-	double baseline;         /* median of v[0..start) */
-	double threshold;        /* max(factor * baseline, floor) */
-	double sustained;        /* mean of v[start..end), the buckets below the
-	                            threshold at its end left out */
-	int64_t peak;            /* largest value in v[start..end) */
-} lbt_jump;
-
-/* @return 0 with *j filled (found or not), or -1 when out of memory. */
-int lbt_jump_find(const int64_t *v, size_t n, const lbt_jump_opts *o, lbt_jump *j);
 
 /*
  * A sparkline of v[0..n) in `width` cells (each cell the maximum of the

@@ -7,8 +7,8 @@
  * address on, so a lone IPv4 source never allocates one) and LBT_OFF_TOPK
  * space-saving counters over interned key numbers.  Keys and file names
  * are interned once in their own maps, so a source stores 4-byte numbers
- * and evidence pointers, never strings.  The window sums, ranking and
- * thresholds happen in finish().
+ * and evidence pointers, never strings.  The ranking, thresholds and the
+ * change points of the rows (offenders_changes.c) happen in finish().
  *
  * Nothing printed depends on the order the records come in (a raw log is in
  * the order requests ended, files are read one after the other, the index
@@ -126,8 +126,10 @@ static int check_opts(lbt_offenders *o, const lbt_offenders_opts *op, lbt_err *e
 		return lbt_err_set(err, "--min-rate: must not be negative");
 	if (!(op->min_share >= 0 && op->min_share <= 100))
 		return lbt_err_set(err, "--min-share: must be a percentage in 0..100");
-	if (!(op->jump.factor > 1))
-		return lbt_err_set(err, "--jump-factor: must be greater than 1");
+	if (op->jump_min_us < 0)
+		return lbt_err_set(err, "--jump-min: must not be negative");
+	if (lbt_cp_opts_check(&op->cp, err) < 0)
+		return -1;
 	if (op->baseline != NULL)
 		return parse_baseline(o, op->baseline, err);
 	return 0;
@@ -422,56 +424,9 @@ int lbt_offenders_add(lbt_offenders *o, const lbt_rec *rec)
 	return 0;
 }
 
-/* Set the windows in stats from buckets: baseline [bf, bt], comparison
- * [bt + 1, glast]; nothing when either is empty. */
-static void set_windows(lbt_offenders *o, int64_t bf, int64_t bt, int64_t glast)
-{
-	if (bt < bf || bt + 1 > glast)
-		return;
-	o->st.base_from_us = bf * SEC;
-	o->st.base_to_us = (bt + 1) * SEC;
-	o->st.cur_from_us = (bt + 1) * SEC;
-	o->st.cur_to_us = (glast + 1) * SEC;
-}
-
-/* The --baseline window, times of day on the first record's UTC day. */
-static void explicit_window(lbt_offenders *o, int64_t gfirst, int64_t glast)
-{
-	int64_t day = lbt_bucket_of(gfirst, 86400) * 86400 * SEC;
-	int64_t from = o->base_tod & 1 ? day + o->base_from * SEC : o->base_from;
-	int64_t to = o->base_tod & 2 ? day + o->base_to * SEC : o->base_to;
-
-	if (o->base_tod && to <= from)
-		to += 86400 * SEC;                 /* 23:50..00:10 crosses midnight */
-	set_windows(o, lbt_bucket_of(from, SEC), lbt_bucket_of(to - 1, SEC), glast);
-}
-
-/* The automatic window: before the first jump of the total rate.
- * @return 0 or -1 (out of memory). */
-static int auto_window(lbt_offenders *o, int64_t gfirst, int64_t glast)
-{
-	int64_t *v = lbt_series_dense(o->all, gfirst, glast);
-	lbt_jump j;
-
-	if (v == NULL || lbt_jump_find(v, (size_t)(glast - gfirst + 1), &o->o.jump, &j) < 0) {
-		free(v);
-		return -1;
-	}
-	free(v);
-	if (j.found) {
-		o->st.baseline = 1;
-		set_windows(o, gfirst, gfirst + (int64_t)j.start - 1, glast);
-	}
-	return 0;
-}
-
-/* Share, rates and ratio of every source. */
+/* The share of every source. */
 static void measure_sources(lbt_offenders *o)
 {
-	const lbt_offenders_stats *st = &o->st;
-	int64_t bf = st->base_from_us / SEC, bt = st->base_to_us / SEC - 1;
-	int64_t cf = st->cur_from_us / SEC, ct = st->cur_to_us / SEC - 1;
-	int windows = st->cur_to_us > st->cur_from_us;
 	lbt_hmap_entry e;
 
 	for (size_t i = 0; i < lbt_hmap_count(o->srcs); i++) {
@@ -479,14 +434,7 @@ static void measure_sources(lbt_offenders *o)
 
 		lbt_hmap_at(o->srcs, i, &e);
 		s = e.val;
-		s->share = (double)s->requests * 100 / (double)st->counted;
-		if (!windows)
-			continue;
-		s->has_ratio = 1;
-		s->base_rate = (double)lbt_series_sum_range(s->sec, bf, bt) / (double)(bt - bf + 1);
-		s->cur_rate = (double)lbt_series_sum_range(s->sec, cf, ct) / (double)(ct - cf + 1);
-		s->is_new = s->base_rate == 0;
-		s->ratio = s->is_new ? 0 : s->cur_rate / s->base_rate;
+		s->share = (double)s->requests * 100 / (double)o->st.counted;
 	}
 }
 
@@ -512,8 +460,8 @@ static int rank_cmp(const lbt_hmap_entry *a, const lbt_hmap_entry *b, void *ctx)
 			c = desc((double)x->tarpitted, (double)y->tarpitted);
 		break;
 	case LBT_OFF_BY_RATIO:
-		if ((c = desc(x->has_ratio + x->is_new, y->has_ratio + y->is_new)) == 0)
-			c = x->is_new ? desc(x->cur_rate, y->cur_rate) : desc(x->ratio, y->ratio);
+		if ((c = desc(x->rank_class, y->rank_class)) == 0 && x->rank_class > 0)
+			c = desc(x->rank_rate, y->rank_rate);
 		break;
 	default:
 		break;
@@ -553,8 +501,9 @@ static void row_keys(const lbt_offenders *o, const struct topk *t, lbt_offender 
 	}
 }
 
-/* Build the public row of a ranked source. */
-static void fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
+/* Build the public row of a ranked source, its change points too.
+ * @return 0 or -1 (out of memory). */
+static int fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 {
 	const struct src *s = e->val;
 	lbt_offender *r = &row->pub;
@@ -574,15 +523,11 @@ static void fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 	r->held_s = (double)s->held_ms / 1000;
 	r->first_us = s->first_us;
 	r->last_us = s->last_us;
-	r->has_ratio = s->has_ratio;
-	r->is_new = s->is_new;
-	r->ratio = s->ratio;
-	r->base_rate = s->base_rate;
-	r->cur_rate = s->cur_rate;
 	r->ev_file = s->ev.file;
 	r->ev_line = s->ev.line;
 	if (o->o.geoip != NULL)
 		lbt_geoip_lookup(o->o.geoip, &r->net, &r->geo);
+	return lbt_offendersi_row_changes(o, s, row);
 }
 
 /* True when a source passes --min-rate and --min-share. */
@@ -607,14 +552,16 @@ static int make_rows(lbt_offenders *o)
 		return -1;
 	}
 	for (size_t i = 0; i < n && o->nrows < want; i++)
-		if (kept(o, sorted[i].val))
-			fill_row(o, &sorted[i], &o->rows[o->nrows++]);
+		if (kept(o, sorted[i].val) && fill_row(o, &sorted[i], &o->rows[o->nrows++]) < 0) {
+			free(sorted);
+			return -1;
+		}
 	free(sorted);
 	return 0;
 }
 
-/* Windows, ratios, ranking, thresholds and GeoIP, once.  @return 0, or
- * -1 with err. */
+/* Shares, ranking, thresholds, change points and GeoIP, once.
+ * @return 0, or -1 with err. */
 int lbt_offenders_finish(lbt_offenders *o, lbt_err *err)
 {
 	int64_t gfirst, glast;
@@ -625,14 +572,14 @@ int lbt_offenders_finish(lbt_offenders *o, lbt_err *err)
 		return 0;
 	o->finished = 1;
 	o->st.sources = lbt_hmap_count(o->srcs);
-	if (lbt_series_span(o->all, &gfirst, &glast) == 0) {
-		if (o->st.baseline == 2)
-			explicit_window(o, gfirst, glast);
-		else if (auto_window(o, gfirst, glast) < 0)
-			return lbt_err_set(err, "out of memory");
-		measure_sources(o);
-	}
-	if (make_rows(o) < 0)
+	if (lbt_series_span(o->all, &gfirst, &glast) < 0)
+		return 0;
+	if (o->st.baseline == 0)
+		o->st.baseline = 1;
+	if (lbt_offendersi_changes_setup(o, gfirst, glast, err) < 0)
+		return -1;
+	measure_sources(o);
+	if ((o->o.by == LBT_OFF_BY_RATIO && lbt_offendersi_rank_ratio(o) < 0) || make_rows(o) < 0)
 		return lbt_err_set(err, "out of memory");
 	return 0;
 }
@@ -649,7 +596,16 @@ const lbt_offender *lbt_offenders_row_at(const lbt_offenders *o, size_t i)
 	return i < o->nrows ? &o->rows[i].pub : NULL;
 }
 
-/* @return the counters and windows (owned by o). */
+/* @return row i's change points with their origin second, or NULL. */
+const lbt_cp_result *lbt_offenders_changes(const lbt_offenders *o, size_t i, int64_t *origin)
+{
+	if (i >= o->nrows)
+		return NULL;
+	*origin = o->cp_origin;
+	return &o->rows[i].cp;
+}
+
+/* @return the counters and the --baseline window (owned by o). */
 const lbt_offenders_stats *lbt_offenders_stats_get(const lbt_offenders *o)
 {
 	return &o->st;
@@ -715,6 +671,8 @@ void lbt_offenders_free(lbt_offenders *o)
 	lbt_hmap_free(o->keys);
 	lbt_hmap_free(o->files);
 	lbt_series_free(o->all);
+	for (size_t i = 0; i < o->nrows; i++)
+		lbt_cp_result_free(&o->rows[i].cp);
 	free(o->rows);
 	free(o);
 }

@@ -1,10 +1,12 @@
 /*
  * offenders_int.h - what lib/analysis/offenders*.c share; never installed.
  *
- *   offenders.c        the accumulator: records -> sources, finish, rows
- *   offenders_merge.c  spawn, merge (analysis.h) and the vtable
+ *   offenders.c          the accumulator: records -> sources, finish, rows
+ *   offenders_changes.c  the change points: engine options, --by ratio, rows
+ *   offenders_merge.c    spawn, merge (analysis.h) and the vtable
  *
- * Direction: offenders_merge.c calls offenders.c, never the other way.
+ * Direction: offenders_merge.c and offenders.c call offenders_changes.c;
+ * offenders_merge.c calls offenders.c; never the other way.
  */
 #ifndef LBT_OFFENDERS_INT_H
 #define LBT_OFFENDERS_INT_H
@@ -47,13 +49,15 @@ struct src {
 	struct addrset addrs;
 	struct topk top;
 	/* set by finish() */
-	double share, ratio, base_rate, cur_rate;
-	int has_ratio, is_new;
+	double share;
+	double rank_rate;            /* --by ratio: the main rise's mean (new) or ratio */
+	int rank_class;              /* --by ratio: 2 new with a rise, 1 a rise, 0 */
 };
 
-/* A ranked row and the text it points to. */
+/* A ranked row, its change points and the text it points to. */
 struct row {
 	lbt_offender pub;
+	lbt_cp_result cp;            /* bucket index k = second cp_origin + k */
 	char text[LBT_ADDR_STRLEN];
 };
 
@@ -65,6 +69,8 @@ struct lbt_offenders {
 	lbt_hmap *keys;              /* key text -> uint32 number */
 	lbt_hmap *files;             /* file name -> uint32 number */
 	lbt_series *all;             /* every source, 1 s */
+	int64_t cp_origin, cp_last;  /* the input's span, seconds (after finish) */
+	lbt_cp_opts cp;              /* o.cp with min_buckets and the window set */
 	struct row *rows;
 	size_t nrows;
 	lbt_offenders_stats st;
@@ -75,5 +81,10 @@ struct lbt_offenders {
 int lbt_offendersi_set_add(struct addrset *s, uint64_t hi, uint64_t lo, size_t cap);
 int lbt_offendersi_key_intern(lbt_offenders *o, const char *p, size_t n, uint32_t *id);
 int lbt_offendersi_file_copy(lbt_offenders *o, const char *file, const char **copy);
+
+/* offenders_changes.c */
+int lbt_offendersi_changes_setup(lbt_offenders *o, int64_t gfirst, int64_t glast, lbt_err *err);
+int lbt_offendersi_rank_ratio(lbt_offenders *o);
+int lbt_offendersi_row_changes(lbt_offenders *o, const struct src *s, struct row *row);
 
 #endif

@@ -44,6 +44,7 @@ struct keyval {
 struct row {
 	lbt_rate_row pub;
 	const struct keyval *kv;
+	lbt_cp_result cp;           /* bucket index k = bucket origin + k */
 	char text[LBT_ADDR_STRLEN];
 };
 
@@ -51,6 +52,7 @@ struct lbt_rate {
 	lbt_rate_opts o;
 	lbt_hmap *keys;             /* key bytes -> struct keyval */
 	lbt_series *all;            /* every key together */
+	int64_t origin;             /* first bucket of the input (after finish) */
 	struct row *rows;
 	size_t nrows;
 	lbt_rate_stats st;
@@ -115,20 +117,6 @@ int lbt_rate_opt_rank(void *opts, const char *arg, lbt_err *err)
 	return lbt_rate_rank_parse(arg, &((lbt_rate_opts *)opts)->rank, err);
 }
 
-/* lbt_cli_fn for --jump-factor (> 1).  @return 0 or -1 with err. */
-int lbt_rate_opt_factor(void *opts, const char *arg, lbt_err *err)
-{
-	return lbt_num_parse_double(arg, 1, 1, HUGE_VAL, "--jump-factor",
-	    &((lbt_rate_opts *)opts)->jump_factor, err);
-}
-
-/* lbt_cli_fn for --jump-floor (>= 0).  @return 0 or -1 with err. */
-int lbt_rate_opt_floor(void *opts, const char *arg, lbt_err *err)
-{
-	return lbt_num_parse_double(arg, 0, 0, HUGE_VAL, "--jump-floor",
-	    &((lbt_rate_opts *)opts)->jump_floor, err);
-}
-
 /* @return the fields read: the time and the --by field. */
 uint64_t lbt_rate_fields(const lbt_rate *r)
 {
@@ -142,13 +130,9 @@ static int check_opts(const lbt_rate_opts *o, lbt_err *err)
 		return lbt_err_set(err, "--by: unknown value %d", (int)o->by);
 	if (o->step_us <= 0)
 		return lbt_err_set(err, "--step: must be positive");
-	if (!(o->jump_factor > 1))
-		return lbt_err_set(err, "--jump-factor: must be greater than 1");
 	if (o->jump_min_us < 0)
 		return lbt_err_set(err, "--jump-min: must not be negative");
-	if (!(o->jump_floor >= 0))
-		return lbt_err_set(err, "--jump-floor: must not be negative");
-	return 0;
+	return lbt_cp_opts_check(&o->cp, err);
 }
 
 /* An empty accumulator for checked options.  @return it, or NULL with err. */
@@ -163,6 +147,7 @@ lbt_rate *lbt_rate_new(const lbt_rate_opts *o, lbt_err *err)
 		return NULL;
 	}
 	r->o = *o;
+	r->o.cp.min_buckets = lbt_cp_buckets(o->jump_min_us, o->step_us);
 	r->keys = lbt_hmap_new(sizeof(struct keyval));
 	r->all = lbt_series_new(o->step_us);
 	if (r->keys == NULL || r->all == NULL) {
@@ -427,49 +412,24 @@ static void key_text(const lbt_rate *r, const lbt_hmap_entry *e, struct row *row
 	row->pub.key = row->text;
 }
 
-/* Jump options in counts per bucket for r's step. */
-static lbt_jump_opts jump_opts(const lbt_rate *r)
+/*
+ * Baseline and episodes of one row, over the input's span [origin, glast]:
+ * the key's buckets as a dense array, one row at a time.
+ * @return 0 or -1 (out of memory).
+ */
+static int row_changes(const lbt_rate *r, struct row *row, int64_t glast)
 {
-	double step_s = (double)r->o.step_us / 1e6;
-	lbt_jump_opts jo;
+	int64_t *v = lbt_series_dense(row->kv->s, r->origin, glast);
+	int rc;
 
-	jo.factor = r->o.jump_factor;
-	jo.min_buckets = (size_t)((r->o.jump_min_us + r->o.step_us - 1) / r->o.step_us);
-	if (jo.min_buckets == 0)
-		jo.min_buckets = 1;
-	jo.floor = r->o.jump_floor * step_s;
-	return jo;
-}
-
-/* Baseline and jump of one row, over [first, end of input].
- * @return 0 or -1 (out of memory). */
-static int row_jump(const lbt_rate *r, struct row *row, int64_t glast)
-{
-	const struct keyval *kv = row->kv;
-	double step_s = (double)r->o.step_us / 1e6;
-	size_t n = (size_t)(glast - kv->first + 1);
-	int64_t *v = lbt_series_dense(kv->s, kv->first, glast);
-	lbt_jump_opts jo = jump_opts(r);
-	lbt_jump j;
-	double base;
-
-	if (v == NULL || lbt_jump_find(v, n, &jo, &j) < 0) {
-		free(v);
+	if (v == NULL)
 		return -1;
-	}
-	base = j.found ? j.baseline : lbt_median_i64(v, n);
+	rc = lbt_cp_find(v, (size_t)(glast - r->origin + 1), (double)r->o.step_us / 1e6,
+	    &r->o.cp, &row->cp);
 	free(v);
-	if (base < 0)
+	if (rc < 0)
 		return -1;
-	row->pub.baseline_rate = base / step_s;
-	if (!j.found)
-		return 0;
-	row->pub.jump = 1;
-	row->pub.ongoing = j.ongoing;
-	row->pub.jump_start = kv->first + (int64_t)j.start;
-	row->pub.jump_end = kv->first + (int64_t)j.end;
-	row->pub.threshold_rate = j.threshold / step_s;
-	row->pub.sustained_rate = j.sustained / step_s;
+	row->pub.cp = lbt_cp_summarize(&row->cp, r->origin);
 	return 0;
 }
 
@@ -488,7 +448,7 @@ static int fill_row(const lbt_rate *r, const lbt_hmap_entry *e, struct row *row,
 	row->pub.peak_bucket = kv->peak_bucket;
 	row->pub.peak_count = kv->peak_count;
 	row->pub.peak_rate = (double)kv->peak_count * 1e6 / (double)r->o.step_us;
-	return row_jump(r, row, glast);
+	return row_changes(r, row, glast);
 }
 
 /* Peak and span of every key (needed to rank them), windows moved to the
@@ -535,6 +495,7 @@ int lbt_rate_finish(lbt_rate *r, lbt_err *err)
 		return lbt_err_set(err, "out of memory");
 	}
 	lbt_series_span(r->all, &gfirst, &glast);
+	r->origin = gfirst;
 	for (size_t i = 0; i < want; i++) {
 		if (fill_row(r, &sorted[i], &r->rows[i], glast) < 0) {
 			free(sorted);
@@ -562,6 +523,15 @@ const lbt_rate_row *lbt_rate_row_at(const lbt_rate *r, size_t i)
 int lbt_rate_span(const lbt_rate *r, int64_t *first, int64_t *last)
 {
 	return lbt_series_span(r->all, first, last);
+}
+
+/* @return row i's change points with their origin bucket, or NULL. */
+const lbt_cp_result *lbt_rate_changes(const lbt_rate *r, size_t i, int64_t *origin)
+{
+	if (i >= r->nrows)
+		return NULL;
+	*origin = r->origin;
+	return &r->rows[i].cp;
 }
 
 /* @return row i's count in bucket b (0 for a bad row). */
@@ -627,6 +597,8 @@ void lbt_rate_free(lbt_rate *r)
 	}
 	lbt_hmap_free(r->keys);
 	lbt_series_free(r->all);
+	for (size_t i = 0; i < r->nrows; i++)
+		lbt_cp_result_free(&r->rows[i].cp);
 	free(r->rows);
 	free(r);
 }

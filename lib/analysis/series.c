@@ -5,10 +5,8 @@
  * The table is open addressing with linear probing over (bucket, value)
  * pairs, INT64_MIN marking an empty slot, kept at most 3/4 full.  Buckets
  * are hashed with a Fibonacci multiply so consecutive seconds spread out.
- * Jump detection walks candidate starts in time order keeping the running
- * median of everything before the candidate in two heaps (O(n log n)).
+ * What a series means over time (baselines, episodes) is changepoint.c's.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -325,32 +323,6 @@ size_t lbt_series_bytes(const lbt_series *s)
 	return sizeof(*s) + (s->mask + 1) * sizeof(lbt_series_point);
 }
 
-/* qsort order of int64 values. */
-static int i64_cmp(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Median of v[0..n) by sorting a copy.  @return it (0 when n is 0), or
- * -1 when out of memory. */
-double lbt_median_i64(const int64_t *v, size_t n)
-{
-	int64_t *c;
-	double m;
-
-	if (n == 0)
-		return 0;
-	if ((c = malloc(n * sizeof(*c))) == NULL)
-		return -1;
-	memcpy(c, v, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), i64_cmp);
-	m = n % 2 ? (double)c[n / 2] : ((double)c[n / 2 - 1] + (double)c[n / 2]) / 2;
-	free(c);
-	return m;
-}
-
 /* @return the index of the first largest element (0 when n is 0). */
 size_t lbt_peak_i64(const int64_t *v, size_t n)
 {
@@ -360,179 +332,6 @@ size_t lbt_peak_i64(const int64_t *v, size_t n)
 		if (v[i] > v[best])
 			best = i;
 	return best;
-}
-
-/* A binary heap of int64, a max-heap when `max` is set. */
-struct heap {
-	int64_t *a;
-	size_t n;
-	int max;
-};
-
-/* True when x belongs above y in heap h. */
-static int above(const struct heap *h, int64_t x, int64_t y)
-{
-	return h->max ? x > y : x < y;
-}
-
-/* Push x (room is reserved by the caller). */
-static void heap_push(struct heap *h, int64_t x)
-{
-	size_t i = h->n++;
-
-	while (i > 0 && above(h, x, h->a[(i - 1) / 2])) {
-		h->a[i] = h->a[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->a[i] = x;
-}
-
-/* Remove and @return the top (the heap is not empty). */
-static int64_t heap_pop(struct heap *h)
-{
-	int64_t top = h->a[0], x = h->a[--h->n];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && above(h, h->a[c + 1], h->a[c]))
-			c++;
-		if (!above(h, h->a[c], x))
-			break;
-		h->a[i] = h->a[c];
-		i = c;
-	}
-	if (h->n > 0)
-		h->a[i] = x;
-	return top;
-}
-
-/* Running median: lo holds the smaller half (max on top), hi the rest,
- * with lo.n == hi.n or lo.n == hi.n + 1. */
-struct runmed {
-	struct heap lo, hi;
-};
-
-/* Add x to the running median. */
-static void runmed_push(struct runmed *r, int64_t x)
-{
-	if (r->lo.n == 0 || x <= r->lo.a[0])
-		heap_push(&r->lo, x);
-	else
-		heap_push(&r->hi, x);
-	if (r->lo.n > r->hi.n + 1)
-		heap_push(&r->hi, heap_pop(&r->lo));
-	else if (r->hi.n > r->lo.n)
-		heap_push(&r->lo, heap_pop(&r->hi));
-}
-
-/* @return the median of what was pushed (at least one value). */
-static double runmed_get(const struct runmed *r)
-{
-	if (r->lo.n > r->hi.n)
-		return (double)r->lo.a[0];
-	return ((double)r->lo.a[0] + (double)r->hi.a[0]) / 2;
-}
-
-/* True when v[0] is above (>= thr and > base) and at most `dips` of
- * v[1..m) are not. */
-static int run_above(const int64_t *v, size_t m, double thr, double base, size_t dips)
-{
-	size_t bad = 0;
-
-	for (size_t i = 0; i < m; i++)
-		if ((double)v[i] < thr || (double)v[i] <= base)
-			if (i == 0 || ++bad > dips)
-				return 0;
-	return 1;
-}
-
-/* True when v[0] is below thr and at most `dips` of v[1..m) are not. */
-static int run_below(const int64_t *v, size_t m, double thr, size_t dips)
-{
-	size_t bad = 0;
-
-	for (size_t i = 0; i < m; i++)
-		if ((double)v[i] >= thr)
-			if (i == 0 || ++bad > dips)
-				return 0;
-	return 1;
-}
-
-/*
- * First start t >= 1 whose next m buckets clear the threshold of the median
- * before t.  @return 1 with j->start, baseline, threshold set; 0 when none;
- * -1 when out of memory.
- */
-static int find_start(const int64_t *v, size_t n, size_t m, const lbt_jump_opts *o,
-    lbt_jump *j)
-{
-	int64_t *mem = malloc(2 * n * sizeof(*mem));
-	struct runmed r = { { mem, 0, 1 }, { mem + n, 0, 0 } };
-	int found = 0;
-
-	if (mem == NULL)
-		return -1;
-	for (size_t t = 1; t + m <= n && !found; t++) {
-		double b, thr;
-
-		runmed_push(&r, v[t - 1]);
-		b = runmed_get(&r);
-		thr = fmax(o->factor * b, o->floor);
-		if (run_above(v + t, m, thr, b, o->dips)) {
-			*j = (lbt_jump){ .found = 1, .start = t, .baseline = b, .threshold = thr };
-			found = 1;
-		}
-	}
-	free(mem);
-	return found;
-}
-
-/* From a found start, set end/ongoing (the first run of m buckets below
- * the threshold, dips allowed), sustained and peak. */
-static void find_end(const int64_t *v, size_t n, size_t m, size_t dips, lbt_jump *j)
-{
-	size_t stop = n, last_high = j->start;
-	double sum = 0;
-
-	j->ongoing = 1;
-	for (size_t e = j->start + m; e + m <= n; e++)
-		if (run_below(v + e, m, j->threshold, dips)) {
-			stop = e;
-			j->ongoing = 0;
-			break;
-		}
-	j->end = stop;
-	j->peak = v[j->start];
-	for (size_t i = j->start; i < stop; i++) {
-		if ((double)v[i] >= j->threshold)
-			last_high = i;
-		if (v[i] > j->peak)
-			j->peak = v[i];
-	}
-	for (size_t i = j->start; i <= last_high; i++)
-		sum += (double)v[i];
-	j->sustained = sum / (double)(last_high - j->start + 1);
-}
-
-/* Jump of v[0..n) under o (see series.h).  @return 0 with *j filled, or
- * -1 when out of memory. */
-int lbt_jump_find(const int64_t *v, size_t n, const lbt_jump_opts *o, lbt_jump *j)
-{
-	size_t m = o->min_buckets ? o->min_buckets : 1;
-	int r;
-
-	memset(j, 0, sizeof(*j));
-	if (n < m + 1)
-		return 0;
-	if ((r = find_start(v, n, m, o, j)) < 0)
-		return -1;
-	if (r == 1)
-		find_end(v, n, m, o->dips, j);
-	return 0;
 }
 
 /* UTF-8 sparkline of v[0..n) in at most width cells into buf, never

@@ -3,18 +3,10 @@
  */
 #include <stdio.h>
 
+#include "lbt/episode_report.h"
 #include "lbt/offenders_report.h"
 
-/* The ratio cell: absent without a baseline, "new", or the number. */
-static void out_ratio(lbt_out *out, const lbt_offender *w)
-{
-	if (!w->has_ratio)
-		lbt_out_absent(out);
-	else if (w->is_new)
-		lbt_out_cstr(out, "new");
-	else
-		lbt_out_double(out, w->ratio, 2);
-}
+#define SEC 1000000LL
 
 /* Write the cells of one source. */
 static void row(lbt_out *out, const lbt_offender *w, int country, int asn)
@@ -34,7 +26,7 @@ static void row(lbt_out *out, const lbt_offender *w, int country, int asn)
 	lbt_out_double(out, w->held_s, 3);
 	lbt_report_time(out, w->first_us);
 	lbt_report_time(out, w->last_us);
-	out_ratio(out, w);
+	lbt_episode_report_ratio(out, &w->cp);
 	if (country)
 		lbt_out_cstr(out, w->geo.has_country ? w->geo.country : NULL);
 	if (asn) {
@@ -42,9 +34,14 @@ static void row(lbt_out *out, const lbt_offender *w, int country, int asn)
 		lbt_out_cstr(out, w->geo.has_asn ? buf : NULL);
 	}
 	lbt_report_evidence(out, w->ev_file, w->ev_line);
+	lbt_episode_report_baseline(out, &w->cp);
+	lbt_out_int(out, (int64_t)w->cp.episodes);
+	lbt_episode_report_main(out, &w->cp, SEC);
 }
 
-/* The table: columns (GeoIP ones only when a database can fill them), rows.
+/* The table: columns (GeoIP ones only when a database can fill them, the
+ * change points after the evidence, where scripts that cut the older
+ * columns do not see them), rows.
  * @return 0 or -1. */
 int lbt_offenders_report(const lbt_offenders *o, FILE *fp, const lbt_report_opts *p)
 {
@@ -54,9 +51,15 @@ int lbt_offenders_report(const lbt_offenders *o, FILE *fp, const lbt_report_opts
 		{ "status", LBT_COL_STR }, { "tarpit", LBT_COL_NUM }, { "held_s", LBT_COL_NUM },
 		{ "first", LBT_COL_STR }, { "last", LBT_COL_STR }, { "ratio", LBT_COL_NUM },
 	};
+	static const lbt_out_col changes[] = {
+		{ "baseline_rps", LBT_COL_NUM }, { "episodes", LBT_COL_NUM },
+		{ "jump_start", LBT_COL_STR }, { "jump_end", LBT_COL_STR },
+		{ "sustained_rps", LBT_COL_NUM },
+	};
 	const lbt_geoip *g = lbt_offenders_opts_get(o)->geoip;
-	int country = lbt_geoip_has_country(g), asn = lbt_geoip_has_asn(g), n = 12;
-	lbt_out_col cols[15];
+	int country = lbt_geoip_has_country(g), asn = lbt_geoip_has_asn(g);
+	int n = (int)(sizeof base / sizeof base[0]);
+	lbt_out_col cols[sizeof base / sizeof base[0] + 3 + sizeof changes / sizeof changes[0]];
 	lbt_out *out;
 
 	for (int i = 0; i < n; i++)
@@ -66,10 +69,30 @@ int lbt_offenders_report(const lbt_offenders *o, FILE *fp, const lbt_report_opts
 	if (asn)
 		cols[n++] = (lbt_out_col){ "asn", LBT_COL_STR };
 	cols[n++] = (lbt_out_col){ "evidence", LBT_COL_STR };
+	for (size_t i = 0; i < sizeof changes / sizeof changes[0]; i++)
+		cols[n++] = changes[i];
 	if ((out = lbt_report_writer(fp, p, cols, n)) == NULL)
 		return -1;
 	for (size_t i = 0; i < lbt_offenders_nrows(o); i++)
 		row(out, lbt_offenders_row_at(o, i), country, asn);
+	return lbt_out_free(out);
+}
+
+/* Every episode of every ranked source, in rank order.  @return 0 or -1. */
+int lbt_offenders_report_episodes(const lbt_offenders *o, FILE *fp, const lbt_report_opts *p)
+{
+	lbt_out_col cols[LBT_EPISODE_NCOLS];
+	lbt_out *out;
+	int64_t origin;
+
+	lbt_episode_report_cols(cols, "source");
+	if ((out = lbt_report_writer(fp, p, cols, LBT_EPISODE_NCOLS)) == NULL)
+		return -1;
+	for (size_t i = 0; i < lbt_offenders_nrows(o); i++) {
+		const lbt_cp_result *cp = lbt_offenders_changes(o, i, &origin);
+
+		lbt_episode_report_rows(out, lbt_offenders_row_at(o, i)->source, cp, origin, SEC);
+	}
 	return lbt_out_free(out);
 }
 

@@ -3,20 +3,14 @@
  */
 #include <stdio.h>
 
+#include "lbt/episode_report.h"
 #include "lbt/rate_report.h"
 
 #define SPARK_WIDTH 40
 
-/* Write a bucket's time, or an absent cell when `have` is 0. */
-static void out_bucket(lbt_out *out, int have, int64_t bucket, int64_t step)
-{
-	if (have)
-		lbt_report_bucket(out, bucket, step);
-	else
-		lbt_out_absent(out);
-}
-
-/* The cells of ranked key i (a sparkline last when `spark`). */
+/* The cells of ranked key i (a sparkline last when `spark`).  The columns
+ * of before the change-point engine keep their places (scripts cut them);
+ * first_seen, episodes and ratio follow. */
 static void row(lbt_out *out, const lbt_rate *r, size_t i, int spark)
 {
 	const lbt_rate_row *w = lbt_rate_row_at(r, i);
@@ -26,17 +20,12 @@ static void row(lbt_out *out, const lbt_rate *r, size_t i, int spark)
 	lbt_out_cstr(out, w->key);
 	lbt_out_int(out, w->total);
 	lbt_out_double(out, w->peak_rate, 2);
-	out_bucket(out, 1, w->peak_bucket, step);
-	lbt_out_double(out, w->baseline_rate, 2);
-	out_bucket(out, w->jump, w->jump_start, step);
-	if (w->jump && w->ongoing)
-		lbt_out_cstr(out, "ongoing");
-	else
-		out_bucket(out, w->jump, w->jump_end, step);
-	if (w->jump)
-		lbt_out_double(out, w->sustained_rate, 2);
-	else
-		lbt_out_absent(out);
+	lbt_report_bucket(out, w->peak_bucket, step);
+	lbt_episode_report_baseline(out, &w->cp);
+	lbt_episode_report_main(out, &w->cp, step);
+	lbt_report_bucket(out, w->first, step);
+	lbt_out_int(out, (int64_t)w->cp.episodes);
+	lbt_episode_report_ratio(out, &w->cp);
 	if (spark) {
 		lbt_rate_sparkline(r, i, SPARK_WIDTH, buf, sizeof buf);
 		lbt_out_cstr(out, buf);
@@ -51,14 +40,35 @@ int lbt_rate_report_rows(const lbt_rate *r, FILE *fp, const lbt_report_opts *p, 
 		{ "total", LBT_COL_NUM }, { "peak_rps", LBT_COL_NUM }, { "peak_at", LBT_COL_STR },
 		{ "baseline_rps", LBT_COL_NUM }, { "jump_start", LBT_COL_STR },
 		{ "jump_end", LBT_COL_STR }, { "sustained_rps", LBT_COL_NUM },
-		{ "spark", LBT_COL_STR },
+		{ "first_seen", LBT_COL_STR }, { "episodes", LBT_COL_NUM },
+		{ "ratio", LBT_COL_NUM }, { "spark", LBT_COL_STR },
 	};
-	lbt_out *out = lbt_report_writer(fp, p, cols, spark ? 9 : 8);
+	int ncols = (int)(sizeof cols / sizeof cols[0]);
+	lbt_out *out = lbt_report_writer(fp, p, cols, spark ? ncols : ncols - 1);
 
 	if (out == NULL)
 		return -1;
 	for (size_t i = 0; i < lbt_rate_nrows(r); i++)
 		row(out, r, i, spark);
+	return lbt_out_free(out);
+}
+
+/* Every episode of every ranked key, in rank order.  @return 0 or -1. */
+int lbt_rate_report_episodes(const lbt_rate *r, FILE *fp, const lbt_report_opts *p)
+{
+	lbt_out_col cols[LBT_EPISODE_NCOLS];
+	lbt_out *out;
+	int64_t origin;
+
+	lbt_episode_report_cols(cols, lbt_rate_by_name(lbt_rate_opts_get(r)->by));
+	if ((out = lbt_report_writer(fp, p, cols, LBT_EPISODE_NCOLS)) == NULL)
+		return -1;
+	for (size_t i = 0; i < lbt_rate_nrows(r); i++) {
+		const lbt_cp_result *cp = lbt_rate_changes(r, i, &origin);
+
+		lbt_episode_report_rows(out, lbt_rate_row_at(r, i)->key, cp, origin,
+		    lbt_rate_step(r));
+	}
 	return lbt_out_free(out);
 }
 

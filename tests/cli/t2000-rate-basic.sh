@@ -2,9 +2,10 @@
 # lbt-rate on tests/data/analyses/flood.log (see make-flood.sh there): key A
 # at 2/s, 30/s from 23:24:20 to 23:24:34, 2/s again; B, C, D flat at 1/s.
 # Expected values by hand: A 47*2 + 15*28 = 514 requests, peak 30 at
-# 23:24:20, baseline median(twenty 2s) = 2, threshold 10, jump 23:24:20 ..
-# 23:24:35 (first of ten seconds back at 2/s), sustained 30; B, C, D 47
-# each, peak and baseline 1, in key order on the tie.
+# 23:24:20, baseline 40 requests in the 20 s before the flood = 2/s, one
+# episode, a rise 23:24:20 .. 23:24:35 at 30/s (its mean, sustained_rps),
+# ratio 15, first seen 23:24:00; B, C, D 47 each, peak and baseline 1, no
+# episode, in key order on the tie.
 . "$(dirname "$0")/lib.sh"
 
 A=5bf66975-d4c7-4bf5-bcc8-b8d8a82ea278
@@ -16,11 +17,11 @@ cp "$DATA/analyses/flood.log" .
 tab=$(printf '\t')
 
 cat > expect <<EOT
-key	total	peak_rps	peak_at	baseline_rps	jump_start	jump_end	sustained_rps
-$A	514	30.00	$T:20Z	2.00	$T:20Z	$T:35Z	30.00
-$B	47	1.00	$T:00Z	1.00			
-$C	47	1.00	$T:00Z	1.00			
-$D	47	1.00	$T:00Z	1.00			
+key	total	peak_rps	peak_at	baseline_rps	jump_start	jump_end	sustained_rps	first_seen	episodes	ratio
+$A	514	30.00	$T:20Z	2.00	$T:20Z	$T:35Z	30.00	$T:00Z	1	15.00
+$B	47	1.00	$T:00Z	1.00				$T:00Z	0	
+$C	47	1.00	$T:00Z	1.00				$T:00Z	0	
+$D	47	1.00	$T:00Z	1.00				$T:00Z	0	
 EOT
 
 expect_success 'the flooded key comes first with its jump (TSV when piped)' '
@@ -50,10 +51,11 @@ expect_success '--json: numbers bare, absent jump null' '
 '
 
 # 10 s buckets: A has 20 20 300 160 14 from :00 :10 :20 :30 :40; one bucket
-# makes a jump; at :20 the baseline is median(20 20) = 20, threshold 100, so
-# the jump is :20 .. :40 (14 < 100), sustained (300 + 160) / 2 / 10 = 23/s.
+# is an episode; the baseline is (20 + 20) / 20 s = 2/s, and 30/s and 16/s
+# are less than twice apart, one segment: the rise is :20 .. :40 at
+# (300 + 160) / 20 s = 23/s, ratio 11.5 (14 is back under 5 x 2).
 expect_success '--step 10s' '
-	printf "%s\n" "$A	514	30.00	$T:20Z	2.00	$T:20Z	$T:40Z	23.00" > expect10 &&
+	printf "%s\n" "$A	514	30.00	$T:20Z	2.00	$T:20Z	$T:40Z	23.00	$T:00Z	1	11.50" > expect10 &&
 	lbt-rate --step 10s --top 1 --no-header flood.log > out && test_cmp expect10 out
 '
 
@@ -99,14 +101,14 @@ expect_success 'a sparkline on a terminal' '
 	if command -v script > /dev/null; then
 		script -eqc "lbt-rate --top 1 --color=never flood.log 2> /dev/null" /dev/null \
 		    > tty.out && tr -d "\r" < tty.out > out &&
-		head -n 1 out | grep -q "sustained_rps  spark$" &&
+		head -n 1 out | grep -q "ratio  spark$" &&
 		tail -n 1 out | grep -q " ▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁█████████████▁▁▁▁▁▁▁▁▁▁$"
 	fi
 '
 
 expect_success 'no record with the --by field: a header, a note, exit 0' '
 	lbt-rate --by host flood.log > out 2> err &&
-	test "$(cat out)" = "host	total	peak_rps	peak_at	baseline_rps	jump_start	jump_end	sustained_rps" &&
+	test "$(cat out)" = "host	total	peak_rps	peak_at	baseline_rps	jump_start	jump_end	sustained_rps	first_seen	episodes	ratio" &&
 	grep "^lbt-rate: none of 655 records has a host" err
 '
 

@@ -4,9 +4,12 @@
 # 23:24:34 (225, denied 429); 2001:db8:bad:1::1..d 13/s (195, tarpitted,
 # Tw 1500 ms: 292.5 s held); 198.51.100.10 2/s throughout (94); the decoys
 # 203.0.113.8 (same /24) and 2001:db8:bad:2::5 (same /48) and 198.51.100.20
-# 1/s (47 each).  The total rate goes 5/s -> 33/s at 23:24:20: baseline
-# window 23:24:00..23:24:20, comparison 23:24:20..23:24:47; the offenders
-# are new, the others keep their rate (ratio 1).  Evidence, each source's
+# 1/s (47 each).  Each source's change points, over the input's 47 s: the
+# offenders are new (absent for 20 s at a rate that would have shown 300
+# and 260 requests), each with one rise 23:24:20 .. 23:24:35 at its rate
+# (15/s, 13/s); the others have a baseline of their rate (2/s, 1/s) and
+# no episode, so no ratio (the single window before the total's jump gave
+# them a ratio of 1.00 for not changing).  Evidence, each source's
 # first request: lines 1-100 are seconds 0-19 (5 a second: .10 .10 .8
 # bad:2 .20, so lines 1, 3, 4, 5), second 20 is lines 101-133: .10 101-102,
 # .7 103-117, the /64 118-130, then 131-133 (so lines 103 and 118).
@@ -20,13 +23,13 @@ T=2025-11-01T23:24
 cp "$DATA/analyses/flood.log" .
 
 cat > expect <<EOT
-source	requests	share	peak_rps	addrs	top_keys	status	tarpit	held_s	first	last	ratio	evidence
-203.0.113.7	225	34.35	15	1	$A:225	429:225	0	0.000	$T:20.060Z	$T:34.480Z	new	flood.log:103
-2001:db8:bad:1::/64	195	29.77	13	13	$A:195	5xx:195	195	292.500	$T:20.510Z	$T:34.870Z	new	flood.log:118
-198.51.100.10	94	14.35	2	1	$A:94	2xx:94	0	0.000	$T:00.000Z	$T:46.030Z	1.00	flood.log:1
-198.51.100.20	47	7.18	1	1	$D:47	2xx:47	0	0.000	$T:00.120Z	$T:46.120Z	1.00	flood.log:5
-203.0.113.8	47	7.18	1	1	$B:47	2xx:47	0	0.000	$T:00.060Z	$T:46.060Z	1.00	flood.log:3
-2001:db8:bad:2::/64	47	7.18	1	1	$C:47	2xx:47	0	0.000	$T:00.090Z	$T:46.090Z	1.00	flood.log:4
+source	requests	share	peak_rps	addrs	top_keys	status	tarpit	held_s	first	last	ratio	evidence	baseline_rps	episodes	jump_start	jump_end	sustained_rps
+203.0.113.7	225	34.35	15	1	$A:225	429:225	0	0.000	$T:20.060Z	$T:34.480Z	new	flood.log:103	new	1	$T:20Z	$T:35Z	15.00
+2001:db8:bad:1::/64	195	29.77	13	13	$A:195	5xx:195	195	292.500	$T:20.510Z	$T:34.870Z	new	flood.log:118	new	1	$T:20Z	$T:35Z	13.00
+198.51.100.10	94	14.35	2	1	$A:94	2xx:94	0	0.000	$T:00.000Z	$T:46.030Z		flood.log:1	2.00	0			
+198.51.100.20	47	7.18	1	1	$D:47	2xx:47	0	0.000	$T:00.120Z	$T:46.120Z		flood.log:5	1.00	0			
+203.0.113.8	47	7.18	1	1	$B:47	2xx:47	0	0.000	$T:00.060Z	$T:46.060Z		flood.log:3	1.00	0			
+2001:db8:bad:2::/64	47	7.18	1	1	$C:47	2xx:47	0	0.000	$T:00.090Z	$T:46.090Z		flood.log:4	1.00	0			
 EOT
 
 # first_ev FILE... - by hand (awk): each source's first request, the

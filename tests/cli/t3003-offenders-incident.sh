@@ -3,7 +3,10 @@
 # 203.0.113.7 and 2001:db8:bad:1::/64 rank first and second, with request
 # counts and tarpit seconds (sum of Tw over PT-- lines) counted again with
 # awk on the log; the decoys 203.0.113.8 (same /24) and 2001:db8:bad:2::5
-# (same /48) stay separate sources.  A missing capture is a failure.
+# (same /48) stay separate sources.  Their ratio, baseline and episodes
+# are lbt-rate --by net's on the same log (one engine, one definition),
+# and the offenders are new from the flood start (phases.tsv).  A missing
+# capture is a failure.
 . "$(dirname "$0")/lib.sh"
 
 inc=${LBT_INCIDENT:-$DATA/incident}
@@ -13,7 +16,7 @@ get() {
 	elif [ -e "$inc/$1" ]; then cp "$inc/$1" "$1"
 	else return 1; fi
 }
-if ! get haproxy-httplog.log; then
+if ! get haproxy-httplog.log || ! get phases.tsv; then
 	missing "the incident capture in $inc"
 fi
 
@@ -46,6 +49,36 @@ expect_success 'the decoys are sources of their own' '
 
 expect_success 'the offenders are new against the baseline before the flood' '
 	head -n 2 out | cut -f 12 | sort -u > got && echo new > expect && test_cmp expect got
+'
+
+# first (ms) and jump_start (s) against the tarpit phase's start.
+expect_success 'they are new from the flood start: first request and first rise (phases.tsv)' '
+	t=$(awk -F"	" "\$1 == \"tarpit\" { printf \"%d\", \$2 / 1000000 }" phases.tsv) &&
+	for r in 1 2; do
+		f=$(sed -n ${r}p out | cut -f 10) && j=$(sed -n ${r}p out | cut -f 16) &&
+		d=$(( $(date -u -d "$f" +%s) - t )) && e=$(( $(date -u -d "$j" +%s) - t )) &&
+		test "$d" -ge 0 && test "$d" -le 1 && test "$e" -ge -1 && test "$e" -le 1 || exit 1
+	done
+'
+
+# source, ratio, baseline_rps, episodes, jump_start, jump_end,
+# sustained_rps of every source, from both programs.
+expect_success 'ratio, new, baseline and episodes: those of lbt-rate --by net' '
+	lbt-offenders --no-geoip --no-header --top 0 haproxy-httplog.log |
+	    cut -f 1,12,14-18 | sort > got &&
+	lbt-rate --by net --top 0 --no-header haproxy-httplog.log |
+	    awk -F"	" -v OFS="	" "{ print \$1, \$11, \$5, \$10, \$6, \$7, \$8 }" | sort > expect &&
+	test "$(wc -l < expect)" -ge 10 && test_cmp expect got &&
+	lbt-offenders --no-geoip --episodes --top 0 haproxy-httplog.log | sed 1d | sort > got &&
+	lbt-rate --by net --episodes --top 0 haproxy-httplog.log | sed 1d | sort > expect &&
+	test "$(wc -l < expect)" = 4 && test_cmp expect got
+'
+
+expect_success '--by ratio: the new sources with a rise first, by its mean' '
+	lbt-offenders --no-geoip --no-header --by ratio --top 3 haproxy-httplog.log | cut -f 1,12 > got &&
+	printf "2001:db8:bad:1::/64\tnew\n203.0.113.7\tnew\n" > expect &&
+	head -n 2 got | test_cmp expect - &&
+	test "$(sed -n 3p got | cut -f 2)" = ""
 '
 
 expect_success 'the /64 is one source of several addresses' '

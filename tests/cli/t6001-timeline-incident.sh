@@ -53,8 +53,11 @@ expect_success 'the truth names one flooded key and two offenders' '
 	test -n "$KEY" && test "$(wc -l < offenders)" -eq 2 && test ! -s ev.err
 '
 
-expect_success 'the key rises within 1 s of the tarpit phase start' '
-	when rise "$KEY" | within $((TS - 1000000)) $((TS + 1000000))
+expect_success 'the key rises within 1 s of the tarpit phase start, again at deny (answered at once)' '
+	when rise "$KEY" > rises &&
+	test "$(wc -l < rises)" -le 2 &&
+	head -n 1 rises | within $((TS - 1000000)) $((TS + 1000000)) &&
+	sed 1d rises | { read -r t || exit 0; echo "$t" | within $((DS - 1000000)) $((DS + 1000000)); }
 '
 
 expect_success 'the new heavy sources are the offenders, from the tarpit phase start' '

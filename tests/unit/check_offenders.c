@@ -9,9 +9,13 @@
  *                           PT-- with Tw 1500 ms, status 500, key KA
  *   D2 = 2001:db8:bad:2::5  1/s throughout (200, KB)   -- same /48 as B
  * By hand: requests A 20 + 400 = 420, B 200, D1 40, D2 40, total 700.
- * Total rate 3/s then 32/s: baseline median 3, threshold 15, jump at s=20,
- * so the baseline window is s = 0..19 and the comparison s = 20..39.
- * A: base 1/s, now 20/s, ratio 20; B: new; D1, D2: ratio 1.
+ * Each source's own change points (changepoint.h, over the input's span
+ * s = 0..39): A's baseline is its 20 requests before the change over 20 s
+ * = 1/s, then a rise from s = 20 at 20/s to the end (ongoing), ratio 20;
+ * B is new (absent for 20 s at a rate that would have shown 200), first
+ * seen at s = 20, a rise at 10/s, no ratio; D1, D2: baseline 1/s, no
+ * episode, no ratio.  (The old single window before the jump of the total
+ * gave D1 and D2 a ratio of 1: the ratio of a source that did not change.)
  * Peaks: A 20 at s=20, B 10 at s=20, D1 and D2 1 at s=0 (the earliest).
  * Evidence, each source's first request: A line 1, D1 line 2, D2 line 3;
  * B's first is at s=20, after the 60 lines of s < 20 (3 a second), A's 20
@@ -116,9 +120,7 @@ START_TEST(by_requests)
 	ck_assert_uint_eq(st->counted, 700);
 	ck_assert_uint_eq(st->sources, 4);
 	ck_assert_int_eq(st->baseline, 1);
-	ck_assert_int_eq(st->base_from_us, T0 * SEC);
-	ck_assert_int_eq(st->base_to_us, (T0 + 20) * SEC);
-	ck_assert_int_eq(st->cur_to_us, (T0 + 40) * SEC);
+	ck_assert_uint_eq(st->changes, 4);
 	ck_assert_uint_eq(lbt_offenders_nrows(o), 4);
 	a = lbt_offenders_row_at(o, 0);
 	ck_assert_str_eq(a->source, "203.0.113.7");
@@ -133,11 +135,15 @@ START_TEST(by_requests)
 	ck_assert_uint_eq(a->tarpitted, 0);
 	ck_assert_int_eq(a->first_us, T0 * SEC);
 	ck_assert_int_eq(a->last_us, (T0 + 39) * SEC + 19000);
-	ck_assert_int_eq(a->has_ratio, 1);
-	ck_assert_int_eq(a->is_new, 0);
-	ck_assert_double_eq(a->base_rate, 1);
-	ck_assert_double_eq(a->cur_rate, 20);
-	ck_assert_double_eq(a->ratio, 20);
+	ck_assert_int_eq(a->cp.is_new, 0);
+	ck_assert_double_eq(a->cp.baseline, 1);
+	ck_assert_uint_eq(a->cp.episodes, 1);
+	ck_assert_int_eq(a->cp.has_main, 1);
+	ck_assert_int_eq(a->cp.start, T0 + 20);
+	ck_assert_int_eq(a->cp.ongoing, 1);
+	ck_assert_double_eq(a->cp.mean_rate, 20);
+	ck_assert_int_eq(a->cp.has_ratio, 1);
+	ck_assert_double_eq(a->cp.ratio, 20);
 	ck_assert_str_eq(a->ev_file, "a.log");
 	ck_assert_uint_eq(a->ev_line, 1);
 	b = lbt_offenders_row_at(o, 1);
@@ -149,13 +155,18 @@ START_TEST(by_requests)
 	ck_assert_uint_eq(b->tarpitted, 200);
 	ck_assert_double_eq(b->held_s, 300);
 	ck_assert_str_eq(lbt_offender_status_str(b, buf, sizeof buf), "5xx:200");
-	ck_assert_int_eq(b->is_new, 1);
+	ck_assert_int_eq(b->cp.is_new, 1);
+	ck_assert_int_eq(b->cp.has_ratio, 0);
+	ck_assert_int_eq(b->cp.start, T0 + 20);
+	ck_assert_double_eq(b->cp.mean_rate, 10);
 	ck_assert_uint_eq(b->ev_line, 82);
 	/* the decoys stay apart: v4 sorts before v6 on equal requests */
 	ck_assert_str_eq(lbt_offenders_row_at(o, 2)->source, "203.0.113.8");
 	ck_assert_uint_eq(lbt_offenders_row_at(o, 2)->requests, 40);
 	ck_assert_uint_eq(lbt_offenders_row_at(o, 2)->ev_line, 2);
-	ck_assert_double_eq(lbt_offenders_row_at(o, 2)->ratio, 1);
+	ck_assert_double_eq(lbt_offenders_row_at(o, 2)->cp.baseline, 1);
+	ck_assert_int_eq(lbt_offenders_row_at(o, 2)->cp.has_main, 0);
+	ck_assert_int_eq(lbt_offenders_row_at(o, 2)->cp.has_ratio, 0);
 	ck_assert_str_eq(lbt_offenders_row_at(o, 3)->source, "2001:db8:bad:2::/64");
 	ck_assert_uint_eq(lbt_offenders_row_at(o, 3)->ev_line, 3);
 	ck_assert_ptr_null(lbt_offenders_row_at(o, 4));
@@ -217,8 +228,11 @@ START_TEST(thresholds)
 }
 END_TEST
 
-/* --baseline 23:24:01..23:24:11 (and the same in ISO 8601): base s=0..9,
- * comparison s=10..39 (30 s).  A: base 10/10 = 1/s, now (10 + 400)/30. */
+/* --baseline 23:24:01..23:24:11 (and the same in ISO 8601): one window,
+ * s = 0..9, for every source.  A: 10 requests there = 1/s, its rise at
+ * 20/s from s = 20, ratio 20 (the old comparison window, s = 10..39, gave
+ * (10 + 400) / 30 / 1 = 13.7: a mean over the flood and 10 s of calm);
+ * B sent nothing there: new. */
 START_TEST(explicit_baseline)
 {
 	static const char *specs[] = { "23:24:01..23:24:11",
@@ -232,14 +246,63 @@ START_TEST(explicit_baseline)
 		op.baseline = specs[k];
 		o = run(&op);
 		ck_assert_int_eq(lbt_offenders_stats_get(o)->baseline, 2);
-		ck_assert_int_eq(lbt_offenders_stats_get(o)->cur_from_us, (T0 + 10) * SEC);
+		ck_assert_int_eq(lbt_offenders_stats_get(o)->base_from_us, T0 * SEC);
+		ck_assert_int_eq(lbt_offenders_stats_get(o)->base_to_us, (T0 + 10) * SEC);
 		a = lbt_offenders_row_at(o, 0);
-		ck_assert_double_eq(a->base_rate, 1);
-		ck_assert_double_eq_tol(a->cur_rate, 410.0 / 30, 1e-9);
-		ck_assert_double_eq_tol(a->ratio, 410.0 / 30, 1e-9);
-		ck_assert_int_eq(lbt_offenders_row_at(o, 1)->is_new, 1);
+		ck_assert_double_eq(a->cp.baseline, 1);
+		ck_assert_int_eq(a->cp.start, T0 + 20);
+		ck_assert_double_eq(a->cp.ratio, 20);
+		ck_assert_int_eq(lbt_offenders_row_at(o, 1)->cp.is_new, 1);
 		lbt_offenders_free(o);
 	}
+}
+END_TEST
+
+/* --by ratio runs the engine on the sources that can rise only: the
+ * flood's four (D1 and D2 hold 10 requests in 10 s, floor x 10 s / 2) and
+ * not 30 sources of one request; then once more on the 3 rows shown.
+ * Those with a rise first (B new, A by ratio), then by requests. */
+START_TEST(ratio_skips)
+{
+	lbt_offenders_opts op = LBT_OFFENDERS_OPTS_INIT;
+	lbt_err err;
+	lbt_offenders *o;
+	char addr[64];
+
+	op.by = LBT_OFF_BY_RATIO;
+	op.top = 3;
+	o = lbt_offenders_new(&op, &err);
+	flood(o);
+	for (int i = 0; i < 30; i++) {
+		snprintf(addr, sizeof addr, "198.51.100.%d", i + 1);
+		lbt_rec r = mk((T0 + 5) * SEC, addr, 200, "----", 0, KC, 1000 + (uint64_t)i);
+
+		lbt_offenders_add(o, &r);
+	}
+	ck_assert_int_eq(lbt_offenders_finish(o, &err), 0);
+	ck_assert_uint_eq(lbt_offenders_stats_get(o)->changes, 4 + 3);
+	ck_assert_str_eq(lbt_offenders_row_at(o, 0)->source, "2001:db8:bad:1::/64");
+	ck_assert_str_eq(lbt_offenders_row_at(o, 1)->source, "203.0.113.7");
+	ck_assert_str_eq(lbt_offenders_row_at(o, 2)->source, "203.0.113.8");
+	lbt_offenders_free(o);
+}
+END_TEST
+
+/* A --baseline window that misses the input is an error, with the span. */
+START_TEST(window_outside)
+{
+	lbt_offenders_opts op = LBT_OFFENDERS_OPTS_INIT;
+	lbt_err err;
+	lbt_offenders *o;
+
+	op.baseline = "2025-11-01T22:00:00Z..2025-11-01T22:10:00Z";
+	o = lbt_offenders_new(&op, &err);
+	ck_assert_ptr_nonnull(o);
+	flood(o);
+	ck_assert_int_eq(lbt_offenders_finish(o, &err), -1);
+	ck_assert_str_eq(err.msg, "--baseline: the window is outside the input "
+	    "(2025-11-01T23:24:01.000Z .. 2025-11-01T23:24:41.000Z)");
+	lbt_offenders_free(o);
 }
 END_TEST
 
@@ -272,7 +335,7 @@ START_TEST(bad_opts)
 }
 END_TEST
 
-/* Flat traffic: no jump, so no baseline and no ratio. */
+/* Flat traffic: a baseline (1/s), no episode, so no ratio. */
 START_TEST(no_jump)
 {
 	lbt_offenders_opts op = LBT_OFFENDERS_OPTS_INIT;
@@ -285,8 +348,10 @@ START_TEST(no_jump)
 		lbt_offenders_add(o, &r);
 	}
 	lbt_offenders_finish(o, &err);
-	ck_assert_int_eq(lbt_offenders_stats_get(o)->baseline, 0);
-	ck_assert_int_eq(lbt_offenders_row_at(o, 0)->has_ratio, 0);
+	ck_assert_int_eq(lbt_offenders_stats_get(o)->baseline, 1);
+	ck_assert_double_eq(lbt_offenders_row_at(o, 0)->cp.baseline, 1);
+	ck_assert_int_eq(lbt_offenders_row_at(o, 0)->cp.has_main, 0);
+	ck_assert_int_eq(lbt_offenders_row_at(o, 0)->cp.has_ratio, 0);
 	ck_assert_uint_eq(lbt_offenders_row_at(o, 0)->ev_line, 1);
 	lbt_offenders_free(o);
 }
@@ -434,13 +499,15 @@ static char *rows_text(const lbt_offenders *o)
 		const lbt_offender *r = lbt_offenders_row_at(o, i);
 
 		fprintf(fp, "%s %llu %.9f %lld@%lld %llu/%d [%s] [%s] %llu %.3f %lld..%lld "
-		    "%d%d %.9f %.9f %.9f %s:%llu\n", r->source, (unsigned long long)r->requests,
+		    "%d%d%d %.9f %.9f %zu %lld..%lld %.9f %s:%llu\n", r->source,
+		    (unsigned long long)r->requests,
 		    r->share, (long long)r->peak_count, (long long)r->peak_second,
 		    (unsigned long long)r->addrs, r->addrs_capped,
 		    lbt_offender_keys_str(r, keys, sizeof keys),
 		    lbt_offender_status_str(r, st, sizeof st), (unsigned long long)r->tarpitted,
-		    r->held_s, (long long)r->first_us, (long long)r->last_us, r->has_ratio,
-		    r->is_new, r->ratio, r->base_rate, r->cur_rate,
+		    r->held_s, (long long)r->first_us, (long long)r->last_us, r->cp.is_new,
+		    r->cp.has_main, r->cp.has_ratio, r->cp.ratio, r->cp.baseline, r->cp.episodes,
+		    (long long)r->cp.start, (long long)r->cp.end, r->cp.mean_rate,
 		    r->ev_file ? r->ev_file : "-", (unsigned long long)r->ev_line);
 	}
 	ck_assert_int_eq(fclose(fp), 0);
@@ -619,6 +686,8 @@ static Suite *offenders_suite(void)
 	tcase_add_test(tc, rankings);
 	tcase_add_test(tc, thresholds);
 	tcase_add_test(tc, explicit_baseline);
+	tcase_add_test(tc, ratio_skips);
+	tcase_add_test(tc, window_outside);
 	tcase_add_test(tc, bad_opts);
 	tcase_add_test(tc, no_jump);
 	tcase_add_test(tc, top_keys);

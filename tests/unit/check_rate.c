@@ -4,9 +4,11 @@
  * The main case: over 60 s starting at T0, key A runs at 2/s for 30 s,
  * 30/s for 20 s, then 2/s for 10 s; B, C and D stay flat at 3, 2 and 1/s.
  * By hand: A total 2*30 + 30*20 + 2*10 = 680, peak 30 at T0+30, baseline
- * median(thirty 2s) = 2, threshold max(5*2, 2) = 10, jump T0+30 .. T0+50
- * (the first of ten seconds below 10), sustained 30/s.  Records are fed
- * second-half first, as two files read in the wrong order would be.
+ * 60 requests in the 30 s before the change = 2/s, one episode, a rise
+ * T0+30 .. T0+50 at 30/s, ratio 15 (the change points themselves are
+ * tested in check_changepoint.c; here, that the rows carry them, in
+ * buckets).  Records are fed second-half first, as two files read in the
+ * wrong order would be.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -88,19 +90,25 @@ START_TEST(jump_first)
 	ck_assert_double_eq(a->peak_rate, 30);
 	ck_assert_int_eq(a->first, T0);
 	ck_assert_int_eq(a->last, T0 + 59);
-	ck_assert_int_eq(a->jump, 1);
-	ck_assert_int_eq(a->ongoing, 0);
-	ck_assert_int_eq(a->jump_start, T0 + 30);
-	ck_assert_int_eq(a->jump_end, T0 + 50);
-	ck_assert_double_eq(a->baseline_rate, 2);
-	ck_assert_double_eq(a->threshold_rate, 10);
-	ck_assert_double_eq(a->sustained_rate, 30);
+	ck_assert_int_eq(a->cp.is_new, 0);
+	ck_assert_double_eq(a->cp.baseline, 2);
+	ck_assert_uint_eq(a->cp.episodes, 1);
+	ck_assert_int_eq(a->cp.has_main, 1);
+	ck_assert(a->cp.kind == LBT_CP_RISE);
+	ck_assert_int_eq(a->cp.ongoing, 0);
+	ck_assert_int_eq(a->cp.start, T0 + 30);
+	ck_assert_int_eq(a->cp.end, T0 + 50);
+	ck_assert_double_eq(a->cp.mean_rate, 30);
+	ck_assert_double_eq(a->cp.peak_rate, 30);
+	ck_assert_int_eq(a->cp.has_ratio, 1);
+	ck_assert_double_eq(a->cp.ratio, 15);
 	b = lbt_rate_row_at(r, 1);
 	ck_assert_str_eq(b->key, KB);
 	ck_assert_int_eq(b->total, 180);
 	ck_assert_int_eq(b->peak_bucket, T0);
-	ck_assert_int_eq(b->jump, 0);
-	ck_assert_double_eq(b->baseline_rate, 3);
+	ck_assert_int_eq(b->cp.has_main, 0);
+	ck_assert_uint_eq(b->cp.episodes, 0);
+	ck_assert_double_eq(b->cp.baseline, 3);
 	ck_assert_str_eq(lbt_rate_row_at(r, 2)->key, KC);
 	ck_assert_str_eq(lbt_rate_row_at(r, 3)->key, KD);
 	ck_assert_ptr_null(lbt_rate_row_at(r, 4));
@@ -139,9 +147,9 @@ END_TEST
 /* 10 s buckets.  T0 ends in 1, so bucket edges fall at T0+9, T0+19...:
  * A's buckets hold 18 20 20 272 300 48 2 (s=0..8 at 2/s; s=29 at 2/s plus
  * s=30..38 at 30/s; s=39..48 at 30/s; s=49 at 30/s plus s=50..58 at 2/s;
- * s=59).  Peak 300 = 30 req/s in bucket (T0+39)/10.  The jump needs one
- * bucket: at the fourth bucket the baseline is median(18 20 20) = 20 per
- * bucket = 2/s and 272 >= 100, so it starts at (T0+30)/10. */
+ * s=59).  Peak 300 = 30 req/s in bucket (T0+39)/10.  An episode needs one
+ * bucket (10 s); the baseline is the 58 requests of the three buckets
+ * before the change over their 30 s, and the rise starts at (T0+30)/10. */
 START_TEST(step10)
 {
 	lbt_rate_opts o = LBT_RATE_OPTS_INIT;
@@ -155,9 +163,9 @@ START_TEST(step10)
 	ck_assert_int_eq(a->peak_count, 300);
 	ck_assert_double_eq(a->peak_rate, 30);
 	ck_assert_int_eq(a->peak_bucket, (T0 + 39) / 10);
-	ck_assert_double_eq(a->baseline_rate, 2);
-	ck_assert_int_eq(a->jump, 1);
-	ck_assert_int_eq(a->jump_start, (T0 + 30) / 10);
+	ck_assert_double_eq_tol(a->cp.baseline, 58.0 / 30, 1e-12);
+	ck_assert_int_eq(a->cp.has_main, 1);
+	ck_assert_int_eq(a->cp.start, (T0 + 30) / 10);
 	lbt_rate_free(r);
 }
 END_TEST
@@ -259,19 +267,23 @@ START_TEST(ongoing)
 		}
 	lbt_rate_finish(r, &err);
 	a = lbt_rate_row_at(r, 0);
-	ck_assert_int_eq(a->jump, 1);
-	ck_assert_int_eq(a->ongoing, 1);
-	ck_assert_int_eq(a->jump_start, T0 + 20);
-	ck_assert_double_eq(a->baseline_rate, 10);
-	ck_assert_double_eq(a->sustained_rate, 300);
+	ck_assert_int_eq(a->cp.has_main, 1);
+	ck_assert_int_eq(a->cp.ongoing, 1);
+	ck_assert_int_eq(a->cp.start, T0 + 20);
+	ck_assert_int_eq(a->cp.end, T0 + 40);
+	ck_assert_double_eq(a->cp.baseline, 10);
+	ck_assert_double_eq(a->cp.mean_rate, 300);
 	ck_assert_int_eq(a->total, 20 * 10 + 20 * 300);
 	lbt_rate_free(r);
 }
 END_TEST
 
-/* A key seen only after the others started: its baseline starts with it.
- * Span of the input is T0..T0+59 (A), E is at 20/s over T0+40..T0+59:
- * no history before its own start, so no jump, baseline 20. */
+/* A key seen only after the others started.  Span of the input is
+ * T0..T0+59 (A), E is at 20/s over T0+40..T0+59: absent for 40 s at a rate
+ * that would have shown 800 requests, so new, first seen at T0+40, one
+ * rise from there, ongoing, no ratio.  (The jump search started at the
+ * key's own first bucket and called it "no jump, baseline 20": a key that
+ * appears with a flood had its flood rate for a baseline.) */
 START_TEST(late_key)
 {
 	lbt_rate_opts o = LBT_RATE_OPTS_INIT;
@@ -290,8 +302,60 @@ START_TEST(late_key)
 	lbt_rate_finish(r, &err);
 	e = lbt_rate_row_at(r, 1);
 	ck_assert_str_eq(e->key, "late");
-	ck_assert_int_eq(e->jump, 0);
-	ck_assert_double_eq(e->baseline_rate, 20);
+	ck_assert_int_eq(e->cp.is_new, 1);
+	ck_assert_int_eq(e->first, T0 + 40);
+	ck_assert_double_eq(e->cp.baseline, 0);
+	ck_assert_int_eq(e->cp.has_main, 1);
+	ck_assert_int_eq(e->cp.start, T0 + 40);
+	ck_assert_int_eq(e->cp.ongoing, 1);
+	ck_assert_double_eq(e->cp.mean_rate, 20);
+	ck_assert_int_eq(e->cp.has_ratio, 0);
+	lbt_rate_free(r);
+}
+END_TEST
+
+/* A key that stops while another goes on (an LB out of rotation): A at
+ * 5/s for 40 s, B at 5/s for 80 s.  A's change points are read over the
+ * input's span (T0..T0+79): a drop from T0+40, ongoing, to 0/s, ratio 0;
+ * lbt_rate_changes gives the same in bucket indices from T0. */
+START_TEST(drop)
+{
+	lbt_rate_opts o = LBT_RATE_OPTS_INIT;
+	lbt_err err;
+	lbt_rate *r = lbt_rate_new(&o, &err);
+	const lbt_rate_row *a;
+	const lbt_cp_result *cp;
+	int64_t origin = 0;
+
+	for (int s = 0; s < 80; s++)
+		for (int i = 0; i < 5; i++) {
+			lbt_rec ra = keyed((T0 + s) * SEC + i * 1000, KA);
+			lbt_rec rb = keyed((T0 + s) * SEC + i * 1000, KB);
+
+			if (s < 40)
+				lbt_rate_add(r, &ra);
+			lbt_rate_add(r, &rb);
+		}
+	ck_assert_int_eq(lbt_rate_finish(r, &err), 0);
+	a = lbt_rate_row_at(r, 1);
+	ck_assert_str_eq(a->key, KA);
+	ck_assert_double_eq(a->cp.baseline, 5);
+	ck_assert_int_eq(a->cp.has_main, 1);
+	ck_assert(a->cp.kind == LBT_CP_DROP);
+	ck_assert_int_eq(a->cp.start, T0 + 40);
+	ck_assert_int_eq(a->cp.ongoing, 1);
+	ck_assert_double_eq(a->cp.mean_rate, 0);
+	ck_assert_int_eq(a->cp.has_ratio, 1);
+	ck_assert_double_eq(a->cp.ratio, 0);
+	cp = lbt_rate_changes(r, 1, &origin);
+	ck_assert_ptr_nonnull(cp);
+	ck_assert_int_eq(origin, T0);
+	ck_assert_uint_eq(cp->nep, 1);
+	ck_assert_uint_eq(cp->ep[0].start, 40);
+	ck_assert_uint_eq(cp->ep[0].end, 80);
+	ck_assert_double_eq(cp->ep[0].from_rate, 5);
+	ck_assert_int_eq(lbt_rate_row_at(r, 0)->cp.episodes, 0);
+	ck_assert_ptr_null(lbt_rate_changes(r, 2, &origin));
 	lbt_rate_free(r);
 }
 END_TEST
@@ -321,7 +385,7 @@ START_TEST(bad_opts)
 	lbt_rate_by by;
 	lbt_rate_rank rank;
 
-	o.jump_factor = 1;
+	o.cp.factor = 1;
 	ck_assert_ptr_null(lbt_rate_new(&o, &err));
 	ck_assert_ptr_nonnull(strstr(err.msg, "--jump-factor"));
 	o = (lbt_rate_opts)LBT_RATE_OPTS_INIT;
@@ -368,6 +432,7 @@ static Suite *rate_suite(void)
 	tcase_add_test(tc, missing_fields);
 	tcase_add_test(tc, ongoing);
 	tcase_add_test(tc, late_key);
+	tcase_add_test(tc, drop);
 	tcase_add_test(tc, sparkline);
 	tcase_add_test(tc, bad_opts);
 	tcase_add_test(tc, empty);

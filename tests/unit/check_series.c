@@ -1,7 +1,7 @@
 /*
  * check_series.c - unit tests for lib/analysis/series.c: sparse buckets filled out
- * of order, span/peak/total/dense, median, jump start/end/baseline worked
- * out by hand on small arrays, sparkline and bucket times.
+ * of order, span/peak/total/dense, the peak of a dense array, sparkline
+ * and bucket times.  (Baselines and episodes: check_changepoint.c.)
  */
 #include <check.h>
 #include <stdlib.h>
@@ -11,17 +11,6 @@
 
 #define SEC 1000000LL
 #define T0 1762039441LL            /* 2025-11-01T23:24:01Z (date -u -d ... +%s) */
-
-/* Fill v with runs: pairs (count, value) ending with count 0.  @return n */
-static size_t runs(int64_t *v, const int *spec)
-{
-	size_t n = 0;
-
-	for (; spec[0] != 0; spec += 2)
-		for (int i = 0; i < spec[0]; i++)
-			v[n++] = spec[1];
-	return n;
-}
 
 /* floor division, also below zero. */
 START_TEST(bucket_of)
@@ -140,200 +129,13 @@ START_TEST(many_buckets)
 }
 END_TEST
 
-/* Median of odd and even counts; the input is not reordered. */
-START_TEST(median)
+/* The index of the first largest element. */
+START_TEST(peak_index)
 {
-	int64_t a[] = { 9, 1, 5 }, b[] = { 4, 1, 3, 10 };
+	int64_t b[] = { 4, 1, 10, 3, 10 };
 
-	ck_assert_double_eq(lbt_median_i64(a, 3), 5);
-	ck_assert_int_eq(a[0], 9);
-	ck_assert_double_eq(lbt_median_i64(b, 4), 3.5);
-	ck_assert_double_eq(lbt_median_i64(b, 0), 0);
-	ck_assert_uint_eq(lbt_peak_i64(b, 4), 3);
-}
-END_TEST
-
-/* 10 s at 2/s, 12 s at 30/s, 10 s at 2/s: baseline 2, threshold 10,
- * start at index 10, end at 22, sustained 30. */
-START_TEST(jump_basic)
-{
-	static const int spec[] = { 10, 2, 12, 30, 10, 2, 0 };
-	int64_t v[64];
-	size_t n = runs(v, spec);
-	lbt_jump_opts o = LBT_JUMP_OPTS_INIT;
-	lbt_jump j;
-
-	ck_assert_int_eq(lbt_jump_find(v, n, &o, &j), 0);
-	ck_assert_int_eq(j.found, 1);
-	ck_assert_uint_eq(j.start, 10);
-	ck_assert_uint_eq(j.end, 22);
-	ck_assert_int_eq(j.ongoing, 0);
-	ck_assert_double_eq(j.baseline, 2);
-	ck_assert_double_eq(j.threshold, 10);
-	ck_assert_double_eq(j.sustained, 30);
-	ck_assert_int_eq(j.peak, 30);
-}
-END_TEST
-
-/* Still high at the end: ongoing; trailing low buckets (fewer than M) are
- * left out of the sustained rate. */
-START_TEST(jump_ongoing)
-{
-	static const int a[] = { 10, 2, 15, 30, 0 }, b[] = { 10, 2, 12, 30, 3, 2, 0 };
-	int64_t v[64];
-	size_t n = runs(v, a);
-	lbt_jump_opts o = LBT_JUMP_OPTS_INIT;
-	lbt_jump j;
-
-	lbt_jump_find(v, n, &o, &j);
-	ck_assert_int_eq(j.found, 1);
-	ck_assert_int_eq(j.ongoing, 1);
-	ck_assert_uint_eq(j.start, 10);
-	ck_assert_uint_eq(j.end, 25);
-	ck_assert_double_eq(j.sustained, 30);
-	n = runs(v, b);
-	lbt_jump_find(v, n, &o, &j);
-	ck_assert_int_eq(j.ongoing, 1);
-	ck_assert_uint_eq(j.end, 25);
-	ck_assert_double_eq(j.sustained, 30);
-}
-END_TEST
-
-/* A dip shorter than M does not end the jump: 10x2, 12x30, 3x2, 12x30, 10x2
- * -> start 10, end 37, sustained (24*30 + 3*2) / 27. */
-START_TEST(jump_dip)
-{
-	static const int spec[] = { 10, 2, 12, 30, 3, 2, 12, 30, 10, 2, 0 };
-	int64_t v[64];
-	size_t n = runs(v, spec);
-	lbt_jump_opts o = LBT_JUMP_OPTS_INIT;
-	lbt_jump j;
-
-	lbt_jump_find(v, n, &o, &j);
-	ck_assert_uint_eq(j.start, 10);
-	ck_assert_uint_eq(j.end, 37);
-	ck_assert_int_eq(j.ongoing, 0);
-	ck_assert_double_eq_tol(j.sustained, (24 * 30 + 3 * 2) / 27.0, 1e-9);
-}
-END_TEST
-
-/* No jump: a spike shorter than M; a rise below the factor; 0.1/s -> 1/s
- * (baseline median 0, but 1 is under the floor of 2); too short a series. */
-START_TEST(jump_none)
-{
-	static const int spike[] = { 10, 2, 5, 30, 10, 2, 0 }, mild[] = { 10, 10, 20, 40, 0 };
-	int64_t v[128];
-	size_t n;
-	lbt_jump_opts o = LBT_JUMP_OPTS_INIT;
-	lbt_jump j;
-
-	n = runs(v, spike);
-	lbt_jump_find(v, n, &o, &j);
-	ck_assert_int_eq(j.found, 0);
-	n = runs(v, mild);
-	lbt_jump_find(v, n, &o, &j);
-	ck_assert_int_eq(j.found, 0);
-	/* 50 s at one request every 10 s, then 1 per second for 20 s */
-	memset(v, 0, sizeof v);
-	for (int i = 0; i < 50; i += 10)
-		v[i] = 1;
-	for (int i = 50; i < 70; i++)
-		v[i] = 1;
-	lbt_jump_find(v, 70, &o, &j);
-	ck_assert_int_eq(j.found, 0);
-	/* with the floor lowered to 1, it is one, starting at 50 */
-	o.floor = 1;
-	lbt_jump_find(v, 70, &o, &j);
-	ck_assert_int_eq(j.found, 1);
-	ck_assert_uint_eq(j.start, 50);
-	ck_assert_double_eq(j.baseline, 0);
-	ck_assert_int_eq(j.ongoing, 1);
-	o = (lbt_jump_opts)LBT_JUMP_OPTS_INIT;
-	lbt_jump_find(v, 10, &o, &j);
-	ck_assert_int_eq(j.found, 0);
-}
-END_TEST
-
-/* From nothing to a flood: the baseline is the median of zeros. */
-START_TEST(jump_from_zero)
-{
-	static const int spec[] = { 5, 0, 3, 1, 20, 300, 0 };
-	int64_t v[64];
-	size_t n = runs(v, spec);
-	lbt_jump_opts o = { 5.0, 3, 2.0, 0 };
-	lbt_jump j;
-
-	lbt_jump_find(v, n, &o, &j);
-	ck_assert_int_eq(j.found, 1);
-	ck_assert_uint_eq(j.start, 8);
-	/* median of 0 0 0 0 0 1 1 1 = 0 */
-	ck_assert_double_eq(j.baseline, 0);
-	ck_assert_double_eq(j.threshold, 2);
-	ck_assert_int_eq(j.ongoing, 1);
-	ck_assert_double_eq(j.sustained, 300);
-}
-END_TEST
-
-/* The baseline moves with the candidate: 4 at 1, 4 at 3 then high.
- * At t=8 the median of 1 1 1 1 3 3 3 3 is 2, threshold 10 (k=5). */
-START_TEST(jump_even_median)
-{
-	static const int spec[] = { 4, 1, 4, 3, 4, 10, 0 };
-	int64_t v[64];
-	size_t n = runs(v, spec);
-	lbt_jump_opts o = { 5.0, 2, 2.0, 0 };
-	lbt_jump j;
-
-	lbt_jump_find(v, n, &o, &j);
-	ck_assert_int_eq(j.found, 1);
-	/* t=4: median(1 1 1 1)=1, thr 5: v[4..5]=3 3 no; t=5..7: v includes 3; t=8 ok */
-	ck_assert_uint_eq(j.start, 8);
-	ck_assert_double_eq(j.baseline, 2);
-	ck_assert_double_eq(j.threshold, 10);
-}
-END_TEST
-
-/* One dip inside the flood: no jump under the strict rule (the 7 buckets
- * after the dip are too few), a jump from 10 to 22 with dips = 2;
- * sustained (11 * 30 + 5) / 12. */
-START_TEST(jump_dips_start)
-{
-	static const int spec[] = { 10, 2, 4, 30, 1, 5, 7, 30, 10, 2, 0 };
-	int64_t v[64];
-	size_t n = runs(v, spec);
-	lbt_jump_opts o = LBT_JUMP_OPTS_INIT;
-	lbt_jump j;
-
-	lbt_jump_find(v, n, &o, &j);
-	ck_assert_int_eq(j.found, 0);
-	o.dips = 2;
-	lbt_jump_find(v, n, &o, &j);
-	ck_assert_int_eq(j.found, 1);
-	ck_assert_uint_eq(j.start, 10);
-	ck_assert_uint_eq(j.end, 22);
-	ck_assert_double_eq_tol(j.sustained, 335.0 / 12, 1e-9);
-}
-END_TEST
-
-/* A stray high bucket after the flood: the strict end waits for ten lows
- * after it (index 26; sustained over 10..25 = (12*30 + 3*2 + 30) / 16);
- * with dips = 1 the end is the first low bucket, 22. */
-START_TEST(jump_dips_end)
-{
-	static const int spec[] = { 10, 2, 12, 30, 3, 2, 1, 30, 14, 2, 0 };
-	int64_t v[64];
-	size_t n = runs(v, spec);
-	lbt_jump_opts o = LBT_JUMP_OPTS_INIT;
-	lbt_jump j;
-
-	lbt_jump_find(v, n, &o, &j);
-	ck_assert_uint_eq(j.start, 10);
-	ck_assert_uint_eq(j.end, 26);
-	ck_assert_double_eq(j.sustained, 396.0 / 16);
-	o.dips = 1;
-	lbt_jump_find(v, n, &o, &j);
-	ck_assert_uint_eq(j.end, 22);
-	ck_assert_double_eq(j.sustained, 30);
+	ck_assert_uint_eq(lbt_peak_i64(b, 5), 2);
+	ck_assert_uint_eq(lbt_peak_i64(b, 0), 0);
 }
 END_TEST
 
@@ -379,15 +181,7 @@ static Suite *series_suite(void)
 	tcase_add_test(tc, peak_tie);
 	tcase_add_test(tc, max_mode);
 	tcase_add_test(tc, many_buckets);
-	tcase_add_test(tc, median);
-	tcase_add_test(tc, jump_basic);
-	tcase_add_test(tc, jump_ongoing);
-	tcase_add_test(tc, jump_dip);
-	tcase_add_test(tc, jump_none);
-	tcase_add_test(tc, jump_from_zero);
-	tcase_add_test(tc, jump_even_median);
-	tcase_add_test(tc, jump_dips_start);
-	tcase_add_test(tc, jump_dips_end);
+	tcase_add_test(tc, peak_index);
 	tcase_add_test(tc, sparkline);
 	tcase_add_test(tc, bucket_format);
 	suite_add_tcase(s, tc);
