@@ -18,7 +18,7 @@ allowed() {
 	db) echo "base config read" ;;
 	analysis) echo "base" ;;
 	out) echo "base" ;;
-	report) echo "base analysis out" ;;
+	report) echo "base analysis out rule" ;;
 	run) echo "base config read db analysis" ;;
 	rule) echo "base" ;;
 	cli) echo "base config read db analysis out report run rule" ;;
