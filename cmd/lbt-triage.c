@@ -148,13 +148,13 @@ int main(int argc, char **argv)
 		LBT_OPT_FLAG("json", 0, &o.json, "one JSON document instead of the screen"),
 		LBT_OPT_INT("keys", 0, &o.keys, 1, 100, "N", "hot keys shown (default 3)"),
 		LBT_OPT_INT("sources", 0, &o.sources, 0, 1000, "N",
-		    "sources shown besides the offenders (default 5)"),
+		    "other sources shown (default 5)"),
 		LBT_OPT_FN("factor", 0, opt_factor, &o.t, "K",
-		    "a rise, and an offender, is K times its baseline (default 5)"),
+		    "a rise is K times the baseline (default 5)"),
 		LBT_OPT_FN("floor", 0, opt_floor, &o.t, "RATE",
-		    "a rise reaches at least RATE req/s (default 2)"),
+		    "and at least RATE req/s (default 2)"),
 		LBT_OPT_FN("min-share", 0, opt_share, &o.t, "PCT",
-		    "an offender sends PCT % of the requests since the jump (default 5)"),
+		    "an offender sends PCT % of the requests (5)"),
 		LBT_OPT_INT("maxconn", 'm', &o.maxconn, 1, INT32_MAX, "N",
 		    "maxconn of every frontend (default: --haproxy-cfg)"),
 		LBT_OPT_FN("allow", 0, opt_allow, &o, "FILE|NETWORK",
@@ -163,7 +163,7 @@ int main(int argc, char **argv)
 		LBT_OPT_INT("v6-prefix", 0, &o.v6, 0, 128, "BITS", "deny each IPv6 offender's /BITS"),
 		LBT_OPT_FLAG("nginx", 0, &o.nginx, "write the rule for NGINX, not HAProxy"),
 		LBT_OPT_STR("list-file", 0, &o.t.list_path, "PATH",
-		    "the rule's list file when it does not fit on one line"),
+		    "list file of a rule too long for a line"),
 		LBT_OPT_END
 	};
 	lbt_analysis v[4] = { { 0 } };
