@@ -187,8 +187,9 @@ int main(int argc, char **argv)
 	t = triage(&cli, &o, v, in);
 	if (lbt_triage_summary_get(t)->verdict == LBT_TRIAGE_NO_RECORDS && cli.status == 0)
 		lbt_cli_note(&cli, "no records to triage: %llu lines, %llu records left out by the "
-		    "filters", (unsigned long long)lbt_stream_stats(in)->lines,
-		    (unsigned long long)lbt_stream_stats(in)->filtered);
+		    "filters, %llu without a time", (unsigned long long)lbt_stream_stats(in)->lines,
+		    (unsigned long long)lbt_stream_stats(in)->filtered,
+		    (unsigned long long)lbt_triage_summary_get(t)->records);
 	pr.color = cli.color;
 	rc = o.json ? lbt_triage_write_json(t, stdout, &err) : lbt_triage_write(t, stdout, &pr, &err);
 	if (rc < 0)

@@ -4,6 +4,7 @@
  * the rate analyses), the sources and who of them offends, the pressure
  * per frontend, the damage, the verdict.  The rule is triage_rule.c.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -291,11 +292,24 @@ static int source_cmp(const void *pa, const void *pb)
 }
 
 /*
- * Whether source s offends, and why: a share of min_share or more, and
- * new or min_ratio times its baseline, or refused by the proxy's own
- * limits for half of its requests or more (the larger of its 429 answers
- * and its tarpitted requests: never counted twice when the tarpit answers
- * 429).
+ * The fewest requests that make an event: those of the smallest rise the
+ * engine reports, floor requests a second for min_buckets seconds (1 s
+ * buckets), at least 1.  A source or a tarpit below it is left alone: two
+ * tarpitted requests of a quiet log are no flood.
+ */
+static uint64_t min_events(const lbt_triage *t)
+{
+	double n = ceil(t->o.cp.floor * (double)t->o.cp.min_buckets);
+
+	return n >= 1 ? (uint64_t)n : 1;
+}
+
+/*
+ * Whether source s offends, and why: a share of min_share or more and
+ * min_events requests or more, and new or min_ratio times its baseline,
+ * or refused by the proxy's own limits for half of its requests or more
+ * (the larger of its 429 answers and its tarpitted requests: never
+ * counted twice when the tarpit answers 429).
  */
 static lbt_triage_why why_offends(const lbt_triage *t, const lbt_triage_source *s)
 {
@@ -303,7 +317,7 @@ static lbt_triage_why why_offends(const lbt_triage *t, const lbt_triage_source *
 	uint64_t refused = r->status[LBT_OFF_S429] > r->tarpitted ? r->status[LBT_OFF_S429] :
 	    r->tarpitted;
 
-	if (s->share < t->o.min_share)
+	if (s->share < t->o.min_share || r->requests < min_events(t))
 		return LBT_TRIAGE_NOT;
 	if (t->sum.baseline && r->has_ratio && r->is_new)
 		return LBT_TRIAGE_NEW;
@@ -376,7 +390,7 @@ static int find_fronts(lbt_triage *t, lbt_err *err)
 		f->held_s = (double)f->g->held_tw_ms / 1000.0;
 		f->tarpit_slot_pct = os->slot_us > 0 ? 100.0 * (double)os->tarpit_us /
 		    (double)os->slot_us : 0;
-		f->tarpit_heavy = f->g->pt > 0 && f->tarpit_slot_pct >= TARPIT_HEAVY;
+		f->tarpit_heavy = f->g->pt >= min_events(t) && f->tarpit_slot_pct >= TARPIT_HEAVY;
 		if (f->g->full_buckets == 0)
 			continue;
 		f->full_from_us = f->g->full_first * step;
@@ -475,7 +489,9 @@ int lbt_triage_build(lbt_triage *t, const lbt_triage_input *in, lbt_err *err)
 	t->in = *in;
 	t->sum.lines = in->lines;
 	t->sum.records = lbt_rate_stats_get(in->statuses)->records;
-	t->sum.requests = lbt_rate_stats_get(in->statuses)->counted;
+	t->sum.requests = lbt_offenders_stats_get(in->offenders)->counted;   /* a time, a client */
+	if (t->sum.requests == 0)                                   /* else a time, a status */
+		t->sum.requests = lbt_rate_stats_get(in->statuses)->counted;
 	find_span(t);
 	if (t->sum.requests == 0) {
 		t->sum.verdict = LBT_TRIAGE_NO_RECORDS;

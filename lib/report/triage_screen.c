@@ -114,6 +114,9 @@ static int header(struct scr *s)
 	const lbt_triage_summary *m = lbt_triage_summary_get(s->t);
 	char a[48], b[48], n[48];
 
+	if (m->requests == 0 && m->records > 0)
+		return line(s, 0, "lbt-triage: none of the %llu records has a time",
+		    (unsigned long long)m->records);
 	if (m->requests == 0)
 		return line(s, 0, "lbt-triage: no records in %llu lines", (unsigned long long)m->lines);
 	lbt_time_format_s(m->first_us - m->first_us % 1000000, a, sizeof a);
@@ -360,20 +363,34 @@ static int front(struct scr *s, const lbt_triage_front *f)
 	return rc;
 }
 
-/* The pressure of the first frontends. */
+/* True when the logs of group f say something of its pressure: a
+ * tarpitted request, a logged fc, a known maxconn (NGINX logs do not). */
+static int has_pressure(const lbt_triage_front *f)
+{
+	return f->g->pt > 0 || f->g->fc_n > 0 || f->g->maxconn > 0;
+}
+
+/* The pressure of the first frontends that have any. */
 static int pressure(struct scr *s)
 {
 	const lbt_triage *t = s->t;
-	size_t n = lbt_triage_nfronts(t);
+	size_t n = 0, shown = 0;
 
-	if (n == 0)
-		return 0;
-	for (size_t i = 0; i < n && i < NFRONTS; i++)
-		if (front(s, lbt_triage_front_at(t, i)) < 0)
+	for (size_t i = 0; i < lbt_triage_nfronts(t); i++) {
+		const lbt_triage_front *f = lbt_triage_front_at(t, i);
+
+		if (!has_pressure(f))
+			continue;
+		if (n++ < NFRONTS && front(s, f) < 0)
 			return -1;
-	if (n > NFRONTS && line(s, 0, "  and %zu more frontends (lbt-tarpit)", n - NFRONTS) < 0)
+		shown += n <= NFRONTS;
+	}
+	if (n == 0 && lbt_triage_nfronts(t) > 0)
+		return para(s, "", "  ", "pressure: not in these logs (no tarpitted request, no "
+		    "logged fc, no maxconn)") < 0 || lbt_out_line(s->fp, "", 0) < 0 ? -1 : 0;
+	if (n > shown && line(s, 0, "  and %zu more frontends (lbt-tarpit)", n - shown) < 0)
 		return -1;
-	return lbt_out_line(s->fp, "", 0);
+	return n > 0 ? lbt_out_line(s->fp, "", 0) : 0;
 }
 
 /* The share of 429, 503, 5xx and -1 answers, of all and of the legitimate. */
@@ -382,6 +399,9 @@ static int damage(struct scr *s)
 	const lbt_triage_damage *d = lbt_triage_damage_get(s->t);
 	int rc;
 
+	if (d->requests == 0)
+		return para(s, "", "  ", "damage: no HTTP status in these logs") < 0 ||
+		    lbt_out_line(s->fp, "", 0) < 0 ? -1 : 0;
 	rc = para(s, "", "  ", "damage: of %llu answers, %.1f%% 429, %.1f%% 503, %.1f%% 5xx, "
 	    "%.1f%% -1", (unsigned long long)d->requests, pct(d->s429, d->requests),
 	    pct(d->s503, d->requests), pct(d->s5xx, d->requests), pct(d->snone, d->requests));
