@@ -41,7 +41,8 @@
  * The verdict: no records; calm; an anomaly (a rise of the total, of a
  * key or of an error status, a full frontend, a tarpit holding half the
  * slot time or more, an offender) that is over by now; or one that is
- * ongoing (a rise that lasts to now, or a frontend full now).
+ * ongoing (a rise that lasts to now, a frontend full now, or an offender
+ * that sent in the last cp.min_buckets seconds before now).
  *
  *     lbt_triage *t = lbt_triage_new(&opts, &err);
  *     lbt_triage_allow(t, "partners.lst", &err);         // --allow, optional

@@ -472,6 +472,9 @@ static void find_verdict(lbt_triage *t)
 		anomaly = 1;
 		ongoing |= t->fronts[i].full_now;
 	}
+	for (size_t i = 0; i < t->nsrc; i++)         /* an offender still sending */
+		ongoing |= t->src[i].offender && t->src[i].row->last_us >= s->now_us -
+		    (int64_t)t->o.cp.min_buckets * 1000000;
 	if (anomaly && s->since_us == INT64_MAX)    /* offenders or tarpit alone */
 		widen(s, s->baseline ? s->base_to_us : s->first_us, s->last_us);
 	s->verdict = s->records == 0 || s->requests == 0 ? LBT_TRIAGE_NO_RECORDS :
