@@ -529,13 +529,41 @@ const char *lbt_triagei_clock(const lbt_triage *t, int64_t us, char *buf, size_t
 	return buf;
 }
 
-/* Accessors (triage.h). */
-const lbt_triage_summary *lbt_triage_summary_get(const lbt_triage *t) { return &t->sum; }
-size_t lbt_triage_nkeys(const lbt_triage *t) { return t->nkeys; }
-size_t lbt_triage_nsources(const lbt_triage *t) { return t->nsrc_shown; }
-size_t lbt_triage_nfronts(const lbt_triage *t) { return t->nfronts; }
-const lbt_triage_damage *lbt_triage_damage_get(const lbt_triage *t) { return &t->dmg; }
-const lbt_triage_opts *lbt_triage_opts_get(const lbt_triage *t) { return &t->o; }
+/* The summary and verdict. */
+const lbt_triage_summary *lbt_triage_summary_get(const lbt_triage *t)
+{
+	return &t->sum;
+}
+
+/* How many hot keys. */
+size_t lbt_triage_nkeys(const lbt_triage *t)
+{
+	return t->nkeys;
+}
+
+/* How many sources are shown: the offenders and opts.nsources others. */
+size_t lbt_triage_nsources(const lbt_triage *t)
+{
+	return t->nsrc_shown;
+}
+
+/* How many (load balancer, frontend) groups. */
+size_t lbt_triage_nfronts(const lbt_triage *t)
+{
+	return t->nfronts;
+}
+
+/* The answers by class. */
+const lbt_triage_damage *lbt_triage_damage_get(const lbt_triage *t)
+{
+	return &t->dmg;
+}
+
+/* The options t was made with. */
+const lbt_triage_opts *lbt_triage_opts_get(const lbt_triage *t)
+{
+	return &t->o;
+}
 
 /* How many rises of error statuses. */
 size_t lbt_triage_nerrors(const lbt_triage *t)
