@@ -101,92 +101,12 @@ static int series_range(const lbt_triage *t, int64_t *b0, size_t *n, lbt_err *er
 	return 0;
 }
 
-/*
- * The rise hidden in a leading drop.  When a flood fills most of the
- * input (a `tail` at 00:11), the engine takes the flood's level for the
- * baseline and reads the start, before the flood, as a drop below it.
- * A first episode that is a drop from bucket 0, ended, with a baseline at
- * least factor times its rate and the floor, is therefore the rise that
- * follows it, until the next drop or to now.  @return 1 with *e, else 0
- */
-static int rise_after_drop(const lbt_cp_result *res, const int64_t *v, size_t n,
-    double step_s, const lbt_cp_opts *o, lbt_cp_episode *e)
-{
-	const lbt_cp_episode *d = res->nep > 0 ? &res->ep[0] : NULL;
-	int64_t sum = 0;
-
-	if (d == NULL || d->kind != LBT_CP_DROP || d->start != 0 || d->ongoing ||
-	    res->baseline < o->floor || res->baseline < o->factor * d->mean_rate)
-		return 0;
-	memset(e, 0, sizeof *e);
-	e->kind = LBT_CP_RISE;
-	e->start = d->end;
-	e->end = res->nep > 1 && res->ep[1].kind == LBT_CP_DROP ? res->ep[1].start : n;
-	e->ongoing = e->end == n;
-	e->from_rate = d->mean_rate;
-	e->peak = e->start;
-	for (size_t b = e->start; b < e->end; b++) {
-		sum += v[b];
-		e->peak = v[b] > v[e->peak] ? b : e->peak;
-	}
-	e->peak_rate = (double)v[e->peak] / step_s;
-	e->mean_rate = e->end > e->start ? (double)sum / step_s / (double)(e->end - e->start) : 0;
-	return 1;
-}
-
-/* The latest rise episode of res into *e (with the one after a leading
- * drop when there is none); *first says whether it is the first.
- * @return 1 when found, else 0 */
-static int pick_rise(const lbt_cp_result *res, const int64_t *v, size_t n, double step_s,
-    const lbt_cp_opts *o, lbt_cp_episode *e, int *first)
-{
-	size_t k = res->nep;
-
-	for (size_t i = 0; i < res->nep; i++)
-		if (res->ep[i].kind == LBT_CP_RISE)
-			k = i;
-	if (k < res->nep) {
-		*e = res->ep[k];
-		*first = 1;
-		for (size_t i = 0; i < k; i++)
-			*first &= res->ep[i].kind != LBT_CP_RISE;
-		return 1;
-	}
-	*first = 0;
-	return rise_after_drop(res, v, n, step_s, o, e);
-}
-
-/*
- * The latest rise of v[0..n) (bucket b0 first, `step` µs) into *r, or
- * r->found 0.  @return 0, or -1 when out of memory
- */
+/* The latest rise of v[0..n) (bucket b0 first, `step` µs) into *r, or
+ * r->found 0 (triage_rise.c).  @return 0, or -1 when out of memory */
 static int latest_rise(const lbt_triage *t, const int64_t *v, size_t n, int64_t b0,
     int64_t step, lbt_triage_rise *r)
 {
-	double step_s = (double)step / 1e6;
-	lbt_cp_result res;
-	lbt_cp_episode e;
-	int first;
-
-	memset(r, 0, sizeof *r);
-	if (n == 0)
-		return 0;
-	if (lbt_cp_find(v, n, step_s, &t->o.cp, &res) < 0)
-		return -1;
-	if (pick_rise(&res, v, n, step_s, &t->o.cp, &e, &first)) {
-		r->found = 1;
-		r->ongoing = e.ongoing;
-		r->is_new = res.is_new && first;     /* it came with the series */
-		r->from_rate = e.from_rate;
-		r->to_rate = e.mean_rate;
-		r->peak_rate = e.peak_rate;
-		r->now_rate = res.nseg > 0 ? res.seg[res.nseg - 1].rate : 0;
-		r->start_us = (b0 + (int64_t)e.start) * step;
-		r->end_us = e.ongoing ? t->sum.now_us : (b0 + (int64_t)e.end) * step;
-		r->peak_us = (b0 + (int64_t)e.peak) * step;
-	}
-	lbt_cp_result_free(&res);
-	return 0;
+	return lbt_triagei_rise(&t->o.cp, v, n, b0, step, t->sum.now_us, r);
 }
 
 /* Order of hot keys: ongoing first, then the larger jump, then the key. */
@@ -509,20 +429,18 @@ int lbt_triage_build(lbt_triage *t, const lbt_triage_input *in, lbt_err *err)
 	return 0;
 }
 
-/* "HH:MM:SS", with "MM-DD " before it when the data spans several days. */
+/* "HH:MM:SS" on the UTC day of now (or of the latest request, when later),
+ * "MM-DD HH:MM:SS" on another day: the times at 00:11 stay short. */
 const char *lbt_triagei_clock(const lbt_triage *t, int64_t us, char *buf, size_t size)
 {
-	char iso[48], a[48], b[48];
-	int one_day;
+	char iso[48], today[48];
 
-	lbt_time_format_s(t->sum.first_us, a, sizeof a);
 	lbt_time_format_s(t->sum.now_us > t->sum.last_us ? t->sum.now_us : t->sum.last_us,
-	    b, sizeof b);
-	one_day = strncmp(a, b, 10) == 0;
+	    today, sizeof today);
 	lbt_time_format_s(us - us % 1000000, iso, sizeof iso);
 	if (strlen(iso) < 19)
 		snprintf(buf, size, "%s", iso);
-	else if (one_day)
+	else if (strncmp(iso, today, 10) == 0)
 		snprintf(buf, size, "%.8s", iso + 11);
 	else
 		snprintf(buf, size, "%.5s %.8s", iso + 5, iso + 11);

@@ -38,8 +38,16 @@ struct lbt_triage {
  * command (triage_rule.c).  @return 0, or -1 with err. */
 int lbt_triagei_rule(lbt_triage *t, lbt_err *err);
 
-/* "07:45:30" when the data lies in one UTC day, else "11-30 07:45:30",
- * into buf (16 bytes at least).  @return buf */
+/*
+ * The latest rise of v[0..n), counts of buckets b0.. of step_us µs, into
+ * *r (r->found 0 when there is none); now_us is the end of an ongoing one
+ * (triage_rise.c).  @return 0, or -1 when out of memory
+ */
+int lbt_triagei_rise(const lbt_cp_opts *o, const int64_t *v, size_t n, int64_t b0,
+    int64_t step_us, int64_t now_us, lbt_triage_rise *r);
+
+/* "07:45:30" on the UTC day of now, else "11-30 07:45:30", into buf (16
+ * bytes at least).  @return buf */
 const char *lbt_triagei_clock(const lbt_triage *t, int64_t us, char *buf, size_t size);
 
 #endif

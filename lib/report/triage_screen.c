@@ -123,8 +123,9 @@ static int header(struct scr *s)
 	lbt_time_format_s(m->last_us - m->last_us % 1000000, b, sizeof b);
 	if (m->lines > 0)
 		snprintf(n, sizeof n, "%llu lines, ", (unsigned long long)m->lines);
-	if (line(s, 0, "lbt-triage: %.10s %.8s to %.*s%.8s UTC, %s%llu requests", a, a + 11,
-	    strncmp(a, b, 10) ? 6 : 0, b + 5, b + 11, m->lines > 0 ? n : "",
+	if (para(s, "", "  ", "lbt-triage: %.10s %.8s to %.*s%s%.8s UTC, %s%llu requests", a, a + 11,
+	    strncmp(a, b, 10) ? 5 : 0, b + 5, strncmp(a, b, 10) ? " " : "", b + 11,
+	    m->lines > 0 ? n : "",
 	    (unsigned long long)m->requests) < 0)
 		return -1;
 	if (m->now_us == m->last_us)
@@ -238,7 +239,7 @@ static int hot_keys(struct scr *s)
 		{ "until", LBT_COL_STR } };
 	const lbt_triage *t = s->t;
 	char k[80], r[16], tm[24], x[24];
-	size_t tw = strlen(clk(s, 0, tm, sizeof tm)), kw;
+	size_t tw = 0, kw;
 	lbt_out *o;
 
 	if (lbt_triage_nkeys(t) == 0) {
@@ -249,7 +250,14 @@ static int hot_keys(struct scr *s)
 		    "%gx its baseline and %g req/s)", t->o.cp.factor, t->o.cp.floor) < 0 ||
 		    lbt_out_line(s->fp, "", 0) < 0 ? -1 : 0;
 	}
-	kw = (size_t)s->width > 28 + 2 * tw + 8 ? (size_t)s->width - 28 - 2 * tw : 8;
+	for (size_t i = 0; i < lbt_triage_nkeys(t); i++) {     /* the widest times */
+		const lbt_triage_key *e = lbt_triage_key_at(t, i);
+		size_t a = strlen(clk(s, e->rise.start_us, tm, sizeof tm));
+		size_t b = e->rise.ongoing ? 5 : strlen(clk(s, e->rise.end_us, x, sizeof x));
+
+		tw = a + b > tw ? a + b : tw;
+	}
+	kw = (size_t)s->width > 28 + tw + 8 ? (size_t)s->width - 28 - tw : 8;
 	if ((o = table(s, cols, 6)) == NULL)
 		return -1;
 	for (size_t i = 0; i < lbt_triage_nkeys(t); i++) {

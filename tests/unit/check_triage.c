@@ -356,6 +356,35 @@ START_TEST(flood_fills_input)
 }
 END_TEST
 
+/* Two hours (more than the engine gets in 1 s buckets): a key at one
+ * request every 2 s, and a flood key at 50/s from s = 5000 to 5100.  The
+ * rise is found in coarse buckets, then its start to the second. */
+START_TEST(long_input)
+{
+	struct run r;
+	const lbt_triage *t;
+	const lbt_triage_key *k;
+
+	run_new(&r);
+	for (int s = 0; s < 7200; s += 2)
+		add(&r, (T0 + s) * SEC, "192.0.2.10", 200, "----", 0, KB);
+	for (int s = 5000; s < 5100; s++)
+		for (int i = 0; i < 50; i++)
+			add(&r, (T0 + s) * SEC + i * 10000, "203.0.113.7", 200, "----", 0, KA);
+	t = triage(&r, NULL);
+	ck_assert_uint_eq(lbt_triage_nkeys(t), 1);
+	k = lbt_triage_key_at(t, 0);
+	ck_assert_str_eq(k->key, KA);
+	ck_assert_int_eq(k->rise.start_us, (T0 + 5000) * SEC);
+	ck_assert(!k->rise.ongoing);
+	ck_assert_int_ge(k->rise.end_us, (T0 + 5100) * SEC);
+	ck_assert_int_le(k->rise.end_us, (T0 + 5100 + 2) * SEC);     /* coarse: 2 s buckets */
+	ck_assert(fabs(k->rise.peak_rate - 50) < 1e-9);
+	ck_assert_int_eq(lbt_triage_summary_get(t)->verdict, LBT_TRIAGE_OVER);
+	run_free(&r);
+}
+END_TEST
+
 /* No jump of the total, so no baseline: the source that the proxy's limits
  * refuse offends (REFUSED), the heavy one served does not. */
 START_TEST(refused_without_baseline)
@@ -458,6 +487,7 @@ static Suite *triage_suite(void)
 	tcase_add_test(tc, calm);
 	tcase_add_test(tc, no_records);
 	tcase_add_test(tc, flood_fills_input);
+	tcase_add_test(tc, long_input);
 	tcase_add_test(tc, refused_without_baseline);
 	tcase_add_test(tc, over_by_now);
 	tcase_add_test(tc, misuse);
