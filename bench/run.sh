@@ -30,7 +30,7 @@ echo "file: $lines lines, $((bytes / 1048576)) MiB (haproxy-httplog, bench/genlo
 row "wc -l" "$wc"
 for cmd in "lbt-cat --format haproxy-httplog --fields time,client,status" \
            "lbt-cat --fields time,client,status" \
-           "lbt-rate --tsv" "lbt-offenders --tsv" "lbt-tarpit --tsv" "lbt-timeline --tsv"; do
+           "lbt-rate --tsv" "lbt-offenders --tsv" "lbt-tarpit --tsv" "lbt-timeline --tsv" "lbt-triage"; do
 	prog=${cmd%% *}
 	[ -x "$bin/$prog" ] || { echo "$prog: not built, skipped"; continue; }
 	row "$cmd" "$(best "$bin"/$cmd "$log")"

@@ -140,23 +140,10 @@ static FILE *open_in(lbt_cli *cli, const char *path)
 static void load(lbt_cli *cli, struct opts *o, lbt_deny *d)
 {
 	lbt_err err;
-	lbt_ipnet net;
 
-	for (size_t i = 0; i < o->allow.n; i++) {
-		const char *a = o->allow.v[i];
-		FILE *fp;
-
-		if (lbt_deny_parse_net(a, strlen(a), &net, &err) == 0) {
-			if (lbt_deny_allow(d, &net, NULL, 0, &err) < 0)
-				lbt_cli_die(cli, &err);
-			continue;
-		}
-		fp = open_in(cli, a);
-		if (lbt_deny_read_allow(d, fp, a, &err) < 0)
+	for (size_t i = 0; i < o->allow.n; i++)
+		if (lbt_deny_allow_arg(d, o->allow.v[i], &err) < 0)
 			lbt_cli_die(cli, &err);
-		if (fp != stdin)
-			fclose(fp);
-	}
 	for (int i = 0; i < cli->nargs; i++)
 		if (lbt_deny_add_text(d, cli->args[i], &err) < 0)
 			lbt_cli_die(cli, &err);

@@ -20,6 +20,7 @@ static const struct {
 	const char *name;
 	const char *what;
 } progs[] = {
+	{ "triage", "the one command for 00:11: hot keys, sources, pressure, damage, the rule" },
 	{ "cat", "parse, filter and print records, or the matching raw lines" },
 	{ "index", "load logs into a SQLite index, idempotent and resumable" },
 	{ "rate", "request rates per key, source or status over time; peaks, baselines, episodes" },

@@ -18,7 +18,7 @@ allowed() {
 	db) echo "base config read" ;;
 	analysis) echo "base" ;;
 	out) echo "base" ;;
-	report) echo "base analysis out audit" ;;
+	report) echo "base analysis out audit rule" ;;
 	run) echo "base config read db analysis" ;;
 	audit) echo "base config read analysis run" ;;
 	rule) echo "base" ;;

@@ -16,7 +16,8 @@
  *
  * lbt_deny_finish decides, in this order:
  *   1. selection: the sources passing --min-share, --min-requests and
- *      --top are "selected" (all of them when no threshold is set); the
+ *      --top are "selected" (all of them when no threshold is set, none
+ *      with opts.picked_only), and those added as LBT_DENY_FROM_ARG; the
  *      others stay as data, for the collateral count;
  *   2. widening: a selected source narrower than --v4-prefix/--v6-prefix
  *      is replaced by its network of that length;
@@ -80,9 +81,12 @@ typedef struct lbt_deny_opts {
 	int64_t top;             /* then keep the first `top` by requests; 0 all */
 	int v4_bits, v6_bits;    /* widen selected sources to this; -1 off */
 	int force;               /* allow sources wider than /24 and /48 */
+	int picked_only;         /* select only the sources added as LBT_DENY_FROM_ARG
+	                            (a caller that chose them itself: lbt-triage);
+	                            the data sources stay, for the collateral */
 } lbt_deny_opts;
 
-#define LBT_DENY_OPTS_INIT { -1.0, -1, 0, -1, -1, 0 }
+#define LBT_DENY_OPTS_INIT { -1.0, -1, 0, -1, -1, 0, 0 }
 
 typedef struct lbt_deny lbt_deny;
 
@@ -173,6 +177,10 @@ int lbt_deny_read(lbt_deny *d, FILE *fp, const char *name, lbt_err *err);
 
 /* Read an allow-list file (the plain list shape).  @return 0 or -1 with err. */
 int lbt_deny_read_allow(lbt_deny *d, FILE *fp, const char *name, lbt_err *err);
+
+/* One --allow value: a network, else an allow-list file ("-" stdin).
+ * @return 0, or -1 with err ("FILE: why", or file:line of a bad line). */
+int lbt_deny_allow_arg(lbt_deny *d, const char *arg, lbt_err *err);
 
 /* Decide (see the top of this file).  @return 0, or -1 with err (a
  * threshold the data cannot answer, out of memory). */

@@ -160,7 +160,8 @@ static int select_sources(lbt_deny *d, lbt_err *err)
 			it->selected = 1;
 			continue;
 		}
-		it->selected = (o->min_share < 0 || share_of(d, &it->s) >= o->min_share) &&
+		it->selected = !o->picked_only &&
+		    (o->min_share < 0 || share_of(d, &it->s) >= o->min_share) &&
 		    (o->min_requests < 0 || it->s.requests >= o->min_requests) &&
 		    (o->top <= 0 || kept < o->top);
 		kept += it->selected;

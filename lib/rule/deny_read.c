@@ -7,6 +7,7 @@
  * (one line a source), so lines are read with getline and NDJSON goes
  * through jansson.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,5 +311,27 @@ int lbt_deny_read_allow(lbt_deny *d, FILE *fp, const char *name, lbt_err *err)
 	if (rc == 0 && ferror(fp))
 		rc = lbt_err_at(err, name, 0, "read error");
 	free(line);
+	return rc;
+}
+
+/*
+ * One --allow value: a network ("ADDR[/BITS]"), else the path of an
+ * allow-list file ("-" is stdin) read with lbt_deny_read_allow.
+ * @return 0, or -1 with err (a file that cannot be opened: "FILE: why",
+ * or its bad line).
+ */
+int lbt_deny_allow_arg(lbt_deny *d, const char *arg, lbt_err *err)
+{
+	lbt_ipnet net;
+	FILE *fp;
+	int rc;
+
+	if (lbt_deny_parse_net(arg, strlen(arg), &net, err) == 0)
+		return lbt_deny_allow(d, &net, NULL, 0, err);
+	if ((fp = strcmp(arg, "-") == 0 ? stdin : fopen(arg, "r")) == NULL)
+		return lbt_err_set(err, "%s: %s", arg, strerror(errno));
+	rc = lbt_deny_read_allow(d, fp, strcmp(arg, "-") == 0 ? "(stdin)" : arg, err);
+	if (fp != stdin)
+		fclose(fp);
 	return rc;
 }

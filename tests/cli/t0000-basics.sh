@@ -32,7 +32,7 @@ expect_success 'lbt without arguments: usage on stderr, exit 1' '
 
 expect_success 'lbt help lists every program, exit 0' '
 	lbt help >out 2>err && test ! -s err &&
-	for p in cat index rate offenders tarpit timeline deny audit formats; do
+	for p in triage cat index rate offenders tarpit timeline deny audit formats; do
 		grep -q "^  $p  *[^ ]" out || { echo "missing $p"; exit 1; }
 	done &&
 	head -n 1 out >first && echo "usage: lbt program [argument ...]" >expect &&
@@ -129,7 +129,7 @@ synopsis() {
 
 test_have mandoc || missing mandoc
 for p in lbt lbt-cat lbt-formats lbt-rate lbt-offenders lbt-tarpit lbt-index lbt-deny \
-    lbt-timeline lbt-audit; do
+    lbt-timeline lbt-audit lbt-triage; do
 	expect_success "$p: man SYNOPSIS is what usage() prints" '
 		synopsis '"$p"' >expect &&
 		test_expect_code 1 '"$p"' --nosuch-option 2>err &&

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lbt/deny.h"
 #include "lbt/special.h"
@@ -438,6 +439,63 @@ START_TEST(forced)
 }
 END_TEST
 
+/* A data source of n requests (what lbt-triage hands over). */
+static lbt_deny_src data_src(const char *net, int64_t n, lbt_deny_origin origin)
+{
+	lbt_deny_src s = LBT_DENY_SRC_INIT;
+	lbt_err err;
+
+	ck_assert_int_eq(lbt_deny_parse_net(net, strlen(net), &s.net, &err), 0);
+	s.requests = n;
+	s.origin = origin;
+	return s;
+}
+
+/* picked_only: the picked sources alone are selected, widened as asked;
+ * the data sources stay for the collateral.  An --allow value is a
+ * network, else a file read line by line. */
+START_TEST(picked_only)
+{
+	lbt_deny_opts o = LBT_DENY_OPTS_INIT;
+	lbt_deny_src v[] = { data_src("203.0.113.7", 600, LBT_DENY_FROM_ARG),
+		data_src("203.0.113.8", 60, LBT_DENY_FROM_DATA),
+		data_src("198.51.100.20", 60, LBT_DENY_FROM_DATA),
+		data_src("2001:db8:bad:1::/64", 300, LBT_DENY_FROM_ARG) };
+	const lbt_deny_totals *t;
+	char a[LBT_ADDR_STRLEN], path[] = "/tmp/check_deny.XXXXXX", want[200];
+	lbt_deny *d;
+	lbt_err err;
+	FILE *fp;
+	int fd;
+
+	o.picked_only = 1;
+	o.v4_bits = 24;
+	ck_assert_ptr_nonnull(d = lbt_deny_new(&o, &err));
+	for (size_t i = 0; i < 4; i++)
+		ck_assert_int_eq(lbt_deny_add(d, &v[i], &err), 0);
+	ck_assert_int_ge(fd = mkstemp(path), 0);
+	ck_assert_ptr_nonnull(fp = fdopen(fd, "w"));
+	fputs("# partners\n2001:db8:bad:1::8000/113\n", fp);
+	fclose(fp);
+	ck_assert_int_eq(lbt_deny_allow_arg(d, path, &err), 0);
+	ck_assert_int_eq(lbt_deny_allow_arg(d, "198.51.100.20", &err), 0);
+	ck_assert_int_eq(lbt_deny_allow_arg(d, "no-such.allow", &err), -1);
+	ck_assert_str_eq(err.msg, "no-such.allow: No such file or directory");
+	remove(path);
+	ck_assert_int_eq(lbt_deny_finish(d, &err), 0);
+	t = lbt_deny_totals_get(d);
+	ck_assert_uint_eq(t->selected, 2);
+	ck_assert_str_eq(lbt_addr_format_net(&lbt_deny_rule_at(d, 0)->net.net,
+	    lbt_deny_rule_at(d, 0)->net.bits, a, sizeof a), "203.0.113.0/24");
+	ck_assert_uint_eq(lbt_deny_ncollateral(d), 1);        /* .8, inside the /24 */
+	ck_assert_int_eq(t->collateral, 60);
+	snprintf(want, sizeof want, "2001:db8:bad:1::8000/113|2001:db8:bad:1::/64|"
+	    "in the allow list (%s:2);", path);
+	ck_assert_str_eq(lefts(d), want);
+	lbt_deny_free(d);
+}
+END_TEST
+
 /* The deny suite. */
 static Suite *deny_suite(void)
 {
@@ -447,6 +505,7 @@ static Suite *deny_suite(void)
 	tcase_add_test(tc, random_decisions);
 	tcase_add_test(tc, reasons);
 	tcase_add_test(tc, forced);
+	tcase_add_test(tc, picked_only);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,0 +1,204 @@
+/*
+ * lbt-triage - the one command for 00:11: in one pass over the logs, the
+ * hot keys and when they jumped, the sources sending them, the tarpit's
+ * pressure against maxconn, the damage, and the rule that stops it, on
+ * one screen of 80 columns (or one JSON document).  The analyses are
+ * lib/analysis (rate by key and by status, offenders, tarpit), run by the
+ * driver; what they say together is lib/report/triage*.c, the rule
+ * lib/rule.  This file is options, the pass, the output, the status.
+ *
+ * Exit status: 0 calm, 1 bad usage or input, 2 no records, 3 an anomaly
+ * that is over by now, 4 an anomaly that is ongoing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lbt/cli.h"
+#include "lbt/num.h"
+#include "lbt/tarpit_cfg.h"
+#include "lbt/triage.h"
+
+#define MAX_ALLOW 64
+#define RATE_KEYS 50      /* keys ranked by peak whose rises are looked for */
+
+enum { EXIT_NO_RECORDS = 2, EXIT_OVER = 3, EXIT_ONGOING = 4 };
+
+/* The options that are not plain values. */
+struct opts {
+	lbt_triage_opts t;
+	const char *allow[MAX_ALLOW];
+	size_t nallow;
+	int64_t maxconn, keys, sources, v4, v6;
+	int json, nginx;
+};
+
+/* --allow FILE|NETWORK, repeatable.  @return 0, or -1 with err when too many */
+static int opt_allow(void *ctx, const char *arg, lbt_err *err)
+{
+	struct opts *o = ctx;
+
+	if (o->nallow == MAX_ALLOW)
+		return lbt_err_set(err, "--allow: at most %d", MAX_ALLOW);
+	o->allow[o->nallow++] = arg;
+	return 0;
+}
+
+/* --factor K: a rise is K times its baseline, an offender K times its own. */
+static int opt_factor(void *ctx, const char *arg, lbt_err *err)
+{
+	lbt_triage_opts *t = ctx;
+
+	if (lbt_num_parse_double(arg, 1, 1, 1e9, "--factor", &t->cp.factor, err) < 0)
+		return -1;
+	t->min_ratio = t->cp.factor;
+	return 0;
+}
+
+/* --floor RATE, req/s a rise must reach.  @return 0 or -1 with err */
+static int opt_floor(void *ctx, const char *arg, lbt_err *err)
+{
+	return lbt_num_parse_double(arg, 0, 0, 1e9, "--floor", &((lbt_triage_opts *)ctx)->cp.floor,
+	    err);
+}
+
+/* --min-share PCT.  @return 0 or -1 with err */
+static int opt_share(void *ctx, const char *arg, lbt_err *err)
+{
+	return lbt_num_parse_double(arg, 0, 0, 100, "--min-share",
+	    &((lbt_triage_opts *)ctx)->min_share, err);
+}
+
+/* The four analyses of the pass, with the options given; exits on error. */
+static void make_analyses(lbt_cli *cli, const struct opts *o, lbt_maxconn_cfg *cfg,
+    lbt_analysis *v)
+{
+	lbt_rate_opts rk = LBT_RATE_OPTS_INIT, rs = LBT_RATE_OPTS_INIT;
+	lbt_offenders_opts of = LBT_OFFENDERS_OPTS_INIT;
+	lbt_tarpit_opts tp = LBT_TARPIT_OPTS_INIT;
+	lbt_err err;
+
+	rk.top = RATE_KEYS;
+	rs.by = LBT_RATE_BY_STATUS;
+	rs.top = 0;
+	of.top = 0;
+	tp.maxconn = (int32_t)o->maxconn;
+	lbt_tarpit_cfg_use(&tp, cfg);
+	v[0] = lbt_rate_analysis(lbt_rate_new(&rk, &err));
+	if (v[0].acc != NULL)
+		v[1] = lbt_rate_analysis(lbt_rate_new(&rs, &err));
+	if (v[0].acc != NULL && v[1].acc != NULL)
+		v[2] = lbt_offenders_analysis(lbt_offenders_new(&of, &err));
+	if (v[0].acc != NULL && v[1].acc != NULL && v[2].acc != NULL)
+		v[3] = lbt_tarpit_analysis(lbt_tarpit_new(&tp, &err));
+	if (v[0].acc == NULL || v[1].acc == NULL || v[2].acc == NULL || v[3].acc == NULL)
+		lbt_cli_die(cli, &err);
+}
+
+/* --haproxy-cfg for maxconn (it also gives the format), or NULL. */
+static lbt_maxconn_cfg *read_cfg(lbt_cli *cli)
+{
+	lbt_maxconn_cfg *c;
+	lbt_err err;
+
+	if (cli->in.haproxy_cfg == NULL)
+		return NULL;
+	if ((c = lbt_maxconn_cfg_read(cli->in.haproxy_cfg, &err)) == NULL)
+		lbt_cli_die(cli, &err);
+	return c;
+}
+
+/* The triage of the finished analyses v[0..4), its --allow entries in. */
+static lbt_triage *triage(lbt_cli *cli, struct opts *o, lbt_analysis *v, lbt_stream *in)
+{
+	lbt_triage_input ti = { v[0].acc, v[1].acc, v[2].acc, v[3].acc,
+		lbt_stream_stats(in)->lines };
+	lbt_triage *t;
+	lbt_err err;
+
+	o->t.now_us = cli->in.now_us;
+	if ((t = lbt_triage_new(&o->t, &err)) == NULL)
+		lbt_cli_die(cli, &err);
+	for (size_t i = 0; i < o->nallow; i++)
+		if (lbt_triage_allow(t, o->allow[i], &err) < 0)
+			lbt_cli_die(cli, &err);
+	if (lbt_triage_build(t, &ti, &err) < 0)
+		lbt_cli_die(cli, &err);
+	return t;
+}
+
+/* The exit status of the verdict. */
+static int status_of(const lbt_triage *t)
+{
+	static const int by_verdict[] = { EXIT_NO_RECORDS, 0, EXIT_OVER, EXIT_ONGOING };
+
+	return by_verdict[lbt_triage_summary_get(t)->verdict];
+}
+
+/* Options, the pass, the screen or the document, the status. */
+int main(int argc, char **argv)
+{
+	static const lbt_cli_prog prog = {
+		"lbt-triage", "[options] [file ...]",
+		"The one command for 00:11: hot keys and their jump, the sources, the tarpit's\n"
+		"pressure on maxconn, the damage, and the rule that stops it, on one screen.",
+		LBT_CLI_INPUT | LBT_CLI_FILTER, 0, -1
+	};
+	struct opts o = { LBT_TRIAGE_OPTS_INIT, { NULL }, 0, 0, 3, 5, -1, -1, 0, 0 };
+	lbt_cli_opt opts[] = {
+		LBT_OPT_FLAG("json", 0, &o.json, "one JSON document instead of the screen"),
+		LBT_OPT_INT("keys", 0, &o.keys, 1, 100, "N", "hot keys shown (default 3)"),
+		LBT_OPT_INT("more-sources", 0, &o.sources, 0, 1000, "N",
+		    "other sources shown (default 5)"),
+		LBT_OPT_FN("factor", 0, opt_factor, &o.t, "K",
+		    "a rise is K times the baseline (default 5)"),
+		LBT_OPT_FN("floor", 0, opt_floor, &o.t, "RATE",
+		    "and at least RATE req/s (default 2)"),
+		LBT_OPT_FN("min-share", 0, opt_share, &o.t, "PCT",
+		    "an offender sends PCT % of the requests (5)"),
+		LBT_OPT_INT("maxconn", 'm', &o.maxconn, 1, INT32_MAX, "N",
+		    "maxconn of every frontend (default: --haproxy-cfg)"),
+		LBT_OPT_FN("allow", 0, opt_allow, &o, "FILE|NETWORK",
+		    "never cover these in the rule (repeatable)"),
+		LBT_OPT_INT("v4-prefix", 0, &o.v4, 0, 32, "BITS", "deny each IPv4 offender's /BITS"),
+		LBT_OPT_INT("v6-prefix", 0, &o.v6, 0, 128, "BITS", "deny each IPv6 offender's /BITS"),
+		LBT_OPT_FLAG("nginx", 0, &o.nginx, "write the rule for NGINX, not HAProxy"),
+		LBT_OPT_STR("list-file", 0, &o.t.list_path, "PATH",
+		    "list file of a rule too long for a line"),
+		LBT_OPT_END
+	};
+	lbt_analysis v[4] = { { 0 } };
+	lbt_triage_print pr = { 0, 80 };
+	lbt_maxconn_cfg *cfg;
+	lbt_triage *t;
+	lbt_stream *in;
+	lbt_cli cli;
+	lbt_err err;
+	int rc;
+
+	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	o.t.nkeys = (size_t)o.keys;
+	o.t.nsources = (size_t)o.sources;
+	o.t.v4_bits = (int)o.v4;
+	o.t.v6_bits = (int)o.v6;
+	o.t.dialect = o.nginx ? LBT_DENY_NGINX : LBT_DENY_HAPROXY;
+	cfg = read_cfg(&cli);
+	make_analyses(&cli, &o, cfg, v);
+	in = lbt_cli_run(&cli, v, 4, 0);
+	t = triage(&cli, &o, v, in);
+	if (lbt_triage_summary_get(t)->verdict == LBT_TRIAGE_NO_RECORDS && cli.status == 0)
+		lbt_cli_note(&cli, "no records to triage: %llu lines, %llu records left out by the "
+		    "filters, %llu without a time", (unsigned long long)lbt_stream_stats(in)->lines,
+		    (unsigned long long)lbt_stream_stats(in)->filtered,
+		    (unsigned long long)lbt_triage_summary_get(t)->records);
+	pr.color = cli.color;
+	rc = o.json ? lbt_triage_write_json(t, stdout, &err) : lbt_triage_write(t, stdout, &pr, &err);
+	if (rc < 0)
+		lbt_cli_error(&cli, &err);
+	if ((rc = lbt_cli_finish(&cli, in, NULL)) == 0)      /* an error comes first */
+		rc = status_of(t);
+	lbt_triage_free(t);
+	for (size_t i = 0; i < 4; i++)
+		lbt_analysis_free(&v[i]);
+	lbt_maxconn_cfg_free(cfg);
+	return rc;
+}
