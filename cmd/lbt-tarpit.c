@@ -34,18 +34,6 @@ static int pick_sections(lbt_cli *cli, const int *asked, int *show)
 	return n;
 }
 
-/* The haproxy.cfg files of the inputs, for maxconn (they also give the log
- * formats): --haproxy-cfg and each input's haproxy-cfg=. */
-static lbt_tarpit_cfgs *read_cfgs(lbt_cli *cli)
-{
-	lbt_tarpit_cfgs *c;
-	lbt_err err;
-
-	if ((c = lbt_tarpit_cfgs_from_inputs(&cli->in, &err)) == NULL)
-		lbt_cli_die(cli, &err);
-	return c;
-}
-
 /* Print the chosen sections.  Without --notes, the findings among the
  * notes (missing fields, full frontends, upper bounds) go to stderr.
  * @return 0, or -1 when writing failed. */
@@ -118,7 +106,7 @@ int main(int argc, char **argv)
 	o.maxconn = (int32_t)maxconn;
 	o.threshold_pct = (int)pct;
 	o.near = (int32_t)near;
-	cfg = read_cfgs(&cli);
+	cfg = lbt_cli_tarpit_cfgs(&cli);
 	lbt_tarpit_cfgs_use(&o, cfg);
 	if ((a = lbt_tarpit_analysis(lbt_tarpit_new(&o, &err))).acc == NULL)
 		lbt_cli_die(&cli, &err);

@@ -16,19 +16,6 @@
 #include "lbt/tarpit_cfg.h"
 #include "lbt/timeline_report.h"
 
-/* Read --haproxy-cfg for maxconn (it also gives the log format), or NULL. */
-static lbt_maxconn_cfg *read_cfg(lbt_cli *cli)
-{
-	lbt_maxconn_cfg *c;
-	lbt_err err;
-
-	if (cli->in.haproxy_cfg == NULL)
-		return NULL;
-	if ((c = lbt_maxconn_cfg_read(cli->in.haproxy_cfg, &err)) == NULL)
-		lbt_cli_die(cli, &err);
-	return c;
-}
-
 /* Write the HTML page to path.  @return 0, or -1 with the error printed. */
 static int write_html(lbt_cli *cli, const lbt_timeline *tl, const char *path)
 {
@@ -86,7 +73,7 @@ int main(int argc, char **argv)
 		LBT_OPT_END
 	};
 	lbt_report_opts p;
-	lbt_maxconn_cfg *cfg;
+	lbt_tarpit_cfgs *cfg;
 	lbt_analysis a;
 	lbt_stream *in;
 	lbt_cli cli;
@@ -101,8 +88,8 @@ int main(int argc, char **argv)
 	o.retry_min = (uint64_t)rmin;
 	o.flaps = (int)flaps;
 	o.tarpit.maxconn = (int32_t)maxconn;
-	cfg = read_cfg(&cli);
-	lbt_tarpit_cfg_use(&o.tarpit, cfg);
+	cfg = lbt_cli_tarpit_cfgs(&cli);
+	lbt_tarpit_cfgs_use(&o.tarpit, cfg);
 	cli.in.events = 1;
 	if ((a = lbt_timeline_analysis(lbt_timeline_new(&o, &err))).acc == NULL)
 		lbt_cli_die(&cli, &err);
@@ -115,6 +102,6 @@ int main(int argc, char **argv)
 	if (html != NULL && write_html(&cli, a.acc, html) < 0)
 		cli.status = 1;
 	lbt_analysis_free(&a);
-	lbt_maxconn_cfg_free(cfg);
+	lbt_tarpit_cfgs_free(cfg);
 	return lbt_cli_finish(&cli, in, NULL);
 }

@@ -69,7 +69,7 @@ static int opt_share(void *ctx, const char *arg, lbt_err *err)
 }
 
 /* The four analyses of the pass, with the options given; exits on error. */
-static void make_analyses(lbt_cli *cli, const struct opts *o, lbt_maxconn_cfg *cfg,
+static void make_analyses(lbt_cli *cli, const struct opts *o, const lbt_tarpit_cfgs *cfg,
     lbt_analysis *v)
 {
 	lbt_rate_opts rk = LBT_RATE_OPTS_INIT, rs = LBT_RATE_OPTS_INIT;
@@ -82,7 +82,7 @@ static void make_analyses(lbt_cli *cli, const struct opts *o, lbt_maxconn_cfg *c
 	rs.top = 0;
 	of.top = 0;
 	tp.maxconn = (int32_t)o->maxconn;
-	lbt_tarpit_cfg_use(&tp, cfg);
+	lbt_tarpit_cfgs_use(&tp, cfg);
 	v[0] = lbt_rate_analysis(lbt_rate_new(&rk, &err));
 	if (v[0].acc != NULL)
 		v[1] = lbt_rate_analysis(lbt_rate_new(&rs, &err));
@@ -92,19 +92,6 @@ static void make_analyses(lbt_cli *cli, const struct opts *o, lbt_maxconn_cfg *c
 		v[3] = lbt_tarpit_analysis(lbt_tarpit_new(&tp, &err));
 	if (v[0].acc == NULL || v[1].acc == NULL || v[2].acc == NULL || v[3].acc == NULL)
 		lbt_cli_die(cli, &err);
-}
-
-/* --haproxy-cfg for maxconn (it also gives the format), or NULL. */
-static lbt_maxconn_cfg *read_cfg(lbt_cli *cli)
-{
-	lbt_maxconn_cfg *c;
-	lbt_err err;
-
-	if (cli->in.haproxy_cfg == NULL)
-		return NULL;
-	if ((c = lbt_maxconn_cfg_read(cli->in.haproxy_cfg, &err)) == NULL)
-		lbt_cli_die(cli, &err);
-	return c;
 }
 
 /* The triage of the finished analyses v[0..4), its --allow entries in. */
@@ -168,7 +155,7 @@ int main(int argc, char **argv)
 	};
 	lbt_analysis v[4] = { { 0 } };
 	lbt_triage_print pr = { 0, 80 };
-	lbt_maxconn_cfg *cfg;
+	lbt_tarpit_cfgs *cfg;
 	lbt_triage *t;
 	lbt_stream *in;
 	lbt_cli cli;
@@ -181,7 +168,7 @@ int main(int argc, char **argv)
 	o.t.v4_bits = (int)o.v4;
 	o.t.v6_bits = (int)o.v6;
 	o.t.dialect = o.nginx ? LBT_DENY_NGINX : LBT_DENY_HAPROXY;
-	cfg = read_cfg(&cli);
+	cfg = lbt_cli_tarpit_cfgs(&cli);
 	make_analyses(&cli, &o, cfg, v);
 	in = lbt_cli_run(&cli, v, 4, 0);
 	t = triage(&cli, &o, v, in);
@@ -199,6 +186,6 @@ int main(int argc, char **argv)
 	lbt_triage_free(t);
 	for (size_t i = 0; i < 4; i++)
 		lbt_analysis_free(&v[i]);
-	lbt_maxconn_cfg_free(cfg);
+	lbt_tarpit_cfgs_free(cfg);
 	return rc;
 }

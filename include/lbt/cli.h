@@ -49,6 +49,7 @@
 #include "lbt/out.h"
 #include "lbt/report.h"
 #include "lbt/stream.h"
+#include "lbt/tarpit_cfg.h"
 
 /* What an option does with its argument. */
 typedef enum lbt_cli_type {
@@ -187,6 +188,14 @@ int lbt_cli_next(lbt_cli *cli, lbt_stream *s, lbt_rec **rec);
  * @return the stream (its counters make the summary of lbt_cli_finish).
  */
 lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also);
+
+/*
+ * The haproxy.cfg files of the inputs (--haproxy-cfg and every input's
+ * haproxy-cfg=), for the maxconn of each load balancer's frontends
+ * (tarpit_cfg.h); exits on a file that cannot be read.  @return the set,
+ * maybe empty; free it with lbt_tarpit_cfgs_free.
+ */
+lbt_tarpit_cfgs *lbt_cli_tarpit_cfgs(const lbt_cli *cli);
 
 /* A line parser with cli->in's options, no files (lbt-formats --explain);
  * exits on a bad option value.  Free it with lbt_input_free. */

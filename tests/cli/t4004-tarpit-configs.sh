@@ -104,4 +104,18 @@ expect_success 'a bad maxconn in one input'\''s configuration: file:line, exit 1
 	test_cmp expect err && test ! -s out
 '
 
+expect_success 'lbt-triage and lbt-timeline take the same maxconn per LB from the sources file' '
+	lbt-triage --sources sources.txt > screen ;
+	test $? -eq 3 &&
+	set -- $(mc lb1.cfg "frontend fe_http") && m1=$1 l1=$2 &&
+	set -- $(mc lb2.cfg "frontend fe_edge") && m2=$1 l2=$2 &&
+	grep -qx "pressure on lb1/fe_http: maxconn $m1 (lb1.cfg:$l1)" screen &&
+	grep -qx "pressure on lb2/fe_edge: maxconn $m2 (lb2.cfg:$l2)" screen &&
+	fc2=$(awk "{ split(\$8, a, \"/\"); if (a[2] > m) m = a[2] } END { print m }" lb2.log) &&
+	test "$fc2" -lt "$m2" && grep -qx "  never full: logged fc at most $fc2" screen &&
+	lbt-timeline --tsv --sources sources.txt > tl &&
+	awk -F "\t" -v OFS="\t" "\$3 == \"saturation\" || \$3 == \"alert\" { print \$3, \$5, \$6 }" tl > got &&
+	printf "alert\tfe_http\tlb1\nsaturation\tfe_http\tlb1\n" > expect && test_cmp expect got
+'
+
 test_done
