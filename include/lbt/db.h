@@ -43,7 +43,7 @@
 #include "lbt/rec.h"
 
 /* Schema version written in PRAGMA user_version. */
-#define LBT_DB_VERSION 3
+#define LBT_DB_VERSION 4
 
 /* ---- reading (every program's --db) ---------------------------------- */
 

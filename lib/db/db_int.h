@@ -1,7 +1,8 @@
 /*
  * db_int.h - what the db_*.c files share and nobody else sees: the table
- * layout (defined once, in db_schema.c), the writer handle, and the raw
- * line codec.  Public API: include/lbt/db.h.
+ * layout (defined once, in db_schema.c), the row and run types, the writer
+ * handle, the batch virtual table and the codecs.  Public API:
+ * include/lbt/db.h; docs/index-design.md explains the layout.
  */
 #ifndef LBT_DB_INT_H
 #define LBT_DB_INT_H
@@ -24,72 +25,93 @@
 struct lbt_dbi_dict {
 	lbt_field field;
 	const char *table;      /* "paths" */
-	const char *column;     /* "path_id" in requests */
-};
-
-/*
- * A column of requests after the fixed ones: a dictionary id (dict is the
- * index in lbt_dbi_dicts) or, with dict -1, an integer holding an int32
- * field (or bytes).
- */
-struct lbt_dbi_col {
-	lbt_field field;
-	const char *column;
-	int dict;
 };
 
 #define LBT_DBI_NDICT 12
-#define LBT_DBI_NCOL 25
-#define LBT_DBI_NSHAPE 6
-
 extern const struct lbt_dbi_dict lbt_dbi_dicts[LBT_DBI_NDICT];
-extern const struct lbt_dbi_col lbt_dbi_cols[LBT_DBI_NCOL];
 
-/*
- * The dictionaries (indices in lbt_dbi_dicts) whose ids live in `shapes`
- * (frontend backend server method version term, then the clock), not in
- * requests: a row holds one shape_id for all of them.
- */
-extern const int lbt_dbi_shape_dicts[LBT_DBI_NSHAPE];
-
-/*
- * Column order of `requests` after id, as the writer binds and the reader
- * selects: time (relative to the index's time base) file_id line addr_id
- * net_id shape_id, then lbt_dbi_cols.
- */
-#define LBT_DBI_REQ_FIXED 6
-#define LBT_DBI_REQ_COLS (LBT_DBI_REQ_FIXED + LBT_DBI_NCOL)
-
-/* Rows bound into one multi-row INSERT (one sqlite3_step for all). */
-#define LBT_DBI_ROWS 32
-
-/* The key of a shape: the ids of its dictionaries (0 absent) and the clock. */
-struct lbt_dbi_shape {
-	int64_t id[LBT_DBI_NSHAPE];
-	int64_t clock;
+/* Indices in lbt_dbi_dicts (the order of the caches). */
+enum {
+	LBT_DBI_D_LB, LBT_DBI_D_FRONTEND, LBT_DBI_D_BACKEND, LBT_DBI_D_SERVER,
+	LBT_DBI_D_METHOD, LBT_DBI_D_PATH, LBT_DBI_D_QUERY, LBT_DBI_D_HOST,
+	LBT_DBI_D_VERSION, LBT_DBI_D_TERM, LBT_DBI_D_UA, LBT_DBI_D_KEY
 };
 
 /*
- * A row with every id resolved (lbt_dbi_build): a request's values in
- * requests column order after id, or an event's time clock file_id line
- * lb_id frontend_id backend_id server_id (its msg is kept aside); bit c of
- * `null` set when value c is NULL.
+ * A shape: the values that repeat together, stored once in `shapes` and
+ * referenced by each request's shape_id: the file, then the dictionary ids
+ * of lbt_dbi_shape_dicts (0 when absent), the clock of the time (0 when
+ * the row has none) and the status (LBT_DBI_NO_STATUS when absent).
+ */
+#define LBT_DBI_NSHAPE 7
+#define LBT_DBI_NO_STATUS INT64_MIN
+extern const int lbt_dbi_shape_dicts[LBT_DBI_NSHAPE];
+
+struct lbt_dbi_shape {
+	int64_t file_id;
+	int64_t id[LBT_DBI_NSHAPE];
+	int64_t clock;
+	int64_t status;
+};
+
+/*
+ * The id columns of a request after shape_id, in table order: the client
+ * address, then dictionaries (lbt_dbi_id_dicts: -1 for the address).
+ */
+enum { LBT_DBI_I_ADDR, LBT_DBI_I_PATH, LBT_DBI_I_KEY, LBT_DBI_I_HOST, LBT_DBI_I_UA,
+	LBT_DBI_I_QUERY, LBT_DBI_NID };
+extern const int lbt_dbi_id_dicts[LBT_DBI_NID];
+
+/*
+ * The numbers kept in requests.nums, one character each (db_codec.c), in
+ * this order: port, the timers and the counters, most often present first.
+ */
+#define LBT_DBI_NNUM 17
+struct lbt_dbi_num {
+	lbt_field field;
+	const char *name;       /* its column in requests_v (and in version 3) */
+};
+extern const struct lbt_dbi_num lbt_dbi_nums[LBT_DBI_NNUM];
+
+/* Column order of `requests`: id time line shape_id, the LBT_DBI_NID ids
+ * (addr_id path_id key_id host_id ua_id query_id), bytes, nums. */
+#define LBT_DBI_REQ_COLS (4 + LBT_DBI_NID + 2)
+
+/*
+ * A request with every id resolved (lbt_dbi_build, on the reading
+ * thread): what a row of `requests` holds, before encoding, plus the
+ * network of its address (for the run's list, not stored in the row).
  */
 struct lbt_dbi_row {
-	int64_t v[LBT_DBI_REQ_COLS];
-	uint64_t null;
+	int64_t time;                 /* relative to the time base; valid when timed */
+	uint64_t line;
+	int64_t shape;
+	int64_t id[LBT_DBI_NID];      /* 0: NULL */
+	int64_t net;                  /* 0: no address */
+	int64_t bytes;                /* valid when has_bytes */
+	int32_t num[LBT_DBI_NNUM];
+	uint32_t num_have;            /* bit k: num[k] present */
+	uint8_t timed, has_bytes;
+};
+
+/* An event line (HAProxy's own: server DOWN...): time clock line and ids. */
+struct lbt_dbi_event {
+	int64_t time;                 /* relative; valid when timed */
+	int clock, timed;
+	uint64_t line;
+	int64_t id[4];                /* lb frontend backend server; 0 NULL */
 };
 
 /* What kind of entry the row builder created (struct lbt_dbi_new). */
 enum lbt_dbi_new_kind {
 	LBT_DBI_NEW_DICT,        /* a dictionary string: dict, id, text */
-	LBT_DBI_NEW_ADDR,        /* an address: id, x = net_id, b, text */
+	LBT_DBI_NEW_ADDR,        /* an address: id, x = net_id, text */
 	LBT_DBI_NEW_NET,         /* a grouping network: id, x = bits, b, text */
 	LBT_DBI_NEW_SHAPE,       /* a shape: id, shape */
 	LBT_DBI_NEW_BASE         /* the time base of the index: id = the base */
 };
 
-/* An entry the writer must insert before the row of record `at` of its batch. */
+/* An entry the writer inserts in the transaction of the rows that use it. */
 struct lbt_dbi_new {
 	enum lbt_dbi_new_kind kind;
 	int dict;
@@ -97,7 +119,6 @@ struct lbt_dbi_new {
 	struct lbt_dbi_shape shape;
 	uint8_t b[16];
 	size_t off, len;         /* text in the list's arena */
-	size_t at;
 };
 
 /* The entries created while building a batch of rows, and their texts. */
@@ -106,8 +127,9 @@ struct lbt_dbi_news {
 	size_t n, cap;
 	char *text;
 	size_t text_n, text_cap;
-	size_t at;               /* set by the caller: the record being built */
 };
+
+/* ---- the schema (db_schema.c) ------------------------------------------ */
 
 /*
  * The time base of the index at h (meta 'time_base'): *base set and 1,
@@ -122,38 +144,112 @@ int lbt_dbi_time_base(sqlite3 *h, const char *path, int64_t *base, lbt_err *err)
  */
 sqlite3 *lbt_dbi_open(const char *path, int writable, lbt_err *err);
 
-/* CREATE INDEX IF NOT EXISTS for the query indices (requests_lb only with
- * two LBs or more).  @return 0 or -1 */
+/* CREATE INDEX IF NOT EXISTS for the query indices.  @return 0 or -1 */
 int lbt_dbi_create_indices(sqlite3 *h, const char *path, lbt_err *err);
 
-/* Run one statement without results.  @return 0 or -1 with err (file named). */
+/* Run statements without results.  @return 0 or -1 with err (file named). */
 int lbt_dbi_exec(sqlite3 *h, const char *path, const char *sql, lbt_err *err);
 
 /* Fill err with sqlite's message for h, prefixed by `what`.  @return -1 */
 int lbt_dbi_fail(sqlite3 *h, const char *path, const char *what, lbt_err *err);
 
-/*
- * Prepare the ordered query of --db reads (db_query.c): requests (ev 0) or
- * events (ev 1) matching a superset of filter o, absolute time in [since,
- * until) (INT64_MIN / INT64_MAX when open; the table's times are relative
- * to `base`); request columns of fields not in `wanted` come back NULL.
- * Columns of both queries: 0 time (relative), 1 clock (events) or
- * shape_id (requests), 2 file_id, 3 line; then for events lb_id
- * frontend_id backend_id server_id msg, for requests addr_id and
- * lbt_dbi_cols from LBT_DBI_QCOL.  @return 0 or -1 with err.
- */
-int lbt_dbi_query(sqlite3 *h, const char *path, int ev, const lbt_filter_opts *o,
-    uint64_t wanted, int64_t since, int64_t until, int64_t base, sqlite3_stmt **st,
-    lbt_err *err);
+/* The SQL of version 4's views (db_views.c), malloc'ed, or NULL when out of memory. */
+char *lbt_dbi_views_sql(void);
 
-/* Position of lbt_dbi_cols[0] in the requests query. */
-#define LBT_DBI_QCOL 5
+/*
+ * The SQL of migration 3 -> 4 (db_views.c), malloc'ed, or NULL when out of
+ * memory: see db_schema.c.
+ */
+char *lbt_dbi_migrate4_sql(void);
+
+/* ---- codecs (db_codec.c) ----------------------------------------------- */
+
+/* Largest number a nums character holds; others are kept in nums_big. */
+#define LBT_DBI_NUM_MAX 1112057
+/* Characters of an absent number and of one kept in nums_big. */
+#define LBT_DBI_NUM_NULL 1
+#define LBT_DBI_NUM_BIG 2
+
+/* Bytes the nums text of one row may take (4 per character). */
+#define LBT_DBI_NUMS_BYTES (4 * LBT_DBI_NNUM)
+
+/*
+ * Encode the numbers of row r into out (at least LBT_DBI_NUMS_BYTES):
+ * trailing absent ones are left out.  Bit k of *big is set for each number
+ * too large for a character (the caller keeps it in nums_big).
+ * @return the bytes written (0: every number absent).
+ */
+size_t lbt_dbi_nums_encode(const struct lbt_dbi_row *r, uint8_t *out, uint32_t *big);
+
+/*
+ * Decode the nums text s[0..n) into v[0..LBT_DBI_NNUM) and set bit k of
+ * *have for each number present and of *big for each kept in nums_big
+ * (present, its value to be read there).  @return 0, or -1 when the text
+ * is not a nums text.
+ */
+int lbt_dbi_nums_decode(const uint8_t *s, size_t n, int32_t *v, uint32_t *have,
+    uint32_t *big);
+
+/* A growing byte buffer (id lists). */
+struct lbt_dbi_buf {
+	uint8_t *p;
+	size_t n, cap;
+};
+
+/*
+ * Sort v[0..n) and encode its distinct values as a list: ascending
+ * LEB128 deltas (the first from 0) into b (emptied first).  v is
+ * scratch, `tmp` must hold n values.  @return 0 or -1 (out of memory).
+ */
+int lbt_dbi_list_encode(uint64_t *v, uint64_t *tmp, size_t n, struct lbt_dbi_buf *b);
+
+/*
+ * Whether the list p[0..n) shares a value with the ascending array
+ * want[0..nw).  @return 1 yes, 0 no, -1 when p is not a list.
+ */
+int lbt_dbi_list_meets(const uint8_t *p, size_t n, const int64_t *want, size_t nw);
+
+/*
+ * Sort the pairs (key[i], i) for i < n by key, stably, into order[0..n):
+ * an LSD radix sort (the rows of a run are nearly in time order, but a
+ * request held for minutes is logged minutes late).  tmp and tkey are
+ * scratch of n entries; order and tmp may be NULL (keys alone).
+ */
+void lbt_dbi_sort_keys(uint64_t *key, uint32_t *order, uint64_t *tkey, uint32_t *tmp,
+    size_t n);
+
+/* ---- the batch virtual table (db_vtab.c) --------------------------------- */
+
+/*
+ * Rows handed to one INSERT ... SELECT FROM lbt_batch(?1): SQLite's fixed
+ * cost per statement execution is paid once per batch, not per row.
+ * `column` puts value col of row i into out (sqlite3_result_*), or leaves
+ * it NULL.
+ */
+struct lbt_dbi_vbatch {
+	size_t n;
+	void *ctx;
+	void (*column)(void *ctx, size_t i, int col, sqlite3_context *out);
+};
+
+/* Columns c0..c15 of lbt_batch. */
+#define LBT_DBI_VCOLS 16
+
+/* Register the lbt_batch module on h.  @return 0 or -1 with err. */
+int lbt_dbi_vtab_register(sqlite3 *h, const char *path, lbt_err *err);
+
+/* Bind b as ?1 of st (an INSERT ... FROM lbt_batch(?1)), step, reset.
+ * @return 0 or -1 with err. */
+int lbt_dbi_vtab_insert(sqlite3 *h, const char *path, sqlite3_stmt *st,
+    struct lbt_dbi_vbatch *b, lbt_err *err);
+
+/* ---- the writer --------------------------------------------------------- */
 
 /* A string→id cache over one dictionary table (ids given out by lbt_dbi_build). */
 struct lbt_dbi_cache {
-	lbt_hmap *map;           /* bytes -> int64 id */
+	lbt_hmap *map;           /* bytes -> struct { id, key } */
 	int64_t next_id;
-	sqlite3_stmt *ins;       /* INSERT INTO table(id, name) VALUES (?, ?) */
+	sqlite3_stmt *ins;       /* INSERT INTO table ... FROM lbt_batch */
 	const char *last;        /* the map's copy of the last key looked up */
 	size_t last_n;
 	int64_t last_id;
@@ -161,6 +257,27 @@ struct lbt_dbi_cache {
 
 /* The raw-line codec (db_raw.c): a zstd dictionary trained on first lines. */
 typedef struct lbt_dbi_raw lbt_dbi_raw;
+
+/*
+ * The run being assembled (db_run.c): requests of one file in the order
+ * read, stored sorted by (time, line) with consecutive ids when full or at
+ * a commit, with a row of `runs` that says what it holds.
+ */
+struct lbt_dbi_run {
+	int64_t file_id;
+	struct lbt_dbi_row *rows;
+	size_t n;
+	uint32_t *order, *otmp;       /* sort order and scratch (otmp: then nums offsets) */
+	uint64_t *key, *ktmp;
+	uint8_t *nums;                /* the rows' nums texts, in order */
+	struct lbt_dbi_buf lists[3];  /* shapes keys nets */
+	int64_t first_id;             /* id of the first row when stored */
+	struct lbt_dbi_big *big;      /* numbers too large for nums */
+	size_t nbig, big_cap;
+};
+
+/* Rows of a run at most (the writer's sort buffer). */
+#define LBT_DBI_RUN_ROWS 16384
 
 /* The writer handle (lbt_db). */
 struct lbt_db {
@@ -180,32 +297,31 @@ struct lbt_db {
 	int64_t last_shape_id;
 	int64_t time_base;               /* valid when have_base */
 	int have_base;
-	struct lbt_dbi_row rows[LBT_DBI_ROWS];   /* buffered requests rows */
-	int nrows;
-	sqlite3_stmt *ins_reqs;          /* INSERT of LBT_DBI_ROWS rows */
-	sqlite3_stmt *ins_shape;
+	int64_t next_req;                /* id of the next request; 0: read it */
+	struct lbt_dbi_run run;
 	lbt_netgroup group;
-	sqlite3_stmt *ins_req, *ins_ev, *ins_addr, *ins_net, *ins_raw;
+	sqlite3_stmt *ins_reqs, *ins_big, *ins_run, *ins_shape, *ins_addr, *ins_net;
+	sqlite3_stmt *ins_ev, *ins_raw;
 	lbt_dbi_raw *raw;                /* NULL without keep_raw */
 	int in_txn;
 	size_t str_off[LBT_DBI_NDICT];   /* offset in lbt_rec of each dictionary field */
-	size_t col_off[LBT_DBI_NCOL];    /* ... of each lbt_dbi_cols member */
+	size_t num_off[LBT_DBI_NNUM];    /* ... of each lbt_dbi_nums member */
 };
 
-/* Prepare sql on db's handle (persistent) into *st (db_schema.c).  @return 0 or -1 with err. */
+/* Prepare sql on db's handle (persistent) into *st.  @return 0 or -1 with err. */
 int lbt_dbi_prepare(lbt_db *db, const char *sql, sqlite3_stmt **st, lbt_err *err);
 
 /*
  * The id caches (db_dict.c): lbt_dbi_load_caches fills db->str_off and
- * col_off, loads the dictionary, address, network and shape tables into
- * db's caches and prepares each dictionary's INSERT.  @return 0 or -1 with
+ * num_off, loads the dictionary, address, network and shape tables into
+ * db's caches and prepares the dictionary INSERTs.  @return 0 or -1 with
  * err.  lbt_dbi_free_caches frees them (also after a failed load).
  */
 int lbt_dbi_load_caches(lbt_db *db, lbt_err *err);
 void lbt_dbi_free_caches(lbt_db *db);
 
 /*
- * Begin / commit (buffered rows first) / roll back (buffered rows and
+ * Begin / commit (the run being assembled first) / roll back (the run and
  * cached state of the batch dropped) the writer's transaction.
  * @return 0 or -1 with err; rollback returns nothing.
  */
@@ -215,32 +331,53 @@ void lbt_dbi_rollback(lbt_db *db);
 
 /*
  * Rows are built in two steps, so that the id look-ups run on the reading
- * thread (db_dict.c) and only the inserts on the writer's (db_write.c):
+ * thread (db_dict.c) and only the inserts on the writer's (db_write.c,
+ * db_run.c):
  *
  * lbt_dbi_load_base (writer, before a load): read the time base if it is
  * not known (after a rollback).  @return 0 or -1 with err.
  *
- * lbt_dbi_build (reading thread): the row of rec (request or event) of
- * file_id, with ids from the caches; ids given out for the first time are
- * appended to `news` (at = news->at).  @return 0 or -1 (out of memory).
+ * lbt_dbi_build / lbt_dbi_build_event (reading thread): the row of request
+ * (or event) rec of file_id, with ids from the caches; ids given out for
+ * the first time are appended to `news`.  @return 0 or -1 (out of memory).
  *
- * lbt_dbi_store_new (writer): insert one entry of news.
+ * lbt_dbi_store_news (writer): insert the entries of news, a statement per
+ * table.  @return 0 or -1 with err (db broken).
  *
- * lbt_dbi_store (writer): add the row of a request (buffered, see
- * LBT_DBI_ROWS) or insert an event (with msg), and its raw line (`raw`
- * non-NULL with --keep-raw).  @return 0 or -1 with err (db broken).
+ * lbt_dbi_store / lbt_dbi_store_event (writer): add a request to the run
+ * (stored when the run is full), or insert an event (with msg), and the
+ * raw line (`raw` non-NULL with --keep-raw).  @return 0 or -1 with err
+ * (db broken).
  */
 int lbt_dbi_load_base(lbt_db *db, lbt_err *err);
 int lbt_dbi_build(lbt_db *db, int64_t file_id, const lbt_rec *rec, struct lbt_dbi_row *row,
     struct lbt_dbi_news *news);
-int lbt_dbi_store_new(lbt_db *db, const struct lbt_dbi_news *news, const struct lbt_dbi_new *e,
-    lbt_err *err);
-int lbt_dbi_store(lbt_db *db, const struct lbt_dbi_row *row, int event, lbt_str msg,
+int lbt_dbi_build_event(lbt_db *db, const lbt_rec *rec, struct lbt_dbi_event *ev,
+    struct lbt_dbi_news *news);
+int lbt_dbi_store_news(lbt_db *db, const struct lbt_dbi_news *news, lbt_err *err);
+int lbt_dbi_store(lbt_db *db, int64_t file_id, const struct lbt_dbi_row *row,
     const char *raw, size_t raw_len, lbt_err *err);
+int lbt_dbi_store_event(lbt_db *db, int64_t file_id, const struct lbt_dbi_event *ev,
+    lbt_str msg, const char *raw, size_t raw_len, lbt_err *err);
 
 /* Empty / free a news list (NULL accepted by free). */
 void lbt_dbi_news_clear(struct lbt_dbi_news *n);
 void lbt_dbi_news_free(struct lbt_dbi_news *n);
+
+/*
+ * The run (db_run.c): lbt_dbi_run_init allocates its buffers (0 or -1),
+ * lbt_dbi_run_free frees them; lbt_dbi_run_add appends a row of file_id
+ * (storing the run first when it is full or of another file);
+ * lbt_dbi_run_flush stores it (nothing when empty); lbt_dbi_run_drop
+ * forgets it (rollback).  @return 0 or -1 with err.
+ */
+int lbt_dbi_run_init(struct lbt_dbi_run *run);
+void lbt_dbi_run_free(struct lbt_dbi_run *run);
+int lbt_dbi_run_add(lbt_db *db, int64_t file_id, const struct lbt_dbi_row *row, lbt_err *err);
+int lbt_dbi_run_flush(lbt_db *db, lbt_err *err);
+void lbt_dbi_run_drop(lbt_db *db);
+
+/* ---- raw lines (db_raw.c) ------------------------------------------------ */
 
 /* Raw codec: new (loads the newest dictionary if the DB has one), free. */
 lbt_dbi_raw *lbt_dbi_raw_new(sqlite3 *h, lbt_err *err);
@@ -260,11 +397,13 @@ int lbt_dbi_raw_flush(lbt_dbi_raw *r, sqlite3 *h, sqlite3_stmt *ins, lbt_err *er
 int lbt_dbi_raw_decode(lbt_dbi_raw *r, sqlite3 *h, int64_t dict_id, const void *z,
     size_t zn, const char **out, size_t *outn, lbt_err *err);
 
+/* ---- lbt-index's reading thread (db_pipe.c) ------------------------------ */
+
 /*
- * The two-thread reader of lbt-index (db_pipe.c): a thread runs
- * lbt_input_next on `in` and builds the rows of file_id (lbt_dbi_build)
- * into batches; the caller takes them with lbt_dbi_pipe_next.  `tick` (may
- * be NULL) is called on the reading thread after each batch, for progress.
+ * The two-thread reader of lbt-index: a thread runs lbt_input_next on
+ * `in` and builds the rows of file_id (lbt_dbi_build) into batches; the
+ * caller takes them with lbt_dbi_pipe_next.  `tick` (may be NULL) is
+ * called on the reading thread after each batch, for progress.
  */
 typedef struct lbt_dbi_pipe lbt_dbi_pipe;
 
@@ -282,15 +421,15 @@ lbt_dbi_pipe *lbt_dbi_pipe_start(lbt_input *in, lbt_db *db, int64_t file_id,
 
 /*
  * Give back the batch taken before and take the next one (blocking).
- * @return 1 a batch (records 0..n-1 through lbt_dbi_pipe_rec), 0 after the
+ * @return 1 a batch (records 0..n-1 through lbt_dbi_pipe_item), 0 after the
  * last one.
  */
 int lbt_dbi_pipe_next(lbt_dbi_pipe *p, lbt_dbi_batch *b, lbt_err *err);
 
-/* Record i of the batch taken: its row, kind, line number, msg, raw line. */
+/* Record i of the batch taken: its row (or event), line number, msg, raw line. */
 struct lbt_dbi_item {
-	const struct lbt_dbi_row *row;
-	int event;
+	const struct lbt_dbi_row *row;     /* a request, or NULL */
+	const struct lbt_dbi_event *ev;    /* an event, or NULL */
 	uint64_t line;
 	lbt_str msg;             /* events */
 	const char *raw;         /* NULL when not kept */
@@ -299,10 +438,118 @@ struct lbt_dbi_item {
 
 void lbt_dbi_pipe_item(lbt_dbi_pipe *p, size_t i, struct lbt_dbi_item *it);
 
-/* The new entries of the batch taken (insert entry k before item v[k].at). */
+/* The new entries of the batch taken (insert them before its rows are committed). */
 const struct lbt_dbi_news *lbt_dbi_pipe_news(lbt_dbi_pipe *p);
 
 /* Stop the reading thread (at its next batch) and free everything; NULL accepted. */
 void lbt_dbi_pipe_stop(lbt_dbi_pipe *p);
+
+/* ---- reading (db_query.c, db_merge.c, db_read.c) ------------------------- */
+
+/* A dictionary table in memory: id -> bytes (db_load.c). */
+struct lbt_dbi_strs {
+	char *text;
+	size_t *off, *len;     /* indexed by id; len SIZE_MAX for no such id */
+	int64_t n;             /* ids 0..n-1 */
+	size_t text_n, text_cap;
+};
+
+/*
+ * What the reader pushes into SQL and uses to skip runs, resolved once from
+ * the filter options: the ids of the keys, networks and shapes that can
+ * match (has_* 0: no such option), time bounds relative to the base.
+ */
+struct lbt_dbi_sel {
+	int64_t since, until;          /* relative; INT64_MIN / INT64_MAX when open */
+	int has_keys, has_nets, has_shapes;
+	int64_t *keys, *nets, *shapes; /* ascending */
+	size_t nkeys, nnets, nshapes;
+};
+
+/*
+ * Resolve the filter options o (absolute bounds since/until, the table's
+ * times relative to base) into sel, with the shapes the reader loaded
+ * (shapes[0..nshapes), by id; lbs/terms name the dictionary texts, see
+ * db_query.c).  @return 0 or -1 with err.
+ */
+int lbt_dbi_select(sqlite3 *h, const char *path, const lbt_filter_opts *o, int64_t since,
+    int64_t until, int64_t base, const struct lbt_dbi_shape *shapes, int64_t nshapes,
+    const struct lbt_dbi_strs *dicts, struct lbt_dbi_sel *sel, lbt_err *err);
+void lbt_dbi_sel_free(struct lbt_dbi_sel *sel);
+
+/* ---- the tables in memory (db_load.c) ------------------------------------ */
+
+/* Load column col of table into s by id.  @return 0 or -1 with err. */
+int lbt_dbi_strs_load(sqlite3 *h, const char *path, struct lbt_dbi_strs *s,
+    const char *table, const char *col, lbt_err *err);
+void lbt_dbi_strs_free(struct lbt_dbi_strs *s);
+
+/* The addresses by id (*n entries, family 0 for no such id).  @return 0 or -1 */
+int lbt_dbi_addrs_load(sqlite3 *h, const char *path, lbt_addr **addrs, int64_t *n,
+    lbt_err *err);
+
+/* SELECT of shapes: id, then the columns lbt_dbi_shape_row reads. */
+#define LBT_DBI_SHAPE_SELECT "SELECT id, file_id, lb_id, frontend_id, backend_id," \
+	" server_id, method_id, version_id, term_id, clock, status FROM shapes"
+
+/* The shape of the current row of a LBT_DBI_SHAPE_SELECT (NULL ids as 0). */
+void lbt_dbi_shape_row(sqlite3_stmt *st, struct lbt_dbi_shape *k);
+
+/* The shapes by id (*n entries, file_id 0 for no such id).  @return 0 or -1 */
+int lbt_dbi_shapes_load(sqlite3 *h, const char *path, struct lbt_dbi_shape **shapes,
+    int64_t *n, lbt_err *err);
+
+/* The columns a run's query returns, in this order when present. */
+enum { LBT_DBI_Q_TIME, LBT_DBI_Q_LINE, LBT_DBI_Q_SHAPE, LBT_DBI_Q_ID, LBT_DBI_Q_IDS,
+	LBT_DBI_Q_BYTES = LBT_DBI_Q_IDS + LBT_DBI_NID, LBT_DBI_Q_NUMS, LBT_DBI_Q_COUNT };
+
+/*
+ * The query of one run's requests: "SELECT <the LBT_DBI_Q_* columns with
+ * want[k] set, in that order> FROM requests WHERE id BETWEEN ?1 AND ?2"
+ * and the selection (time, keys, shapes), ordered by id.
+ * @return 0 or -1 with err.
+ */
+int lbt_dbi_run_query(sqlite3 *h, const char *path, const int want[LBT_DBI_Q_COUNT],
+    const struct lbt_dbi_sel *sel, sqlite3_stmt **st, lbt_err *err);
+
+/*
+ * The ordered events query (time file_id line lb_id frontend_id
+ * backend_id server_id msg clock) for the selection's time bounds and
+ * --lb.  @return 0 or -1 with err.
+ */
+int lbt_dbi_events_query(sqlite3 *h, const char *path, const lbt_filter_opts *o,
+    const struct lbt_dbi_sel *sel, sqlite3_stmt **st, lbt_err *err);
+
+/*
+ * The requests of the index in (time, file, line) order, merged from the
+ * runs that the selection cannot rule out (db_merge.c).
+ */
+typedef struct lbt_dbi_merge lbt_dbi_merge;
+
+/* A run as the merge sees it. */
+struct lbt_dbi_runrow {
+	int64_t file_id, first, last;
+	int untimed;
+	int64_t min_time;              /* relative; when !untimed or some row is timed */
+	int has_time;
+};
+
+/*
+ * Start merging the runs of the index that sel does not rule out, each read
+ * with a copy of the statement made by `prepare`.  @return the merge or
+ * NULL with err.
+ */
+lbt_dbi_merge *lbt_dbi_merge_open(sqlite3 *h, const char *path, const struct lbt_dbi_sel *sel,
+    int (*prepare)(void *ctx, sqlite3_stmt **st, lbt_err *err), void *ctx, int time_col,
+    int line_col, lbt_err *err);
+
+/*
+ * The statement positioned on the next request in order, and the file id of
+ * its run.  @return 1, 0 at the end, -1 with err.
+ */
+int lbt_dbi_merge_next(lbt_dbi_merge *m, sqlite3_stmt **st, int64_t *file_id, lbt_err *err);
+
+/* Close; NULL accepted. */
+void lbt_dbi_merge_close(lbt_dbi_merge *m);
 
 #endif

@@ -27,7 +27,10 @@
 
 /* One record of a batch: its row, and where its texts are in the arena. */
 struct item {
-	struct lbt_dbi_row row;
+	union {
+		struct lbt_dbi_row row;
+		struct lbt_dbi_event ev;
+	} u;
 	uint64_t line;
 	int event;
 	int has_msg, has_raw;
@@ -85,11 +88,11 @@ static int add_rec(struct lbt_dbi_pipe *p, struct batch *b, const lbt_rec *rec)
 	const char *line;
 	size_t len;
 
-	b->news.at = b->n;
-	if (lbt_dbi_build(p->db, p->file_id, rec, &d->row, &b->news) < 0)
+	d->event = rec->kind == LBT_KIND_EVENT;
+	if ((d->event ? lbt_dbi_build_event(p->db, rec, &d->u.ev, &b->news) :
+	    lbt_dbi_build(p->db, p->file_id, rec, &d->u.row, &b->news)) < 0)
 		return -1;
 	d->line = rec->line;
-	d->event = rec->kind == LBT_KIND_EVENT;
 	d->has_msg = d->event && (rec->have & LBT_BIT(LBT_F_MSG));
 	if (d->has_msg && (d->msg_off = arena_put(b, rec->msg.p, rec->msg.n)) == SIZE_MAX)
 		return -1;
@@ -261,8 +264,8 @@ void lbt_dbi_pipe_item(lbt_dbi_pipe *p, size_t i, struct lbt_dbi_item *it)
 	struct batch *b = &p->b[p->rd];
 	struct item *d = &b->items[i];
 
-	it->row = &d->row;
-	it->event = d->event;
+	it->row = d->event ? NULL : &d->u.row;
+	it->ev = d->event ? &d->u.ev : NULL;
 	it->line = d->line;
 	it->msg = d->has_msg ? lbt_str_make(d->msg_len ? b->arena + d->msg_off : "",
 	    d->msg_len) : lbt_str_make(NULL, 0);

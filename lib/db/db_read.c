@@ -1,17 +1,21 @@
 /*
  * db_read.c - records back out of an lbt index (--db FILE).
  *
- * Two queries, requests and events, each ordered by (time, file_id, id)
- * (the requests_time index delivers that order, and within one file ids
- * follow line numbers), are merged in C by (time, file, line).  The filter
- * options are pushed into their WHERE clauses as bound parameters only:
- * time bounds, key, LB, termination state and source network become range
- * or IN (SELECT id FROM dictionary ...) tests.  The SQL selects a superset;
- * every row then goes through lbt_filter_match() on the reader's own
- * filter, the same code as the raw-log path, so both paths agree exactly.
- * Dictionaries (and addresses, files, shapes) are loaded into arrays
- * indexed by id once, so a row costs one sqlite3_step and array look-ups.
- * Times are stored relative to the index's time base; the reader adds it.
+ * Requests come from the merge of the runs (db_merge.c), in (time, file,
+ * line) order, events from one query ordered the same way; the two are
+ * merged here.  The filter options are resolved into ids once
+ * (lbt_dbi_select, db_query.c): time bounds, keys and shapes go into each
+ * run's WHERE clause as bound parameters, and the runs whose lists rule
+ * them out are skipped.  That is a superset; every row then goes through
+ * lbt_filter_match() on the reader's own filter, the same code as the
+ * raw-log path, so both paths agree exactly.
+ *
+ * A run's query selects only the columns of the wanted fields (SQLite's
+ * cost is per column read); dictionaries, addresses, files and shapes are
+ * in memory by id (db_load.c), so a row costs one sqlite3_step, its
+ * integers and array look-ups: no text is made or parsed, except the
+ * handful of bytes of nums (db_codec.c).  Times are stored relative to
+ * the index's time base; the reader adds it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,182 +25,98 @@
 #include "db_int.h"
 #include "lbt/filter.h"
 #include "lbt/key.h"
-#include "lbt/vec.h"
-
-/* A dictionary table in memory: id -> bytes. */
-struct strs {
-	char *text;
-	size_t *off, *len;     /* indexed by id; len SIZE_MAX for no such id */
-	int64_t n;             /* ids 0..n-1 */
-	size_t text_n, text_cap;
-};
-
-/* One query and its current row. */
-struct cursor {
-	sqlite3_stmt *st;
-	int row;               /* a row is waiting */
-	int used;              /* that row was returned: step before the next look */
-	int events;            /* this is the events query */
-};
 
 struct lbt_db_reader {
 	sqlite3 *h;
 	char *path;
 	lbt_filter *filter;
 	lbt_key *key;          /* --key-regex at read time, or NULL */
-	struct cursor c[2];    /* requests, events */
-	struct strs dict[LBT_DBI_NDICT];
-	struct strs files;     /* NUL-terminated paths */
+	struct lbt_dbi_sel sel;
+	lbt_dbi_merge *merge;  /* the requests */
+	sqlite3_stmt *req;     /* ... on the row waiting, or NULL */
+	int64_t req_file;      /* its file */
+	int req_used;          /* that row was returned: take the next first */
+	int req_done;
+	sqlite3_stmt *ev;      /* the events query, NULL when ended or not read */
+	int ev_row, ev_used;
+	int want[LBT_DBI_Q_COUNT], col[LBT_DBI_Q_COUNT];
+	struct lbt_dbi_strs dict[LBT_DBI_NDICT];
+	struct lbt_dbi_strs files;     /* NUL-terminated paths */
 	lbt_addr *addrs;       /* by id */
 	int64_t naddrs;
-	struct lbt_dbi_shape *shapes;   /* by id; NULL ids as 0 */
+	struct lbt_dbi_shape *shapes;  /* by id */
 	int64_t nshapes;
 	int64_t base;          /* time base of the index */
 	uint64_t wanted;       /* fields filled (LBT_BIT mask) */
 	lbt_rec rec;
 	int64_t file_id;       /* of rec, for raw lines */
-	sqlite3_stmt *raw_st;
+	sqlite3_stmt *raw_st, *big_st;
 	lbt_dbi_raw *raw;
 };
 
-/* ---- loading ----------------------------------------------------------- */
+/* ---- what to read ------------------------------------------------------ */
 
-/* Free the arrays of s. */
-static void strs_free(struct strs *s)
+/* Fields that come from a row's shape. */
+#define SHAPE_FIELDS (LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_LB) | LBT_BIT(LBT_F_FRONTEND) | \
+	LBT_BIT(LBT_F_BACKEND) | LBT_BIT(LBT_F_SERVER) | LBT_BIT(LBT_F_METHOD) | \
+	LBT_BIT(LBT_F_VERSION) | LBT_BIT(LBT_F_TERM) | LBT_BIT(LBT_F_STATUS))
+
+/* The fields kept in nums. */
+static uint64_t nums_fields(void)
 {
-	free(s->text);
-	free(s->off);
-	free(s->len);
+	uint64_t m = 0;
+
+	for (int k = 0; k < LBT_DBI_NNUM; k++)
+		m |= LBT_BIT(lbt_dbi_nums[k].field);
+	return m;
 }
 
-/* Append bytes p[0..n) as entry id of s (NUL-terminated). @return 0 or -1 */
-static int strs_put(struct strs *s, int64_t id, const void *p, size_t n)
+/*
+ * The columns of requests that the wanted fields need (time and line
+ * always, first), and their positions in a run's query (in LBT_DBI_Q_*
+ * order, those not wanted left out).
+ */
+static void choose_columns(lbt_db_reader *r)
 {
-	if (LBT_GROW(s->text, s->text_cap, s->text_n + n + 1, 4096) < 0)
-		return -1;
-	if (n > 0)
-		memcpy(s->text + s->text_n, p, n);
-	s->text[s->text_n + n] = '\0';
-	s->off[id] = s->text_n;
-	s->len[id] = n;
-	s->text_n += n + 1;
-	return 0;
+	uint64_t w = r->wanted;
+	int n = 0;
+
+	memset(r->want, 0, sizeof r->want);
+	r->want[LBT_DBI_Q_TIME] = r->want[LBT_DBI_Q_LINE] = 1;
+	r->want[LBT_DBI_Q_SHAPE] = (w & SHAPE_FIELDS) != 0;
+	r->want[LBT_DBI_Q_NUMS] = r->want[LBT_DBI_Q_ID] = (w & nums_fields()) != 0;
+	r->want[LBT_DBI_Q_BYTES] = (w & LBT_BIT(LBT_F_BYTES)) != 0;
+	r->want[LBT_DBI_Q_IDS + LBT_DBI_I_ADDR] = (w & LBT_BIT(LBT_F_CLIENT)) != 0;
+	for (int i = 1; i < LBT_DBI_NID; i++)
+		r->want[LBT_DBI_Q_IDS + i] = (w & LBT_BIT(lbt_dbi_dicts[lbt_dbi_id_dicts[i]].field))
+		    != 0;
+	for (int k = 0; k < LBT_DBI_Q_COUNT; k++)
+		r->col[k] = r->want[k] ? n++ : -1;
 }
 
-/* max(id) + 1 of table, via sql "SELECT max(id) FROM ...". @return it, or -1 */
-static int64_t table_size(sqlite3 *h, const char *table)
+/* The statement of a run (the merge's callback).  @return 0 or -1 with err. */
+static int prepare_run(void *ctx, sqlite3_stmt **st, lbt_err *err)
 {
-	char sql[96];
-	sqlite3_stmt *st = NULL;
-	int64_t n = -1;
+	lbt_db_reader *r = ctx;
 
-	snprintf(sql, sizeof sql, "SELECT coalesce(max(id), 0) + 1 FROM %s", table);
-	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
-/* Load `col` of table into s by id.  @return 0 or -1 with err. */
-static int strs_load(lbt_db_reader *r, struct strs *s, const char *table, const char *col,
-    lbt_err *err)
-{
-	char sql[96];
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	s->n = table_size(r->h, table);
-	if (s->n < 0)
-		return lbt_dbi_fail(r->h, r->path, table, err);
-	s->off = calloc((size_t)s->n, sizeof *s->off);
-	s->len = malloc((size_t)s->n * sizeof *s->len);
-	if (s->off == NULL || s->len == NULL)
-		return lbt_err_set(err, "out of memory");
-	for (int64_t i = 0; i < s->n; i++)
-		s->len[i] = SIZE_MAX;
-	snprintf(sql, sizeof sql, "SELECT id, %s FROM %s", col, table);
-	if (sqlite3_prepare_v2(r->h, sql, -1, &st, NULL) != SQLITE_OK)
-		return lbt_dbi_fail(r->h, r->path, table, err);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		const void *p = sqlite3_column_blob(st, 1);
-
-		if (id > 0 && id < s->n &&
-		    strs_put(s, id, p, (size_t)sqlite3_column_bytes(st, 1)) < 0)
-			break;
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : lbt_dbi_fail(r->h, r->path, table, err);
-}
-
-/* Load the addresses by id.  @return 0 or -1 with err. */
-static int addrs_load(lbt_db_reader *r, lbt_err *err)
-{
-	sqlite3_stmt *st = NULL;
-	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-	int rc;
-
-	r->naddrs = table_size(r->h, "addrs");
-	if (r->naddrs < 0)
-		return lbt_dbi_fail(r->h, r->path, "addrs", err);
-	if ((r->addrs = calloc((size_t)r->naddrs, sizeof *r->addrs)) == NULL)
-		return lbt_err_set(err, "out of memory");
-	if (sqlite3_prepare_v2(r->h, "SELECT id, addr FROM addrs", -1, &st, NULL) != SQLITE_OK)
-		return lbt_dbi_fail(r->h, r->path, "addrs", err);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		lbt_addr *a;
-
-		if (id <= 0 || id >= r->naddrs || sqlite3_column_bytes(st, 1) != 16)
-			continue;
-		a = &r->addrs[id];
-		memcpy(a->b, sqlite3_column_blob(st, 1), 16);
-		a->family = memcmp(a->b, mapped, 12) == 0 ? 4 : 6;
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : lbt_dbi_fail(r->h, r->path, "addrs", err);
-}
-
-/* Load the shapes by id.  @return 0 or -1 with err. */
-static int shapes_load(lbt_db_reader *r, lbt_err *err)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	r->nshapes = table_size(r->h, "shapes");
-	if (r->nshapes < 0)
-		return lbt_dbi_fail(r->h, r->path, "shapes", err);
-	if ((r->shapes = calloc((size_t)r->nshapes, sizeof *r->shapes)) == NULL)
-		return lbt_err_set(err, "out of memory");
-	if (sqlite3_prepare_v2(r->h, "SELECT id, frontend_id, backend_id, server_id, method_id,"
-	    " version_id, term_id, clock FROM shapes", -1, &st, NULL) != SQLITE_OK)
-		return lbt_dbi_fail(r->h, r->path, "shapes", err);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-
-		if (id <= 0 || id >= r->nshapes)
-			continue;
-		for (int i = 0; i < LBT_DBI_NSHAPE; i++)
-			r->shapes[id].id[i] = sqlite3_column_int64(st, 1 + i);
-		r->shapes[id].clock = sqlite3_column_int64(st, 1 + LBT_DBI_NSHAPE);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : lbt_dbi_fail(r->h, r->path, "shapes", err);
+	return lbt_dbi_run_query(r->h, r->path, r->want, &r->sel, st, err);
 }
 
 /* Load what the wanted fields need.  @return 0 or -1 with err. */
-static int load_all(lbt_db_reader *r, uint64_t wanted, lbt_err *err)
+static int load_all(lbt_db_reader *r, lbt_err *err)
 {
-	if (lbt_dbi_time_base(r->h, r->path, &r->base, err) < 0 || shapes_load(r, err) < 0)
+	if (lbt_dbi_time_base(r->h, r->path, &r->base, err) < 0 ||
+	    lbt_dbi_shapes_load(r->h, r->path, &r->shapes, &r->nshapes, err) < 0)
 		return -1;
 	for (int i = 0; i < LBT_DBI_NDICT; i++)
-		if ((wanted & LBT_BIT(lbt_dbi_dicts[i].field)) &&
-		    strs_load(r, &r->dict[i], lbt_dbi_dicts[i].table, "name", err) < 0)
+		if ((r->wanted & LBT_BIT(lbt_dbi_dicts[i].field)) &&
+		    lbt_dbi_strs_load(r->h, r->path, &r->dict[i], lbt_dbi_dicts[i].table, "name",
+		    err) < 0)
 			return -1;
-	if (strs_load(r, &r->files, "files", "path", err) < 0)
+	if (lbt_dbi_strs_load(r->h, r->path, &r->files, "files", "path", err) < 0)
 		return -1;
-	if ((wanted & LBT_BIT(LBT_F_CLIENT)) && addrs_load(r, err) < 0)
+	if ((r->wanted & LBT_BIT(LBT_F_CLIENT)) &&
+	    lbt_dbi_addrs_load(r->h, r->path, &r->addrs, &r->naddrs, err) < 0)
 		return -1;
 	return 0;
 }
@@ -204,7 +124,7 @@ static int load_all(lbt_db_reader *r, uint64_t wanted, lbt_err *err)
 /* ---- rows to records --------------------------------------------------- */
 
 /* Set string field f of rec to entry id of dictionary s, if there is one. */
-static void set_id(lbt_rec *rec, lbt_field f, const struct strs *s, int64_t id)
+static void set_id(lbt_rec *rec, lbt_field f, const struct lbt_dbi_strs *s, int64_t id)
 {
 	if (s->off == NULL || id <= 0 || id >= s->n || s->len[id] == SIZE_MAX)
 		return;
@@ -212,62 +132,33 @@ static void set_id(lbt_rec *rec, lbt_field f, const struct strs *s, int64_t id)
 	rec->have |= LBT_BIT(f);
 }
 
-/* Set string field f of rec from dictionary s, id in column col. */
-static void set_str(lbt_rec *rec, lbt_field f, const struct strs *s, sqlite3_stmt *st, int col)
+/* Set the provenance of rec: file file_id, line. */
+static void set_file(lbt_db_reader *r, int64_t fid, uint64_t line)
 {
-	if (s->off == NULL || sqlite3_column_type(st, col) == SQLITE_NULL)
-		return;
-	set_id(rec, f, s, sqlite3_column_int64(st, col));
-}
-
-/* Time, clock and provenance (columns 0..3), common to both queries. */
-static void fill_head(lbt_db_reader *r, sqlite3_stmt *st)
-{
-	lbt_rec *rec = &r->rec;
-	int64_t fid = sqlite3_column_int64(st, 2);
-
-	lbt_rec_clear(rec);
-	if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		rec->time_us = sqlite3_column_int64(st, 0) + r->base;
-		rec->clock = (lbt_clock)sqlite3_column_int(st, 1);
-		rec->have |= LBT_BIT(LBT_F_TIME);
-	}
 	r->file_id = fid;
 	if (fid > 0 && fid < r->files.n && r->files.len[fid] != SIZE_MAX) {
-		rec->file = r->files.text + r->files.off[fid];
-		rec->have |= LBT_BIT(LBT_F_FILE);
+		r->rec.file = r->files.text + r->files.off[fid];
+		r->rec.have |= LBT_BIT(LBT_F_FILE);
 	}
-	rec->line = (uint64_t)sqlite3_column_int64(st, 3);
-	rec->have |= LBT_BIT(LBT_F_LINE);
+	r->rec.line = line;
+	r->rec.have |= LBT_BIT(LBT_F_LINE);
 }
 
-/* The client address of the row, from the addrs cache. */
-static void fill_client(lbt_db_reader *r, sqlite3_stmt *st)
-{
-	int64_t id;
-
-	if (r->addrs == NULL || sqlite3_column_type(st, 4) == SQLITE_NULL)
-		return;
-	id = sqlite3_column_int64(st, 4);
-	if (id <= 0 || id >= r->naddrs || r->addrs[id].family == 0)
-		return;
-	r->rec.client = r->addrs[id];
-	r->rec.have |= LBT_BIT(LBT_F_CLIENT);
-}
-
-/* The clock and the shape's strings (column 1: shape_id) of the row. */
-static void fill_shape(lbt_db_reader *r, sqlite3_stmt *st)
+/* The clock, LB, status and the shape's strings of the row's shape. */
+static void fill_shape(lbt_db_reader *r, int64_t id)
 {
 	lbt_rec *rec = &r->rec;
-	int64_t id = sqlite3_column_int64(st, 1);
 	const struct lbt_dbi_shape *s;
 
-	rec->clock = LBT_CLOCK_NONE;
 	if (id <= 0 || id >= r->nshapes)
 		return;
 	s = &r->shapes[id];
 	if (rec->have & LBT_BIT(LBT_F_TIME))
 		rec->clock = (lbt_clock)s->clock;
+	if (s->status != LBT_DBI_NO_STATUS) {
+		rec->status = (int32_t)s->status;
+		rec->have |= LBT_BIT(LBT_F_STATUS);
+	}
 	for (int i = 0; i < LBT_DBI_NSHAPE; i++) {
 		int d = lbt_dbi_shape_dicts[i];
 
@@ -276,46 +167,131 @@ static void fill_shape(lbt_db_reader *r, sqlite3_stmt *st)
 	}
 }
 
-/* Fill r->rec from the current requests row. */
-static void fill_request(lbt_db_reader *r, sqlite3_stmt *st)
+/* The client address of id, from the addresses in memory. */
+static void fill_client(lbt_db_reader *r, int64_t id)
+{
+	if (r->addrs == NULL || id <= 0 || id >= r->naddrs || r->addrs[id].family == 0)
+		return;
+	r->rec.client = r->addrs[id];
+	r->rec.have |= LBT_BIT(LBT_F_CLIENT);
+}
+
+/* Number k + 1 of request id, from nums_big.  @return 0 or -1 with err. */
+static int big_num(lbt_db_reader *r, int64_t id, int k, int32_t *v, lbt_err *err)
+{
+	int rc;
+
+	if (r->big_st == NULL && sqlite3_prepare_v2(r->h, "SELECT value FROM nums_big WHERE"
+	    " id = ? AND pos = ?", -1, &r->big_st, NULL) != SQLITE_OK)
+		return lbt_dbi_fail(r->h, r->path, "nums_big", err);
+	sqlite3_bind_int64(r->big_st, 1, id);
+	sqlite3_bind_int(r->big_st, 2, k + 1);
+	rc = sqlite3_step(r->big_st);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_int(r->big_st, 0);
+	sqlite3_reset(r->big_st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? lbt_err_at(err, r->path, 0, "request %lld: number %d "
+		    "missing from nums_big", (long long)id, k + 1) :
+		    lbt_dbi_fail(r->h, r->path, "nums_big", err);
+	return 0;
+}
+
+/* The port, timers and counters of the row (its nums text at column c). @return 0/-1 */
+static int fill_nums(lbt_db_reader *r, sqlite3_stmt *st, int c, lbt_err *err)
+{
+	int32_t v[LBT_DBI_NNUM];
+	uint32_t have, big;
+
+	if (lbt_dbi_nums_decode(sqlite3_column_blob(st, c), (size_t)sqlite3_column_bytes(st, c),
+	    v, &have, &big) < 0)
+		return lbt_err_at(err, r->path, 0, "request %lld: a broken nums text",
+		    (long long)sqlite3_column_int64(st, r->col[LBT_DBI_Q_ID]));
+	for (int k = 0; have != 0 && k < LBT_DBI_NNUM; k++) {
+		lbt_field f = lbt_dbi_nums[k].field;
+
+		if (!(have >> k & 1) || !(r->wanted & LBT_BIT(f)))
+			continue;
+		if ((big >> k & 1) &&
+		    big_num(r, sqlite3_column_int64(st, r->col[LBT_DBI_Q_ID]), k, &v[k], err) < 0)
+			return -1;
+		*lbt_rec_i32(&r->rec, f) = v[k];
+		r->rec.have |= LBT_BIT(f);
+	}
+	return 0;
+}
+
+/* Integer of column k (LBT_DBI_Q_*) of st, 0 when not selected or NULL. */
+static int64_t q_int(const lbt_db_reader *r, sqlite3_stmt *st, int k)
+{
+	return r->col[k] < 0 ? 0 : sqlite3_column_int64(st, r->col[k]);
+}
+
+/* Fill r->rec from the request row of st (run of file fid).  @return 0 or -1 with err. */
+static int fill_request(lbt_db_reader *r, sqlite3_stmt *st, int64_t fid, lbt_err *err)
 {
 	lbt_rec *rec = &r->rec;
+	int c;
 
-	fill_head(r, st);
-	fill_shape(r, st);
-	fill_client(r, st);
-	for (int i = 0; i < LBT_DBI_NCOL; i++) {
-		const struct lbt_dbi_col *c = &lbt_dbi_cols[i];
-		int col = LBT_DBI_QCOL + i;
-
-		if (!(r->wanted & LBT_BIT(c->field)) || sqlite3_column_type(st, col) == SQLITE_NULL)
-			continue;
-		if (c->dict >= 0) {
-			set_str(rec, c->field, &r->dict[c->dict], st, col);
-			continue;
-		}
-		if (c->field == LBT_F_BYTES)
-			rec->bytes = sqlite3_column_int64(st, col);
-		else
-			*lbt_rec_i32(rec, c->field) = sqlite3_column_int(st, col);
-		rec->have |= LBT_BIT(c->field);
+	lbt_rec_clear(rec);
+	if (sqlite3_column_type(st, r->col[LBT_DBI_Q_TIME]) != SQLITE_NULL) {
+		rec->time_us = sqlite3_column_int64(st, r->col[LBT_DBI_Q_TIME]) + r->base;
+		rec->have |= LBT_BIT(LBT_F_TIME);
 	}
+	set_file(r, fid, (uint64_t)sqlite3_column_int64(st, r->col[LBT_DBI_Q_LINE]));
+	rec->clock = LBT_CLOCK_NONE;
+	fill_shape(r, q_int(r, st, LBT_DBI_Q_SHAPE));
+	fill_client(r, q_int(r, st, LBT_DBI_Q_IDS + LBT_DBI_I_ADDR));
+	for (int i = 1; i < LBT_DBI_NID; i++) {
+		int d = lbt_dbi_id_dicts[i];
+
+		if (r->col[LBT_DBI_Q_IDS + i] >= 0)
+			set_id(rec, lbt_dbi_dicts[d].field, &r->dict[d], q_int(r, st, LBT_DBI_Q_IDS + i));
+	}
+	if ((c = r->col[LBT_DBI_Q_BYTES]) >= 0 && sqlite3_column_type(st, c) != SQLITE_NULL) {
+		rec->bytes = sqlite3_column_int64(st, c);
+		rec->have |= LBT_BIT(LBT_F_BYTES);
+	}
+	if ((c = r->col[LBT_DBI_Q_NUMS]) >= 0 && sqlite3_column_type(st, c) != SQLITE_NULL &&
+	    fill_nums(r, st, c, err) < 0)
+		return -1;
 	if (r->key != NULL) {
 		rec->have &= ~LBT_BIT(LBT_F_KEY);
 		if ((rec->have & LBT_BIT(LBT_F_PATH)) &&
 		    lbt_key_extract(r->key, rec->path.p, rec->path.n, &rec->key))
 			rec->have |= LBT_BIT(LBT_F_KEY);
 	}
+	return 0;
 }
 
-/* Fill r->rec from the current events row (msg stays valid until the next step). */
+/* Set string field f of rec from dictionary s, id in column col. */
+static void set_str(lbt_rec *rec, lbt_field f, const struct lbt_dbi_strs *s, sqlite3_stmt *st,
+    int col)
+{
+	if (s->off == NULL || sqlite3_column_type(st, col) == SQLITE_NULL)
+		return;
+	set_id(rec, f, s, sqlite3_column_int64(st, col));
+}
+
+/*
+ * Fill r->rec from the current events row: time clock file_id line lb_id
+ * frontend_id backend_id server_id msg (msg valid until the next step).
+ */
 static void fill_event(lbt_db_reader *r, sqlite3_stmt *st)
 {
 	lbt_rec *rec = &r->rec;
-	static const int dicts[4] = { 0, 1, 2, 3 };   /* lb frontend backend server */
+	static const int dicts[4] = {
+		LBT_DBI_D_LB, LBT_DBI_D_FRONTEND, LBT_DBI_D_BACKEND, LBT_DBI_D_SERVER
+	};
 
-	fill_head(r, st);
+	lbt_rec_clear(rec);
 	rec->kind = LBT_KIND_EVENT;
+	if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		rec->time_us = sqlite3_column_int64(st, 0) + r->base;
+		rec->clock = (lbt_clock)sqlite3_column_int(st, 1);
+		rec->have |= LBT_BIT(LBT_F_TIME);
+	}
+	set_file(r, sqlite3_column_int64(st, 2), (uint64_t)sqlite3_column_int64(st, 3));
 	for (int i = 0; i < 4; i++)
 		set_str(rec, lbt_dbi_dicts[dicts[i]].field, &r->dict[dicts[i]], st, 4 + i);
 	if (sqlite3_column_type(st, 8) != SQLITE_NULL) {
@@ -325,84 +301,92 @@ static void fill_event(lbt_db_reader *r, sqlite3_stmt *st)
 	}
 }
 
-/* Step cursor c if its row was used.  @return 0 or -1 with err. */
-static int cursor_advance(lbt_db_reader *r, struct cursor *c, lbt_err *err)
+/* ---- the two streams ----------------------------------------------------- */
+
+/* Take the next request if the one waiting was returned.  @return 0 or -1 with err. */
+static int advance_requests(lbt_db_reader *r, lbt_err *err)
 {
 	int rc;
 
-	if (c->st == NULL || (c->row && !c->used))
+	if (r->req_done || (r->req != NULL && !r->req_used))
 		return 0;
-	rc = sqlite3_step(c->st);
-	c->used = 0;
-	c->row = rc == SQLITE_ROW;
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		c->row = 0;
-		return lbt_dbi_fail(r->h, r->path, "read", err);
+	rc = lbt_dbi_merge_next(r->merge, &r->req, &r->req_file, err);
+	r->req_used = 0;
+	if (rc <= 0) {
+		r->req = NULL;
+		r->req_done = 1;
 	}
-	if (!c->row) {
-		sqlite3_finalize(c->st);
-		c->st = NULL;
+	return rc < 0 ? -1 : 0;
+}
+
+/* Step the events query if its row was returned.  @return 0 or -1 with err. */
+static int advance_events(lbt_db_reader *r, lbt_err *err)
+{
+	int rc;
+
+	if (r->ev == NULL || (r->ev_row && !r->ev_used))
+		return 0;
+	rc = sqlite3_step(r->ev);
+	r->ev_used = 0;
+	r->ev_row = rc == SQLITE_ROW;
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return lbt_dbi_fail(r->h, r->path, "read", err);
+	if (!r->ev_row) {
+		sqlite3_finalize(r->ev);
+		r->ev = NULL;
 	}
 	return 0;
 }
 
-/* Compare the current rows of a and b by (time, file_id, line); NULL time first. */
-static int cursor_cmp(struct cursor *a, struct cursor *b)
+/* True when the waiting event comes before the waiting request (time NULL first, file, line). */
+static int event_first(const lbt_db_reader *r)
 {
-	int an = sqlite3_column_type(a->st, 0) == SQLITE_NULL;
-	int bn = sqlite3_column_type(b->st, 0) == SQLITE_NULL;
+	sqlite3_stmt *q = r->req, *e = r->ev;
+	int qn = sqlite3_column_type(q, r->col[LBT_DBI_Q_TIME]) == SQLITE_NULL;
+	int en = sqlite3_column_type(e, 0) == SQLITE_NULL;
+	int64_t a[3], b[3];
 
-	if (an != bn)
-		return an ? -1 : 1;
-	for (int col = an ? 2 : 0; col < 4; col++) {
-		int64_t x, y;
-
-		if (col == 1)
-			continue;
-		x = sqlite3_column_int64(a->st, col);
-		y = sqlite3_column_int64(b->st, col);
-		if (x != y)
-			return x < y ? -1 : 1;
-	}
+	if (qn != en)
+		return en;
+	a[0] = en ? 0 : sqlite3_column_int64(e, 0);
+	a[1] = sqlite3_column_int64(e, 2);
+	a[2] = sqlite3_column_int64(e, 3);
+	b[0] = qn ? 0 : sqlite3_column_int64(q, r->col[LBT_DBI_Q_TIME]);
+	b[1] = r->req_file;
+	b[2] = sqlite3_column_int64(q, r->col[LBT_DBI_Q_LINE]);
+	for (int i = 0; i < 3; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i];
 	return 0;
 }
 
 /*
- * Next record in (time, file, line) order from the two cursors, skipping
+ * Next record in (time, file, line) order from the two streams, skipping
  * rows that the filter refuses.  @return 1, 0 at the end, -1 with err.
  */
 int lbt_db_reader_next(lbt_db_reader *r, lbt_rec **rec, lbt_err *err)
 {
 	for (;;) {
-		struct cursor *c;
+		int ev;
 
-		if (cursor_advance(r, &r->c[0], err) < 0 || cursor_advance(r, &r->c[1], err) < 0)
+		if (advance_requests(r, err) < 0 || advance_events(r, err) < 0)
 			return -1;
-		if (!r->c[0].row && !r->c[1].row)
+		if (r->req == NULL && !r->ev_row)
 			return 0;
-		c = !r->c[1].row ? &r->c[0] : !r->c[0].row ? &r->c[1] :
-		    cursor_cmp(&r->c[0], &r->c[1]) <= 0 ? &r->c[0] : &r->c[1];
-		c->used = 1;
-		if (c->events)
-			fill_event(r, c->st);
-		else
-			fill_request(r, c->st);
+		ev = r->req == NULL || (r->ev_row && event_first(r));
+		if (ev) {
+			r->ev_used = 1;
+			fill_event(r, r->ev);
+		} else {
+			r->req_used = 1;
+			if (fill_request(r, r->req, r->req_file, err) < 0)
+				return -1;
+		}
 		if (lbt_filter_match(r->filter, &r->rec)) {
 			*rec = &r->rec;
 			return 1;
 		}
 	}
-}
-
-/* Prepare the requests (ev 0) or events (ev 1) query.  @return 0 or -1 with err. */
-static int open_cursor(lbt_db_reader *r, int ev, const lbt_filter_opts *o, lbt_err *err)
-{
-	int64_t since, until;
-
-	lbt_filter_bounds(r->filter, &since, &until);
-	r->c[ev].events = ev;
-	return lbt_dbi_query(r->h, r->path, ev, o, r->wanted, since, until, r->base,
-	    &r->c[ev].st, err);
 }
 
 /* ---- open, raw lines, close ------------------------------------------ */
@@ -421,8 +405,8 @@ static void resolve_tod(lbt_db_reader *r, const lbt_filter_opts *o, int events)
 	lbt_filter_bounds(r->filter, &since, &until);
 	if (!((o->since && since == INT64_MIN) || (o->until && until == INT64_MAX)))
 		return;
-	if (sqlite3_prepare_v2(r->h, events ? "SELECT min(t) FROM (SELECT min(time) AS t FROM"
-	    " requests UNION ALL SELECT min(time) FROM events)" : "SELECT min(time) FROM requests",
+	if (sqlite3_prepare_v2(r->h, events ? "SELECT min(t) FROM (SELECT min(min_time) AS t"
+	    " FROM runs UNION ALL SELECT min(time) FROM events)" : "SELECT min(min_time) FROM runs",
 	    -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
 		lbt_rec_clear(&probe);
@@ -431,6 +415,27 @@ static void resolve_tod(lbt_db_reader *r, const lbt_filter_opts *o, int events)
 		(void)lbt_filter_match(r->filter, &probe);
 	}
 	sqlite3_finalize(st);
+}
+
+/* Resolve the filter and start both streams.  @return 0 or -1 with err. */
+static int start_streams(lbt_db_reader *r, const lbt_filter_opts *f, int events,
+    lbt_err *err)
+{
+	int64_t since, until;
+
+	lbt_filter_bounds(r->filter, &since, &until);
+	if (lbt_dbi_select(r->h, r->path, f, since, until, r->base, r->shapes, r->nshapes,
+	    r->dict, &r->sel, err) < 0)
+		return -1;
+	choose_columns(r);
+	r->merge = lbt_dbi_merge_open(r->h, r->path, &r->sel, prepare_run, r,
+	    r->col[LBT_DBI_Q_TIME], r->col[LBT_DBI_Q_LINE], err);
+	if (r->merge == NULL)
+		return -1;
+	if (events && !f->key && !f->src && !f->status && !f->term &&
+	    lbt_dbi_events_query(r->h, r->path, f, &r->sel, &r->ev, err) < 0)
+		return -1;
+	return 0;
 }
 
 /* Open the parts of a reader.  @return 0 or -1 with err. */
@@ -452,15 +457,10 @@ static int reader_init(lbt_db_reader *r, const lbt_input_opts *o, lbt_err *err)
 	if (r->key != NULL)
 		wanted |= LBT_BIT(LBT_F_PATH);
 	r->wanted = wanted;
-	if (load_all(r, wanted, err) < 0)
+	if (load_all(r, err) < 0)
 		return -1;
 	resolve_tod(r, f, o->events);
-	if (open_cursor(r, 0, f, err) < 0)
-		return -1;
-	if (o->events && !f->key && !f->src && !f->status && !f->term &&
-	    open_cursor(r, 1, f, err) < 0)
-		return -1;
-	return 0;
+	return start_streams(r, f, o->events, err);
 }
 
 /* Open a reader; see db.h.  @return it, or NULL with err. */
@@ -516,13 +516,15 @@ void lbt_db_reader_close(lbt_db_reader *r)
 {
 	if (r == NULL)
 		return;
-	sqlite3_finalize(r->c[0].st);
-	sqlite3_finalize(r->c[1].st);
+	lbt_dbi_merge_close(r->merge);
+	sqlite3_finalize(r->ev);
 	sqlite3_finalize(r->raw_st);
+	sqlite3_finalize(r->big_st);
 	lbt_dbi_raw_free(r->raw);
 	for (int i = 0; i < LBT_DBI_NDICT; i++)
-		strs_free(&r->dict[i]);
-	strs_free(&r->files);
+		lbt_dbi_strs_free(&r->dict[i]);
+	lbt_dbi_strs_free(&r->files);
+	lbt_dbi_sel_free(&r->sel);
 	free(r->addrs);
 	free(r->shapes);
 	lbt_filter_free(r->filter);
