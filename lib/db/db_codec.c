@@ -1,49 +1,47 @@
 /*
  * db_codec.c - the compact encodings of an lbt index (schema version 4):
- * the numbers of a request as one text of code points (requests.nums), the
- * id lists of a run (runs.shapes, keys, nets), and the sort of a run.
+ * the columns of a block of requests as texts of code points (blocks.time,
+ * blocks.path ...), the id lists of a run (runs.shapes, keys, nets), and
+ * the sort of a run.
  *
- * nums: SQLite has no function that reads an integer out of a blob, but
- * unicode(substr(text, k, 1)) reads the code point of the k-th character,
- * and UTF-8 spends 1 byte on a code point below 128, 2 below 2048, 3 below
- * 65536: a text of code points is an array of variable-length integers
- * that stock sqlite3 can index into (the view requests_v does).  Number k
- * of lbt_dbi_nums is character k+1:
+ * A column of a block: SQLite has no function that reads an integer out of
+ * a blob, but unicode(substr(text, k, 1)) reads the code point of the k-th
+ * character, and UTF-8 spends 1 byte on a code point below 128, 2 below
+ * 2048, 3 below 65536: a text of code points is an array of integers that
+ * stock sqlite3 can index into (the view requests_v does).  Each value of
+ * a column takes `width` characters (1 to 4, the same for the whole column
+ * of one block), each a digit of 15 bits plus 2, most significant first:
  *
- *     1 absent, 2 kept in nums_big (outside -1..LBT_DBI_NUM_MAX), else
- *     v + 4, with the surrogates D800..DFFF and FFFE FFFF skipped
- *     (SQLite reads them as U+FFFD)
+ *     width 1: v + 1        (-1 .. 32766: timers logged as -1, small ids)
+ *     width w: v + 2^(15w - 1), w digits
  *
- * so -1 (a timer HAProxy logs as -1) to 123 take one byte.  Absent numbers
- * at the end are left out (substr then gives '', unicode NULL).  One
- * column instead of 17 makes a row both smaller (one header byte instead
- * of 17) and cheaper to insert and to read (SQLite's cost is per column:
- * about 180 instructions each way, callgrind).
+ * and an absent value is w characters 1.  Code points stay below 0x8002:
+ * never a surrogate nor U+FFFE, never 0, and a view decodes a value with
+ * one unicode(substr()) per digit.
  */
 #include <string.h>
 
 #include "db_int.h"
 #include "lbt/vec.h"
 
-/* The code point of number v (-1 <= v <= LBT_DBI_NUM_MAX). */
-static uint32_t num_char(int64_t v)
+/* Offset added to a value of width w (w >= 2): 2^(15w - 1). */
+static int64_t wide_offset(int w)
 {
-	uint32_t u = (uint32_t)(v + 4);
-
-	if (u >= 0xD800)
-		u += 0x800;
-	if (u >= 0xFFFE)
-		u += 2;
-	return u;
+	return (int64_t)1 << (15 * w - 1);
 }
 
-/* The number of code point c >= 3. */
-static int64_t char_num(uint32_t c)
+/* The smallest width that holds v.  @return 1 to 4, or 0 when none does. */
+static int width_of(int64_t v)
 {
-	return (int64_t)c - 4 - (c >= 0xE000 ? 0x800 : 0) - (c >= 0x10000 ? 2 : 0);
+	if (v >= -1 && v <= 32766)
+		return 1;
+	for (int w = 2; w <= LBT_DBI_MAX_WIDTH; w++)
+		if (v >= -wide_offset(w) && v < wide_offset(w))
+			return w;
+	return 0;
 }
 
-/* UTF-8 of code point u at out.  @return bytes written (1 to 4). */
+/* UTF-8 of code point u (< 0x10000) at out.  @return bytes written (1 to 3). */
 static size_t put_utf8(uint8_t *out, uint32_t u)
 {
 	if (u < 0x80) {
@@ -55,55 +53,59 @@ static size_t put_utf8(uint8_t *out, uint32_t u)
 		out[1] = (uint8_t)(0x80 | (u & 0x3F));
 		return 2;
 	}
-	if (u < 0x10000) {
-		out[0] = (uint8_t)(0xE0 | u >> 12);
-		out[1] = (uint8_t)(0x80 | (u >> 6 & 0x3F));
-		out[2] = (uint8_t)(0x80 | (u & 0x3F));
-		return 3;
-	}
-	out[0] = (uint8_t)(0xF0 | u >> 18);
-	out[1] = (uint8_t)(0x80 | (u >> 12 & 0x3F));
-	out[2] = (uint8_t)(0x80 | (u >> 6 & 0x3F));
-	out[3] = (uint8_t)(0x80 | (u & 0x3F));
-	return 4;
+	out[0] = (uint8_t)(0xE0 | u >> 12);
+	out[1] = (uint8_t)(0x80 | (u >> 6 & 0x3F));
+	out[2] = (uint8_t)(0x80 | (u & 0x3F));
+	return 3;
 }
 
-/* Encode the numbers of r; see db_int.h.  @return bytes written. */
-size_t lbt_dbi_nums_encode(const struct lbt_dbi_row *r, uint8_t *out, uint32_t *big)
+/* The w characters of v (or of an absent value) at out.  @return bytes written. */
+static size_t put_value(uint8_t *out, int present, int64_t v, int w)
 {
-	size_t n = 0, end = 0;
+	uint64_t d = (uint64_t)(w == 1 ? v + 1 : v + wide_offset(w));
+	size_t n = 0;
 
-	*big = 0;
-	for (int k = 0; k < LBT_DBI_NNUM; k++) {
-		int64_t v = r->num[k];
+	for (int i = w - 1; i >= 0; i--)
+		n += put_utf8(out + n, present ? (uint32_t)(d >> (15 * i) & 0x7FFF) + 2 : 1);
+	return n;
+}
 
-		if (!(r->num_have >> k & 1)) {
-			out[n++] = LBT_DBI_NUM_NULL;
+/* Encode a column; see db_int.h.  @return bytes written, or -1 */
+long lbt_dbi_col_encode(const int64_t *v, const uint8_t *present, size_t n, int *width,
+    uint8_t *out)
+{
+	int w = 0;
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int wi;
+
+		if (!present[i])
 			continue;
-		}
-		if (v < -1 || v > LBT_DBI_NUM_MAX) {
-			*big |= (uint32_t)1 << k;
-			out[n++] = LBT_DBI_NUM_BIG;
-		} else {
-			n += put_utf8(out + n, num_char(v));
-		}
-		end = n;
+		if ((wi = width_of(v[i])) == 0)
+			return -1;
+		w = wi > w ? wi : w;
 	}
-	return end;
+	*width = w ? w : 1;
+	if (w == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		len += put_value(out + len, present[i], v[i], w);
+	return (long)len;
 }
 
 /*
- * The code point at s[*i] (UTF-8 as SQLite reads it), *i moved past it.
- * @return it, or 0 for a broken sequence.
+ * The code point at s[*i] (UTF-8 of at most 3 bytes, as written above), *i
+ * moved past it.  @return it, or 0 for a broken sequence.
  */
 static uint32_t get_utf8(const uint8_t *s, size_t n, size_t *i)
 {
 	uint32_t c = s[(*i)++];
-	int more = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+	int more = c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
 
-	if (c >= 0x80 && more == 0)
+	if ((c >= 0x80 && more == 0) || c >= 0xF0)
 		return 0;
-	c &= more == 3 ? 0x07 : more == 2 ? 0x0F : more == 1 ? 0x1F : 0x7F;
+	c &= more == 2 ? 0x0F : more == 1 ? 0x1F : 0x7F;
 	for (; more > 0; more--) {
 		if (*i >= n || (s[*i] & 0xC0) != 0x80)
 			return 0;
@@ -112,27 +114,37 @@ static uint32_t get_utf8(const uint8_t *s, size_t n, size_t *i)
 	return c;
 }
 
-/* Decode a nums text; see db_int.h.  @return 0 or -1 */
-int lbt_dbi_nums_decode(const uint8_t *s, size_t n, int32_t *v, uint32_t *have,
-    uint32_t *big)
+/* Decode a column; see db_int.h.  @return 0 or -1 */
+int lbt_dbi_col_decode(const uint8_t *s, size_t len, int width, size_t n, int64_t *v,
+    uint8_t *present)
 {
-	size_t i = 0;
+	size_t at = 0;
 
-	*have = *big = 0;
-	for (int k = 0; i < n; k++) {
-		uint32_t c = get_utf8(s, n, &i);
-
-		if (k >= LBT_DBI_NNUM || c == 0)
-			return -1;
-		if (c == LBT_DBI_NUM_NULL)
-			continue;
-		*have |= (uint32_t)1 << k;
-		if (c == LBT_DBI_NUM_BIG)
-			*big |= (uint32_t)1 << k;
-		else
-			v[k] = (int32_t)char_num(c);
+	if (s == NULL || len == 0) {
+		memset(present, 0, n);
+		return 0;
 	}
-	return 0;
+	for (size_t k = 0; k < n; k++) {
+		uint64_t d = 0;
+		uint32_t c = 0;
+
+		for (int i = 0; i < width; i++) {
+			if (at >= len || (c = get_utf8(s, len, &at)) == 0 || c > 0x8001)
+				return -1;
+			if (i == 0 && c == 1)
+				break;
+			d = d << 15 | (c - 2);
+		}
+		present[k] = c != 1;
+		if (c == 1) {
+			for (int i = 1; i < width; i++)
+				if (at >= len || get_utf8(s, len, &at) != 1)
+					return -1;
+			continue;
+		}
+		v[k] = width == 1 ? (int64_t)d - 1 : (int64_t)d - wide_offset(width);
+	}
+	return at == len ? 0 : -1;
 }
 
 /*

@@ -435,6 +435,7 @@ int lbt_dbi_build(lbt_db *db, int64_t file_id, const lbt_rec *rec, struct lbt_db
 	if ((r->shape = shape_id(db, file_id, rec, news)) < 0)
 		return -1;
 	r->line = rec->line;
+	r->clock = r->timed ? (uint8_t)rec->clock : 0;
 	r->id[LBT_DBI_I_ADDR] = ids.addr_id;
 	r->net = ids.net_id;
 	for (int i = 1; i < LBT_DBI_NID; i++)

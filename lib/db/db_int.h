@@ -63,19 +63,31 @@ enum { LBT_DBI_I_ADDR, LBT_DBI_I_PATH, LBT_DBI_I_KEY, LBT_DBI_I_HOST, LBT_DBI_I_
 extern const int lbt_dbi_id_dicts[LBT_DBI_NID];
 
 /*
- * The numbers kept in requests.nums, one character each (db_codec.c), in
- * this order: port, the timers and the counters, most often present first.
+ * The numbers of a request, a column of blocks each: port, the timers and
+ * the counters (lbt_dbi_nums).
  */
 #define LBT_DBI_NNUM 17
 struct lbt_dbi_num {
 	lbt_field field;
-	const char *name;       /* its column in requests_v (and in version 3) */
+	const char *name;       /* its column in blocks, requests_v and version 3 */
 };
 extern const struct lbt_dbi_num lbt_dbi_nums[LBT_DBI_NNUM];
 
-/* Column order of `requests`: id time line shape_id, the LBT_DBI_NID ids
- * (addr_id path_id key_id host_id ua_id query_id), bytes, nums. */
-#define LBT_DBI_REQ_COLS (4 + LBT_DBI_NID + 2)
+/*
+ * Requests are stored in blocks of up to LBT_DBI_BLOCK (db_run.c), a text
+ * column per field (db_codec.c), in this order: time, line, shape, the
+ * LBT_DBI_NID ids, bytes, then the numbers of lbt_dbi_nums.
+ */
+#define LBT_DBI_BLOCK 64
+enum { LBT_DBI_C_TIME, LBT_DBI_C_LINE, LBT_DBI_C_SHAPE, LBT_DBI_C_IDS,
+	LBT_DBI_C_BYTES = LBT_DBI_C_IDS + LBT_DBI_NID, LBT_DBI_C_NUMS,
+	LBT_DBI_NCOL = LBT_DBI_C_NUMS + LBT_DBI_NNUM };
+
+/* The name of block column c (and of the view's column, except the ids). */
+extern const char *const lbt_dbi_col_names[LBT_DBI_NCOL];
+
+/* Columns of `blocks` before the texts: id first n t0 t1 tunit line0 widths. */
+#define LBT_DBI_BLOCK_HEAD 8
 
 /*
  * A request with every id resolved (lbt_dbi_build, on the reading
@@ -92,6 +104,7 @@ struct lbt_dbi_row {
 	int32_t num[LBT_DBI_NNUM];
 	uint32_t num_have;            /* bit k: num[k] present */
 	uint8_t timed, has_bytes;
+	uint8_t clock;                /* of the time (the shape's), for the run's */
 };
 
 /* An event line (HAProxy's own: server DOWN...): time clock line and ids. */
@@ -157,38 +170,35 @@ int lbt_dbi_fail(sqlite3 *h, const char *path, const char *what, lbt_err *err);
 char *lbt_dbi_views_sql(void);
 
 /*
- * The SQL of migration 3 -> 4 (db_views.c), malloc'ed, or NULL when out of
- * memory: see db_schema.c.
+ * The SQL of the tables of version 4 (db_views.c), malloc'ed, or NULL when
+ * out of memory.
  */
-char *lbt_dbi_migrate4_sql(void);
+char *lbt_dbi_tables4_sql(void);
 
 /* ---- codecs (db_codec.c) ----------------------------------------------- */
 
-/* Largest number a nums character holds; others are kept in nums_big. */
-#define LBT_DBI_NUM_MAX 1112057
-/* Characters of an absent number and of one kept in nums_big. */
-#define LBT_DBI_NUM_NULL 1
-#define LBT_DBI_NUM_BIG 2
+/* Characters a value may take in a column of a block (15 bits each). */
+#define LBT_DBI_MAX_WIDTH 4
 
-/* Bytes the nums text of one row may take (4 per character). */
-#define LBT_DBI_NUMS_BYTES (4 * LBT_DBI_NNUM)
+/* Bytes a column of a block may take: 3 per character. */
+#define LBT_DBI_COL_BYTES (3 * LBT_DBI_MAX_WIDTH * LBT_DBI_BLOCK)
 
 /*
- * Encode the numbers of row r into out (at least LBT_DBI_NUMS_BYTES):
- * trailing absent ones are left out.  Bit k of *big is set for each number
- * too large for a character (the caller keeps it in nums_big).
- * @return the bytes written (0: every number absent).
+ * Encode v[0..n) (present[i] false: absent) as a column of a block into
+ * out (LBT_DBI_COL_BYTES at least); *width gets the characters a value
+ * takes.  @return the bytes written (0: every value absent), or -1 when a
+ * value is beyond +-2^59.
  */
-size_t lbt_dbi_nums_encode(const struct lbt_dbi_row *r, uint8_t *out, uint32_t *big);
+long lbt_dbi_col_encode(const int64_t *v, const uint8_t *present, size_t n, int *width,
+    uint8_t *out);
 
 /*
- * Decode the nums text s[0..n) into v[0..LBT_DBI_NNUM) and set bit k of
- * *have for each number present and of *big for each kept in nums_big
- * (present, its value to be read there).  @return 0, or -1 when the text
- * is not a nums text.
+ * Decode the column s[0..len) of n values of `width` characters into v
+ * and present (an empty or NULL s: every value absent).  @return 0, or -1
+ * when s is not such a column.
  */
-int lbt_dbi_nums_decode(const uint8_t *s, size_t n, int32_t *v, uint32_t *have,
-    uint32_t *big);
+int lbt_dbi_col_decode(const uint8_t *s, size_t len, int width, size_t n, int64_t *v,
+    uint8_t *present);
 
 /* A growing byte buffer (id lists). */
 struct lbt_dbi_buf {
@@ -232,8 +242,8 @@ struct lbt_dbi_vbatch {
 	void (*column)(void *ctx, size_t i, int col, sqlite3_context *out);
 };
 
-/* Columns c0..c15 of lbt_batch. */
-#define LBT_DBI_VCOLS 16
+/* Columns c0..c39 of lbt_batch. */
+#define LBT_DBI_VCOLS 40
 
 /* Register the lbt_batch module on h.  @return 0 or -1 with err. */
 int lbt_dbi_vtab_register(sqlite3 *h, const char *path, lbt_err *err);
@@ -258,26 +268,67 @@ struct lbt_dbi_cache {
 /* The raw-line codec (db_raw.c): a zstd dictionary trained on first lines. */
 typedef struct lbt_dbi_raw lbt_dbi_raw;
 
+/* A block of a run being stored (db_run.c): its head and its column texts. */
+struct lbt_dbi_blk {
+	int64_t first, n;             /* id of its first request, requests */
+	int64_t t0, t1, tunit;        /* time range (relative), unit of the time column */
+	int timed;                    /* t0, t1 valid */
+	int64_t line0;
+	uint64_t widths;              /* 2 bits a column: characters a value - 1 */
+	size_t off[LBT_DBI_NCOL];     /* column texts in the run's arena */
+	uint32_t len[LBT_DBI_NCOL];
+};
+
 /*
  * The run being assembled (db_run.c): requests of one file in the order
- * read, stored sorted by (time, line) with consecutive ids when full or at
- * a commit, with a row of `runs` that says what it holds.
+ * read, stored sorted by (time, line) in blocks with consecutive ids when
+ * full or at a commit, with a row of `runs` that says what it holds.
  */
 struct lbt_dbi_run {
 	int64_t file_id;
 	struct lbt_dbi_row *rows;
 	size_t n;
-	uint32_t *order, *otmp;       /* sort order and scratch (otmp: then nums offsets) */
+	uint32_t *order, *otmp;       /* sort order and scratch */
 	uint64_t *key, *ktmp;
-	uint8_t *nums;                /* the rows' nums texts, in order */
 	struct lbt_dbi_buf lists[3];  /* shapes keys nets */
-	int64_t first_id;             /* id of the first row when stored */
-	struct lbt_dbi_big *big;      /* numbers too large for nums */
-	size_t nbig, big_cap;
+	struct lbt_dbi_blk *blk;      /* its blocks */
+	size_t nblk;
+	struct lbt_dbi_buf text;      /* their column texts */
 };
 
 /* Rows of a run at most (the writer's sort buffer). */
 #define LBT_DBI_RUN_ROWS 16384
+
+/*
+ * Where runs go (db_run.c): a connection with lbt_batch registered, its
+ * INSERTs, and the ids of the next request and block (0: read them from
+ * the index).  The writer has one; so has the migration to version 4.
+ */
+struct lbt_dbi_store {
+	sqlite3 *h;
+	const char *path;
+	sqlite3_stmt *ins_blocks, *ins_run;
+	int64_t next_req, next_block;
+	struct lbt_dbi_run run;
+};
+
+/*
+ * lbt_dbi_store_init prepares the INSERTs and allocates the run (0, or -1
+ * with err); lbt_dbi_store_free frees them (a zeroed store accepted).
+ * lbt_dbi_run_add appends a row of file_id, storing the run first when it
+ * is full or of another file; lbt_dbi_run_flush stores the run (nothing
+ * when empty); both @return 0 or -1 with err.  lbt_dbi_run_drop forgets
+ * the run and the next ids (the transaction was rolled back).
+ */
+int lbt_dbi_store_init(struct lbt_dbi_store *st, sqlite3 *h, const char *path, lbt_err *err);
+void lbt_dbi_store_free(struct lbt_dbi_store *st);
+int lbt_dbi_run_add(struct lbt_dbi_store *st, int64_t file_id, const struct lbt_dbi_row *row,
+    lbt_err *err);
+int lbt_dbi_run_flush(struct lbt_dbi_store *st, lbt_err *err);
+void lbt_dbi_run_drop(struct lbt_dbi_store *st);
+
+/* The migration of a version-3 index to version 4 (db_migrate.c).  @return 0 or -1 */
+int lbt_dbi_migrate4(sqlite3 *h, const char *path, lbt_err *err);
 
 /* The writer handle (lbt_db). */
 struct lbt_db {
@@ -297,11 +348,9 @@ struct lbt_db {
 	int64_t last_shape_id;
 	int64_t time_base;               /* valid when have_base */
 	int have_base;
-	int64_t next_req;                /* id of the next request; 0: read it */
-	struct lbt_dbi_run run;
+	struct lbt_dbi_store store;      /* the runs of requests */
 	lbt_netgroup group;
-	sqlite3_stmt *ins_reqs, *ins_big, *ins_run, *ins_shape, *ins_addr, *ins_net;
-	sqlite3_stmt *ins_ev, *ins_raw;
+	sqlite3_stmt *ins_shape, *ins_addr, *ins_net, *ins_ev, *ins_raw;
 	lbt_dbi_raw *raw;                /* NULL without keep_raw */
 	int in_txn;
 	size_t str_off[LBT_DBI_NDICT];   /* offset in lbt_rec of each dictionary field */
@@ -363,19 +412,6 @@ int lbt_dbi_store_event(lbt_db *db, int64_t file_id, const struct lbt_dbi_event 
 /* Empty / free a news list (NULL accepted by free). */
 void lbt_dbi_news_clear(struct lbt_dbi_news *n);
 void lbt_dbi_news_free(struct lbt_dbi_news *n);
-
-/*
- * The run (db_run.c): lbt_dbi_run_init allocates its buffers (0 or -1),
- * lbt_dbi_run_free frees them; lbt_dbi_run_add appends a row of file_id
- * (storing the run first when it is full or of another file);
- * lbt_dbi_run_flush stores it (nothing when empty); lbt_dbi_run_drop
- * forgets it (rollback).  @return 0 or -1 with err.
- */
-int lbt_dbi_run_init(struct lbt_dbi_run *run);
-void lbt_dbi_run_free(struct lbt_dbi_run *run);
-int lbt_dbi_run_add(lbt_db *db, int64_t file_id, const struct lbt_dbi_row *row, lbt_err *err);
-int lbt_dbi_run_flush(lbt_db *db, lbt_err *err);
-void lbt_dbi_run_drop(lbt_db *db);
 
 /* ---- raw lines (db_raw.c) ------------------------------------------------ */
 
@@ -499,26 +535,30 @@ void lbt_dbi_shape_row(sqlite3_stmt *st, struct lbt_dbi_shape *k);
 int lbt_dbi_shapes_load(sqlite3 *h, const char *path, struct lbt_dbi_shape **shapes,
     int64_t *n, lbt_err *err);
 
-/* The columns a run's query returns, in this order when present. */
-enum { LBT_DBI_Q_TIME, LBT_DBI_Q_LINE, LBT_DBI_Q_SHAPE, LBT_DBI_Q_ID, LBT_DBI_Q_IDS,
-	LBT_DBI_Q_BYTES = LBT_DBI_Q_IDS + LBT_DBI_NID, LBT_DBI_Q_NUMS, LBT_DBI_Q_COUNT };
-
 /*
- * The query of one run's requests: "SELECT <the LBT_DBI_Q_* columns with
- * want[k] set, in that order> FROM requests WHERE id BETWEEN ?1 AND ?2"
- * and the selection (time, keys, shapes), ordered by id.
- * @return 0 or -1 with err.
+ * The query of a run's blocks: "SELECT n t0 tunit line0 widths, then the
+ * texts of the columns c with want[c] set, in column order FROM blocks
+ * WHERE id BETWEEN ?1 AND ?2" and the selection's time bounds, ordered by
+ * id.  @return 0 or -1 with err.
  */
-int lbt_dbi_run_query(sqlite3 *h, const char *path, const int want[LBT_DBI_Q_COUNT],
+#define LBT_DBI_Q_TEXTS 5
+int lbt_dbi_run_query(sqlite3 *h, const char *path, const int want[LBT_DBI_NCOL],
     const struct lbt_dbi_sel *sel, sqlite3_stmt **st, lbt_err *err);
 
 /*
- * The ordered events query (time file_id line lb_id frontend_id
- * backend_id server_id msg clock) for the selection's time bounds and
- * --lb.  @return 0 or -1 with err.
+ * The ordered events query (time clock file_id line lb_id frontend_id
+ * backend_id server_id msg) for the selection's time bounds and --lb.
+ * @return 0 or -1 with err.
  */
 int lbt_dbi_events_query(sqlite3 *h, const char *path, const lbt_filter_opts *o,
     const struct lbt_dbi_sel *sel, sqlite3_stmt **st, lbt_err *err);
+
+/* A block read back: the values of its decoded columns (time and line absolute). */
+struct lbt_dbi_dblock {
+	size_t n;
+	int64_t v[LBT_DBI_NCOL][LBT_DBI_BLOCK];
+	uint8_t present[LBT_DBI_NCOL][LBT_DBI_BLOCK];
+};
 
 /*
  * The requests of the index in (time, file, line) order, merged from the
@@ -528,26 +568,43 @@ typedef struct lbt_dbi_merge lbt_dbi_merge;
 
 /* A run as the merge sees it. */
 struct lbt_dbi_runrow {
-	int64_t file_id, first, last;
-	int untimed;
-	int64_t min_time;              /* relative; when !untimed or some row is timed */
+	int64_t file_id, first, last;  /* its blocks */
+	int untimed;                   /* some rows have no time */
+	int has_time;                  /* some rows have one: min_time valid */
+	int64_t min_time;              /* relative */
+	int clock;                     /* of all its timed rows; -1 mixed or unknown */
+};
+
+/* The request the merge is on: row i of a decoded block, its run's file and clock. */
+struct lbt_dbi_pos {
+	sqlite3_stmt *st;              /* the run's query, on that block */
+	struct lbt_dbi_dblock *b;
+	size_t i;
+	int64_t file_id;
+	int64_t first;                 /* first block of the run (orders ties) */
+	int clock;                     /* the run's, -1 when its rows differ */
 	int has_time;
+	int64_t time;                  /* relative, when has_time */
 };
 
 /*
- * Start merging the runs of the index that sel does not rule out, each read
- * with a copy of the statement made by `prepare`.  @return the merge or
- * NULL with err.
+ * Load the runs of the index that sel does not rule out.  @return the merge
+ * or NULL with err.
  */
 lbt_dbi_merge *lbt_dbi_merge_open(sqlite3 *h, const char *path, const struct lbt_dbi_sel *sel,
-    int (*prepare)(void *ctx, sqlite3_stmt **st, lbt_err *err), void *ctx, int time_col,
-    int line_col, lbt_err *err);
+    lbt_err *err);
+
+/* Whether every run to be read has one clock for all its rows. */
+int lbt_dbi_merge_clocks_known(const lbt_dbi_merge *m);
+
+/* The columns to decode (time is always): call before the first next. */
+void lbt_dbi_merge_columns(lbt_dbi_merge *m, const int want[LBT_DBI_NCOL]);
 
 /*
- * The statement positioned on the next request in order, and the file id of
- * its run.  @return 1, 0 at the end, -1 with err.
+ * The next request in order: *pos points into the merge, valid until the
+ * next call.  @return 1, 0 at the end, -1 with err.
  */
-int lbt_dbi_merge_next(lbt_dbi_merge *m, sqlite3_stmt **st, int64_t *file_id, lbt_err *err);
+int lbt_dbi_merge_next(lbt_dbi_merge *m, const struct lbt_dbi_pos **pos, lbt_err *err);
 
 /* Close; NULL accepted. */
 void lbt_dbi_merge_close(lbt_dbi_merge *m);

@@ -8,10 +8,10 @@
  * (widened to their /32 or /64 groups), the shapes whose LB, termination
  * state and status pass --lb, --term and --status (asked of
  * lbt_filter_match itself, so no option is parsed here).  The merge
- * (db_merge.c) skips the runs whose lists hold none of them, and each
- * run's query tests the time bounds, keys and shapes.  All of it selects
- * a superset of what the filter accepts: db_read.c runs lbt_filter_match()
- * on every row, so the SQL only has to be fast, never exact.
+ * (db_merge.c) skips the runs whose lists hold none of them, and the
+ * blocks outside the time bounds.  All of it selects a superset of what
+ * the filter accepts: db_read.c runs lbt_filter_match() on every request,
+ * so this only has to be fast, never exact.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,19 +331,6 @@ void lbt_dbi_sel_free(struct lbt_dbi_sel *sel)
 	memset(sel, 0, sizeof *sel);
 }
 
-/* " AND col IN (ids)" for the ascending ids[0..n). */
-static void q_in(struct query *q, const char *col, const int64_t *ids, size_t n)
-{
-	q_sql(q, " AND ");
-	q_sql(q, col);
-	q_sql(q, " IN (");
-	for (size_t i = 0; i < n; i++) {
-		q_sql(q, i ? ", " : "");
-		q_int(q, ids[i]);
-	}
-	q_sql(q, ")");
-}
-
 /* " AND time >= since AND time < until" for the bounds that are set. */
 static void q_time(struct query *q, const struct lbt_dbi_sel *sel)
 {
@@ -357,38 +344,33 @@ static void q_time(struct query *q, const struct lbt_dbi_sel *sel)
 	}
 }
 
-/* Column names of the LBT_DBI_Q_* columns. */
-static const char *const q_cols[LBT_DBI_Q_COUNT] = {
-	"time", "line", "shape_id", "id", "addr_id", "path_id", "key_id", "host_id", "ua_id",
-	"query_id", "bytes", "nums",
-};
-
 /*
- * Shapes pushed into SQL at most: a longer IN list would cost more than
- * the rows it saves (they are tested again in C anyway).
+ * The query of a run's blocks; see db_int.h.  A block is read when its
+ * time range meets the bounds (t0, t1: its earliest and latest time).
+ * @return 0 or -1 with err.
  */
-#define MAX_SQL_SHAPES 256
-
-/* The query of one run; see db_int.h.  @return 0 or -1 with err. */
-int lbt_dbi_run_query(sqlite3 *h, const char *path, const int want[LBT_DBI_Q_COUNT],
+int lbt_dbi_run_query(sqlite3 *h, const char *path, const int want[LBT_DBI_NCOL],
     const struct lbt_dbi_sel *sel, sqlite3_stmt **st, lbt_err *err)
 {
 	struct query q = { .first = 3 };
-	int n = 0, rc;
+	int rc;
 
-	q_sql(&q, "SELECT ");
-	for (int k = 0; k < LBT_DBI_Q_COUNT; k++) {
-		if (want[k]) {
-			q_sql(&q, n++ ? ", " : "");
-			q_sql(&q, q_cols[k]);
+	q_sql(&q, "SELECT n, t0, tunit, line0, widths");
+	for (int c = 0; c < LBT_DBI_NCOL; c++) {
+		if (want[c]) {
+			q_sql(&q, ", ");
+			q_sql(&q, lbt_dbi_col_names[c]);
 		}
 	}
-	q_sql(&q, " FROM requests WHERE id BETWEEN ?1 AND ?2");
-	q_time(&q, sel);
-	if (sel->has_keys)
-		q_in(&q, "key_id", sel->keys, sel->nkeys);
-	if (sel->has_shapes && sel->nshapes <= MAX_SQL_SHAPES)
-		q_in(&q, "shape_id", sel->shapes, sel->nshapes);
+	q_sql(&q, " FROM blocks WHERE id BETWEEN ?1 AND ?2");
+	if (sel->since != INT64_MIN) {
+		q_sql(&q, " AND t1 >= ");
+		q_int(&q, sel->since);
+	}
+	if (sel->until != INT64_MAX) {
+		q_sql(&q, " AND t0 < ");
+		q_int(&q, sel->until);
+	}
 	q_sql(&q, " ORDER BY id");
 	rc = q_prepare(h, path, &q, st, err);
 	q_free(&q);

@@ -33,13 +33,12 @@ struct lbt_db_reader {
 	lbt_key *key;          /* --key-regex at read time, or NULL */
 	struct lbt_dbi_sel sel;
 	lbt_dbi_merge *merge;  /* the requests */
-	sqlite3_stmt *req;     /* ... on the row waiting, or NULL */
-	int64_t req_file;      /* its file */
+	const struct lbt_dbi_pos *req;  /* ... on the row waiting, or NULL */
 	int req_used;          /* that row was returned: take the next first */
 	int req_done;
 	sqlite3_stmt *ev;      /* the events query, NULL when ended or not read */
 	int ev_row, ev_used;
-	int want[LBT_DBI_Q_COUNT], col[LBT_DBI_Q_COUNT];
+	int want[LBT_DBI_NCOL];        /* the columns of blocks to decode */
 	struct lbt_dbi_strs dict[LBT_DBI_NDICT];
 	struct lbt_dbi_strs files;     /* NUL-terminated paths */
 	lbt_addr *addrs;       /* by id */
@@ -50,56 +49,40 @@ struct lbt_db_reader {
 	uint64_t wanted;       /* fields filled (LBT_BIT mask) */
 	lbt_rec rec;
 	int64_t file_id;       /* of rec, for raw lines */
-	sqlite3_stmt *raw_st, *big_st;
+	sqlite3_stmt *raw_st;
 	lbt_dbi_raw *raw;
 };
 
 /* ---- what to read ------------------------------------------------------ */
 
-/* Fields that come from a row's shape. */
-#define SHAPE_FIELDS (LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_LB) | LBT_BIT(LBT_F_FRONTEND) | \
+/* Fields that come from a request's shape (and the clock of its time). */
+#define SHAPE_FIELDS (LBT_BIT(LBT_F_LB) | LBT_BIT(LBT_F_FRONTEND) | \
 	LBT_BIT(LBT_F_BACKEND) | LBT_BIT(LBT_F_SERVER) | LBT_BIT(LBT_F_METHOD) | \
 	LBT_BIT(LBT_F_VERSION) | LBT_BIT(LBT_F_TERM) | LBT_BIT(LBT_F_STATUS))
 
-/* The fields kept in nums. */
-static uint64_t nums_fields(void)
-{
-	uint64_t m = 0;
-
-	for (int k = 0; k < LBT_DBI_NNUM; k++)
-		m |= LBT_BIT(lbt_dbi_nums[k].field);
-	return m;
-}
-
 /*
- * The columns of requests that the wanted fields need (time and line
- * always, first), and their positions in a run's query (in LBT_DBI_Q_*
- * order, those not wanted left out).
+ * The columns of blocks that the wanted fields need: time always (the
+ * merge orders by it), the line when wanted or when events are merged with
+ * the requests, the shape when one of its fields is wanted or the clock of
+ * a time is not the run's.  Every column costs its decoding, and SQLite
+ * about 180 instructions a block.
  */
-static void choose_columns(lbt_db_reader *r)
+static void choose_columns(lbt_db_reader *r, int events)
 {
 	uint64_t w = r->wanted;
-	int n = 0;
 
 	memset(r->want, 0, sizeof r->want);
-	r->want[LBT_DBI_Q_TIME] = r->want[LBT_DBI_Q_LINE] = 1;
-	r->want[LBT_DBI_Q_SHAPE] = (w & SHAPE_FIELDS) != 0;
-	r->want[LBT_DBI_Q_NUMS] = r->want[LBT_DBI_Q_ID] = (w & nums_fields()) != 0;
-	r->want[LBT_DBI_Q_BYTES] = (w & LBT_BIT(LBT_F_BYTES)) != 0;
-	r->want[LBT_DBI_Q_IDS + LBT_DBI_I_ADDR] = (w & LBT_BIT(LBT_F_CLIENT)) != 0;
+	r->want[LBT_DBI_C_TIME] = 1;
+	r->want[LBT_DBI_C_LINE] = events || (w & LBT_BIT(LBT_F_LINE));
+	r->want[LBT_DBI_C_SHAPE] = (w & SHAPE_FIELDS) != 0 ||
+	    ((w & LBT_BIT(LBT_F_TIME)) && !lbt_dbi_merge_clocks_known(r->merge));
+	r->want[LBT_DBI_C_IDS + LBT_DBI_I_ADDR] = (w & LBT_BIT(LBT_F_CLIENT)) != 0;
 	for (int i = 1; i < LBT_DBI_NID; i++)
-		r->want[LBT_DBI_Q_IDS + i] = (w & LBT_BIT(lbt_dbi_dicts[lbt_dbi_id_dicts[i]].field))
-		    != 0;
-	for (int k = 0; k < LBT_DBI_Q_COUNT; k++)
-		r->col[k] = r->want[k] ? n++ : -1;
-}
-
-/* The statement of a run (the merge's callback).  @return 0 or -1 with err. */
-static int prepare_run(void *ctx, sqlite3_stmt **st, lbt_err *err)
-{
-	lbt_db_reader *r = ctx;
-
-	return lbt_dbi_run_query(r->h, r->path, r->want, &r->sel, st, err);
+		r->want[LBT_DBI_C_IDS + i] =
+		    (w & LBT_BIT(lbt_dbi_dicts[lbt_dbi_id_dicts[i]].field)) != 0;
+	r->want[LBT_DBI_C_BYTES] = (w & LBT_BIT(LBT_F_BYTES)) != 0;
+	for (int k = 0; k < LBT_DBI_NNUM; k++)
+		r->want[LBT_DBI_C_NUMS + k] = (w & LBT_BIT(lbt_dbi_nums[k].field)) != 0;
 }
 
 /* Load what the wanted fields need.  @return 0 or -1 with err. */
@@ -132,16 +115,18 @@ static void set_id(lbt_rec *rec, lbt_field f, const struct lbt_dbi_strs *s, int6
 	rec->have |= LBT_BIT(f);
 }
 
-/* Set the provenance of rec: file file_id, line. */
-static void set_file(lbt_db_reader *r, int64_t fid, uint64_t line)
+/* Set the provenance of rec: file file_id, and the line (when has_line). */
+static void set_file(lbt_db_reader *r, int64_t fid, int has_line, uint64_t line)
 {
 	r->file_id = fid;
 	if (fid > 0 && fid < r->files.n && r->files.len[fid] != SIZE_MAX) {
 		r->rec.file = r->files.text + r->files.off[fid];
 		r->rec.have |= LBT_BIT(LBT_F_FILE);
 	}
-	r->rec.line = line;
-	r->rec.have |= LBT_BIT(LBT_F_LINE);
+	if (has_line) {
+		r->rec.line = line;
+		r->rec.have |= LBT_BIT(LBT_F_LINE);
+	}
 }
 
 /* The clock, LB, status and the shape's strings of the row's shape. */
@@ -176,92 +161,53 @@ static void fill_client(lbt_db_reader *r, int64_t id)
 	r->rec.have |= LBT_BIT(LBT_F_CLIENT);
 }
 
-/* Number k + 1 of request id, from nums_big.  @return 0 or -1 with err. */
-static int big_num(lbt_db_reader *r, int64_t id, int k, int32_t *v, lbt_err *err)
+/*
+ * Fill r->rec from the request the merge is on: row i of its decoded block
+ * (the clock is the run's unless the shape is read).
+ */
+static void fill_request(lbt_db_reader *r, const struct lbt_dbi_pos *pos)
 {
-	int rc;
-
-	if (r->big_st == NULL && sqlite3_prepare_v2(r->h, "SELECT value FROM nums_big WHERE"
-	    " id = ? AND pos = ?", -1, &r->big_st, NULL) != SQLITE_OK)
-		return lbt_dbi_fail(r->h, r->path, "nums_big", err);
-	sqlite3_bind_int64(r->big_st, 1, id);
-	sqlite3_bind_int(r->big_st, 2, k + 1);
-	rc = sqlite3_step(r->big_st);
-	if (rc == SQLITE_ROW)
-		*v = sqlite3_column_int(r->big_st, 0);
-	sqlite3_reset(r->big_st);
-	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? lbt_err_at(err, r->path, 0, "request %lld: number %d "
-		    "missing from nums_big", (long long)id, k + 1) :
-		    lbt_dbi_fail(r->h, r->path, "nums_big", err);
-	return 0;
-}
-
-/* The port, timers and counters of the row (its nums text at column c). @return 0/-1 */
-static int fill_nums(lbt_db_reader *r, sqlite3_stmt *st, int c, lbt_err *err)
-{
-	int32_t v[LBT_DBI_NNUM];
-	uint32_t have, big;
-
-	if (lbt_dbi_nums_decode(sqlite3_column_blob(st, c), (size_t)sqlite3_column_bytes(st, c),
-	    v, &have, &big) < 0)
-		return lbt_err_at(err, r->path, 0, "request %lld: a broken nums text",
-		    (long long)sqlite3_column_int64(st, r->col[LBT_DBI_Q_ID]));
-	for (int k = 0; have != 0 && k < LBT_DBI_NNUM; k++) {
-		lbt_field f = lbt_dbi_nums[k].field;
-
-		if (!(have >> k & 1) || !(r->wanted & LBT_BIT(f)))
-			continue;
-		if ((big >> k & 1) &&
-		    big_num(r, sqlite3_column_int64(st, r->col[LBT_DBI_Q_ID]), k, &v[k], err) < 0)
-			return -1;
-		*lbt_rec_i32(&r->rec, f) = v[k];
-		r->rec.have |= LBT_BIT(f);
-	}
-	return 0;
-}
-
-/* Integer of column k (LBT_DBI_Q_*) of st, 0 when not selected or NULL. */
-static int64_t q_int(const lbt_db_reader *r, sqlite3_stmt *st, int k)
-{
-	return r->col[k] < 0 ? 0 : sqlite3_column_int64(st, r->col[k]);
-}
-
-/* Fill r->rec from the request row of st (run of file fid).  @return 0 or -1 with err. */
-static int fill_request(lbt_db_reader *r, sqlite3_stmt *st, int64_t fid, lbt_err *err)
-{
+	const struct lbt_dbi_dblock *b = pos->b;
+	size_t i = pos->i;
 	lbt_rec *rec = &r->rec;
-	int c;
 
 	lbt_rec_clear(rec);
-	if (sqlite3_column_type(st, r->col[LBT_DBI_Q_TIME]) != SQLITE_NULL) {
-		rec->time_us = sqlite3_column_int64(st, r->col[LBT_DBI_Q_TIME]) + r->base;
+	rec->clock = LBT_CLOCK_NONE;
+	if (pos->has_time) {
+		rec->time_us = pos->time + r->base;
+		rec->clock = (lbt_clock)(pos->clock > 0 ? pos->clock : 0);
 		rec->have |= LBT_BIT(LBT_F_TIME);
 	}
-	set_file(r, fid, (uint64_t)sqlite3_column_int64(st, r->col[LBT_DBI_Q_LINE]));
-	rec->clock = LBT_CLOCK_NONE;
-	fill_shape(r, q_int(r, st, LBT_DBI_Q_SHAPE));
-	fill_client(r, q_int(r, st, LBT_DBI_Q_IDS + LBT_DBI_I_ADDR));
-	for (int i = 1; i < LBT_DBI_NID; i++) {
-		int d = lbt_dbi_id_dicts[i];
+	set_file(r, pos->file_id, r->want[LBT_DBI_C_LINE],
+	    (uint64_t)b->v[LBT_DBI_C_LINE][i]);
+	if (r->want[LBT_DBI_C_SHAPE])
+		fill_shape(r, b->v[LBT_DBI_C_SHAPE][i]);
+	if (r->want[LBT_DBI_C_IDS] && b->present[LBT_DBI_C_IDS][i])
+		fill_client(r, b->v[LBT_DBI_C_IDS][i]);
+	for (int k = 1; k < LBT_DBI_NID; k++) {
+		int c = LBT_DBI_C_IDS + k, d = lbt_dbi_id_dicts[k];
 
-		if (r->col[LBT_DBI_Q_IDS + i] >= 0)
-			set_id(rec, lbt_dbi_dicts[d].field, &r->dict[d], q_int(r, st, LBT_DBI_Q_IDS + i));
+		if (r->want[c] && b->present[c][i])
+			set_id(rec, lbt_dbi_dicts[d].field, &r->dict[d], b->v[c][i]);
 	}
-	if ((c = r->col[LBT_DBI_Q_BYTES]) >= 0 && sqlite3_column_type(st, c) != SQLITE_NULL) {
-		rec->bytes = sqlite3_column_int64(st, c);
+	if (r->want[LBT_DBI_C_BYTES] && b->present[LBT_DBI_C_BYTES][i]) {
+		rec->bytes = b->v[LBT_DBI_C_BYTES][i];
 		rec->have |= LBT_BIT(LBT_F_BYTES);
 	}
-	if ((c = r->col[LBT_DBI_Q_NUMS]) >= 0 && sqlite3_column_type(st, c) != SQLITE_NULL &&
-	    fill_nums(r, st, c, err) < 0)
-		return -1;
+	for (int k = 0; k < LBT_DBI_NNUM; k++) {
+		int c = LBT_DBI_C_NUMS + k;
+
+		if (!r->want[c] || !b->present[c][i])
+			continue;
+		*lbt_rec_i32(rec, lbt_dbi_nums[k].field) = (int32_t)b->v[c][i];
+		rec->have |= LBT_BIT(lbt_dbi_nums[k].field);
+	}
 	if (r->key != NULL) {
 		rec->have &= ~LBT_BIT(LBT_F_KEY);
 		if ((rec->have & LBT_BIT(LBT_F_PATH)) &&
 		    lbt_key_extract(r->key, rec->path.p, rec->path.n, &rec->key))
 			rec->have |= LBT_BIT(LBT_F_KEY);
 	}
-	return 0;
 }
 
 /* Set string field f of rec from dictionary s, id in column col. */
@@ -291,7 +237,7 @@ static void fill_event(lbt_db_reader *r, sqlite3_stmt *st)
 		rec->clock = (lbt_clock)sqlite3_column_int(st, 1);
 		rec->have |= LBT_BIT(LBT_F_TIME);
 	}
-	set_file(r, sqlite3_column_int64(st, 2), (uint64_t)sqlite3_column_int64(st, 3));
+	set_file(r, sqlite3_column_int64(st, 2), 1, (uint64_t)sqlite3_column_int64(st, 3));
 	for (int i = 0; i < 4; i++)
 		set_str(rec, lbt_dbi_dicts[dicts[i]].field, &r->dict[dicts[i]], st, 4 + i);
 	if (sqlite3_column_type(st, 8) != SQLITE_NULL) {
@@ -310,7 +256,7 @@ static int advance_requests(lbt_db_reader *r, lbt_err *err)
 
 	if (r->req_done || (r->req != NULL && !r->req_used))
 		return 0;
-	rc = lbt_dbi_merge_next(r->merge, &r->req, &r->req_file, err);
+	rc = lbt_dbi_merge_next(r->merge, &r->req, err);
 	r->req_used = 0;
 	if (rc <= 0) {
 		r->req = NULL;
@@ -338,22 +284,25 @@ static int advance_events(lbt_db_reader *r, lbt_err *err)
 	return 0;
 }
 
-/* True when the waiting event comes before the waiting request (time NULL first, file, line). */
+/*
+ * True when the waiting event comes before the waiting request (time NULL
+ * first, file, line: the requests query has the line when events are read).
+ */
 static int event_first(const lbt_db_reader *r)
 {
-	sqlite3_stmt *q = r->req, *e = r->ev;
-	int qn = sqlite3_column_type(q, r->col[LBT_DBI_Q_TIME]) == SQLITE_NULL;
+	const struct lbt_dbi_pos *q = r->req;
+	sqlite3_stmt *e = r->ev;
 	int en = sqlite3_column_type(e, 0) == SQLITE_NULL;
 	int64_t a[3], b[3];
 
-	if (qn != en)
+	if ((q->has_time == 0) != en)
 		return en;
 	a[0] = en ? 0 : sqlite3_column_int64(e, 0);
 	a[1] = sqlite3_column_int64(e, 2);
 	a[2] = sqlite3_column_int64(e, 3);
-	b[0] = qn ? 0 : sqlite3_column_int64(q, r->col[LBT_DBI_Q_TIME]);
-	b[1] = r->req_file;
-	b[2] = sqlite3_column_int64(q, r->col[LBT_DBI_Q_LINE]);
+	b[0] = q->has_time ? q->time : 0;
+	b[1] = q->file_id;
+	b[2] = q->b->v[LBT_DBI_C_LINE][q->i];
 	for (int i = 0; i < 3; i++)
 		if (a[i] != b[i])
 			return a[i] < b[i];
@@ -379,8 +328,7 @@ int lbt_db_reader_next(lbt_db_reader *r, lbt_rec **rec, lbt_err *err)
 			fill_event(r, r->ev);
 		} else {
 			r->req_used = 1;
-			if (fill_request(r, r->req, r->req_file, err) < 0)
-				return -1;
+			fill_request(r, r->req);
 		}
 		if (lbt_filter_match(r->filter, &r->rec)) {
 			*rec = &r->rec;
@@ -417,23 +365,26 @@ static void resolve_tod(lbt_db_reader *r, const lbt_filter_opts *o, int events)
 	sqlite3_finalize(st);
 }
 
-/* Resolve the filter and start both streams.  @return 0 or -1 with err. */
+/*
+ * Resolve the filter and start both streams (events only when asked for
+ * and no option that only requests have is given).  @return 0 or -1 with err.
+ */
 static int start_streams(lbt_db_reader *r, const lbt_filter_opts *f, int events,
     lbt_err *err)
 {
 	int64_t since, until;
 
+	events = events && !f->key && !f->src && !f->status && !f->term;
 	lbt_filter_bounds(r->filter, &since, &until);
 	if (lbt_dbi_select(r->h, r->path, f, since, until, r->base, r->shapes, r->nshapes,
 	    r->dict, &r->sel, err) < 0)
 		return -1;
-	choose_columns(r);
-	r->merge = lbt_dbi_merge_open(r->h, r->path, &r->sel, prepare_run, r,
-	    r->col[LBT_DBI_Q_TIME], r->col[LBT_DBI_Q_LINE], err);
+	r->merge = lbt_dbi_merge_open(r->h, r->path, &r->sel, err);
 	if (r->merge == NULL)
 		return -1;
-	if (events && !f->key && !f->src && !f->status && !f->term &&
-	    lbt_dbi_events_query(r->h, r->path, f, &r->sel, &r->ev, err) < 0)
+	choose_columns(r, events);
+	lbt_dbi_merge_columns(r->merge, r->want);
+	if (events && lbt_dbi_events_query(r->h, r->path, f, &r->sel, &r->ev, err) < 0)
 		return -1;
 	return 0;
 }
@@ -519,7 +470,6 @@ void lbt_db_reader_close(lbt_db_reader *r)
 	lbt_dbi_merge_close(r->merge);
 	sqlite3_finalize(r->ev);
 	sqlite3_finalize(r->raw_st);
-	sqlite3_finalize(r->big_st);
 	lbt_dbi_raw_free(r->raw);
 	for (int i = 0; i < LBT_DBI_NDICT; i++)
 		lbt_dbi_strs_free(&r->dict[i]);

@@ -13,18 +13,21 @@
  * take 6 bytes instead of 8; the fields that repeat together are one
  * `shapes` row referenced by shape_id.
  *
- * Version 4: SQLite's cost, to insert a row and to read one, is per
- * column, so a request has 12 columns instead of 32: the file, LB and
- * status join the shape; port, timers and counters are one text of code
- * points (nums, db_codec.c; numbers too large for it in nums_big); the
- * network is the address's.  Requests are stored in runs: up to
- * LBT_DBI_RUN_ROWS rows of one file, sorted by (time, line), with
- * consecutive ids, and a row of `runs` with their id range, time range
- * and the lists of the shapes, keys and networks they hold.  Reading in
- * time order is a merge of runs (db_merge.c) instead of a walk of a time
- * index, and the key, source and status filters skip the runs whose lists
- * rule them out: requests need no index.  The views decode all of it, so
- * that stock sqlite3 reads requests_v as before.
+ * Version 4 (docs/index-design.md): SQLite's cost, to insert a row and to
+ * read one, is per row and per column, about 1000 and 180 instructions,
+ * more than parsing the log line.  So requests are stored in blocks of up
+ * to LBT_DBI_BLOCK, one row of `blocks` each, with a text column per field
+ * that holds every request's value as code points (db_codec.c): the view
+ * requests_v joins blocks with `seq` (1..LBT_DBI_BLOCK) and reads value k
+ * with unicode(substr(column, k, 1)), so that stock sqlite3 still sees one
+ * row per request.  The file, LB and status join the shape; the network is
+ * the address's.  Blocks come in runs: up to LBT_DBI_RUN_ROWS requests of
+ * one file sorted by (time, line), and a row of `runs` with their block
+ * range, time range and the lists of the shapes, keys and networks they
+ * hold.  Reading in time order is a merge of runs (db_merge.c) instead of
+ * a walk of a time index, and the key, source, status, term and LB
+ * filters skip the runs whose lists rule them out: requests need no
+ * index.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,18 +54,20 @@ const int lbt_dbi_id_dicts[LBT_DBI_NID] = {
 	-1, LBT_DBI_D_PATH, LBT_DBI_D_KEY, LBT_DBI_D_HOST, LBT_DBI_D_UA, LBT_DBI_D_QUERY,
 };
 
-/*
- * The numbers of requests.nums, in character order: the port and the
- * timers and counters of HAProxy's httplog first, Ta second (NGINX's
- * $request_time), the timers of other formats last, so that a row of a
- * format without them ends early (absent numbers at the end take nothing).
- */
+/* The numbers of a request, in the column order of blocks. */
 const struct lbt_dbi_num lbt_dbi_nums[LBT_DBI_NNUM] = {
 	{ LBT_F_PORT, "port" }, { LBT_F_TA, "ta" }, { LBT_F_TR, "tr" }, { LBT_F_TW, "tw" },
 	{ LBT_F_TC, "tc" }, { LBT_F_TRESP, "tresp" }, { LBT_F_AC, "ac" }, { LBT_F_FC, "fc" },
 	{ LBT_F_BC, "bc" }, { LBT_F_SC, "sc" }, { LBT_F_RC, "rc" }, { LBT_F_SQ, "sq" },
 	{ LBT_F_BQ, "bq" }, { LBT_F_TT, "tt" }, { LBT_F_TQ, "tq" }, { LBT_F_TH, "th" },
 	{ LBT_F_TI, "ti" },
+};
+
+/* The text columns of blocks (LBT_DBI_C_*): the fields, then lbt_dbi_nums. */
+const char *const lbt_dbi_col_names[LBT_DBI_NCOL] = {
+	"time", "line", "shape", "addr", "path", "key", "host", "ua", "query", "bytes",
+	"port", "ta", "tr", "tw", "tc", "tresp", "ac", "fc", "bc", "sc", "rc", "sq", "bq",
+	"tt", "tq", "th", "ti",
 };
 
 /*
@@ -277,22 +282,10 @@ static int migrate_3(sqlite3 *h, const char *path, lbt_err *err)
 	return lbt_dbi_exec(h, path, "ALTER TABLE files ADD COLUMN content BLOB;", err);
 }
 
-/*
- * Migration 3 -> 4 (see the file comment): SQL made by db_views.c, the
- * views of version 4 after it.  @return 0 or -1
- */
+/* Migration 3 -> 4: see the file comment and db_migrate.c.  @return 0 or -1 */
 static int migrate_4(sqlite3 *h, const char *path, lbt_err *err)
 {
-	char *sql = lbt_dbi_migrate4_sql(), *views = lbt_dbi_views_sql();
-	int rc = -1;
-
-	if (sql == NULL || views == NULL)
-		lbt_err_set(err, "out of memory");
-	else if (lbt_dbi_exec(h, path, sql, err) == 0 && lbt_dbi_exec(h, path, views, err) == 0)
-		rc = 0;
-	free(sql);
-	free(views);
-	return rc;
+	return lbt_dbi_migrate4(h, path, err);
 }
 
 /* Migrations, indexed by the version they produce (entry 0 unused). */
@@ -374,7 +367,8 @@ static int check_version(sqlite3 *h, const char *path, int writable, lbt_err *er
 /*
  * Open the index, in multi-thread mode (each handle is used by one thread,
  * so SQLite's per-call mutexes are dropped: -7 % of the load time), and
- * check or migrate its version.  @return the handle or NULL with err.
+ * check or migrate its version; a writable handle has lbt_batch
+ * (db_vtab.c).  @return the handle or NULL with err.
  */
 sqlite3 *lbt_dbi_open(const char *path, int writable, lbt_err *err)
 {
@@ -389,7 +383,9 @@ sqlite3 *lbt_dbi_open(const char *path, int writable, lbt_err *err)
 		return NULL;
 	}
 	sqlite3_busy_timeout(h, 5000);
-	if (check_version(h, path, writable, err) < 0) {
+	/* lbt_batch before a migration: version 4's stores blocks through it */
+	if ((writable && lbt_dbi_vtab_register(h, path, err) < 0) ||
+	    check_version(h, path, writable, err) < 0) {
 		sqlite3_close(h);
 		return NULL;
 	}

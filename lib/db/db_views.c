@@ -1,9 +1,11 @@
 /*
- * db_views.c - the SQL of schema version 4 that depends on the layout of
- * requests.nums (lbt_dbi_nums): the views, which decode it, and the
- * migration from version 3, which encodes it.  Both are made from the one
- * table of numbers, so that the C codec (db_codec.c), the views and the
- * migration cannot disagree on a position.
+ * db_views.c - the SQL of schema version 4 made from the layout of blocks
+ * (lbt_dbi_col_names, db_codec.c's encoding): the tables, and the views
+ * that turn blocks back into one row per request.  `requests` has the
+ * integer columns of version 3's table of that name (ids, relative time,
+ * numbers), requests_v the names, addresses and times as text, as before.
+ * Being made from the same tables as the C codec, the SQL cannot disagree
+ * with it on a position.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,28 +53,38 @@ static char *sb_done(struct sb *b)
 	return b->p;
 }
 
-/* Position (1-based character) of number `name` in requests.nums. */
-static int num_pos(const char *name)
+/* Index of block column `name` (lbt_dbi_col_names), or -1. */
+static int col_index(const char *name)
 {
-	for (int k = 0; k < LBT_DBI_NNUM; k++)
-		if (strcmp(lbt_dbi_nums[k].name, name) == 0)
-			return k + 1;
-	return 0;
+	for (int c = 0; c < LBT_DBI_NCOL; c++)
+		if (strcmp(lbt_dbi_col_names[c], name) == 0)
+			return c;
+	return -1;
 }
 
 /*
- * The number at character k of r.nums (db_codec.c): 1 NULL, 2 in
- * nums_big, else the code point less 4 and the skipped ranges.
+ * Value s.k of block column `name` (db_codec.c): width (widths, 2 bits a
+ * column) 1 to 4 characters, each a digit of 15 bits plus 2, most
+ * significant first, offset 1 or 2^(15w - 1); a first character 1 is NULL
+ * (nullif then makes the whole sum NULL).
  */
-static void num_expr(struct sb *b, const char *name)
+static void col_expr(struct sb *b, const char *name)
 {
-	int k = num_pos(name);
+	int c = col_index(name);
 
-	sb_add(b, "CASE unicode(substr(r.nums, %d, 1)) WHEN 1 THEN NULL WHEN 2 THEN"
-	    " (SELECT g.value FROM nums_big g WHERE g.id = r.id AND g.pos = %d)"
-	    " ELSE unicode(substr(r.nums, %d, 1)) - 4"
-	    " - (unicode(substr(r.nums, %d, 1)) >= 57344) * 2048"
-	    " - (unicode(substr(r.nums, %d, 1)) >= 65536) * 2 END AS %s", k, k, k, k, k, name);
+	sb_add(b, "CASE (b.widths >> %d) & 3 WHEN 0 THEN nullif(unicode(substr(b.%s, s.k, 1)),"
+	    " 1) - 3", 2 * c, name);
+	for (int w = 2; w <= LBT_DBI_MAX_WIDTH; w++) {
+		sb_add(b, w < LBT_DBI_MAX_WIDTH ? " WHEN %d THEN " : " ELSE ", w - 1);
+		for (int j = 0; j < w; j++) {
+			const char *f = j == 0 ? "(nullif(unicode(substr(b.%s, %d * s.k - %d, 1)), 1)"
+			    " - 2) * %lld + " : "(unicode(substr(b.%s, %d * s.k - %d, 1)) - 2) * %lld + ";
+
+			sb_add(b, f, name, w, w - 1 - j, (long long)((int64_t)1 << (15 * (w - 1 - j))));
+		}
+		sb_add(b, "0 - %lld", (long long)((int64_t)1 << (15 * w - 1)));
+	}
+	sb_add(b, " END");
 }
 
 /* The time base of an index (0 when it has none yet). */
@@ -87,24 +99,78 @@ static void num_expr(struct sb *b, const char *name)
 /* Time in µs of the row r (relative in the table), as an SQL expression. */
 #define ABS_TIME(r) "(" r ".time + b.base)"
 
-/* The first columns of requests_v (a literal: not a format, its % are SQL's). */
-static const char requests_head[] =
-	"CREATE VIEW requests_v AS SELECT r.id AS id, " TIME_TEXT(ABS_TIME("r")) " AS time, "
-	ABS_TIME("r") " AS time_us, f.path AS file, r.line AS line, lb.name AS lb,"
-	" a.text AS client, n.text AS net, ";
-
-/* The view columns after bytes, in the order of version 3's view. */
-static const char *const late_cols[] = {
-	"th", "ti", "tq", "tr", "tw", "tc", "tresp", "ta", "tt", "term",
-	"ac", "fc", "bc", "sc", "rc", "sq", "bq",
+/* The view columns of v3's requests table, after time, file_id and line. */
+static const char *const id_cols[] = {
+	"addr_id", "net_id", "shape_id", "lb_id", "status", "path_id", "key_id", "host_id",
+	"ua_id", "query_id", "bytes",
 };
 
-/* The joins of requests_v: a shape holds the file, LB and the fields that repeat. */
-static const char requests_from[] =
+/* The block column of a view column of ids ("" when it comes from a join). */
+static const char *id_source(const char *view_col)
+{
+	static const char *const map[][2] = {
+		{ "addr_id", "addr" }, { "shape_id", "shape" }, { "path_id", "path" },
+		{ "key_id", "key" }, { "host_id", "host" }, { "ua_id", "ua" },
+		{ "query_id", "query" }, { "bytes", "bytes" },
+	};
+
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (strcmp(map[i][0], view_col) == 0)
+			return map[i][1];
+	return "";
+}
+
+/*
+ * The view `requests`: one row per request with the integer columns of
+ * version 3's table (ids, relative time, numbers), decoded from blocks.
+ * CROSS JOIN keeps blocks the outer loop: rows come in block order.
+ */
+static void requests_view(struct sb *b)
+{
+	sb_add(b, "CREATE VIEW requests AS SELECT b.first + s.k - 1 AS id, b.t0 + (");
+	col_expr(b, "time");
+	sb_add(b, ") * b.tunit AS time, sh.file_id AS file_id, b.line0 + (");
+	col_expr(b, "line");
+	sb_add(b, ") AS line");
+	for (size_t i = 0; i < sizeof id_cols / sizeof id_cols[0]; i++) {
+		const char *src = id_source(id_cols[i]);
+
+		if (*src == '\0') {
+			sb_add(b, strcmp(id_cols[i], "net_id") == 0 ? ", a.net_id AS net_id" :
+			    ", sh.%s AS %s", id_cols[i], id_cols[i]);
+			continue;
+		}
+		sb_add(b, ", (");
+		col_expr(b, src);
+		sb_add(b, ") AS %s", id_cols[i]);
+	}
+	for (int k = 0; k < LBT_DBI_NNUM; k++) {
+		sb_add(b, ", (");
+		col_expr(b, lbt_dbi_nums[k].name);
+		sb_add(b, ") AS %s", lbt_dbi_nums[k].name);
+	}
+	sb_add(b, " FROM blocks b CROSS JOIN seq s ON s.k <= b.n LEFT JOIN shapes sh ON sh.id = (");
+	col_expr(b, "shape");
+	sb_add(b, ") LEFT JOIN addrs a ON a.id = (");
+	col_expr(b, "addr");
+	sb_add(b, ");");
+}
+
+/* The first columns of requests_v (a literal: not a format, its % are SQL's). */
+static const char requests_v_head[] =
+	"CREATE VIEW requests_v AS SELECT r.id AS id, " TIME_TEXT(ABS_TIME("r")) " AS time, "
+	ABS_TIME("r") " AS time_us, f.path AS file, r.line AS line, lb.name AS lb,"
+	" a.text AS client, n.text AS net, r.port AS port, fe.name AS frontend,"
+	" be.name AS backend, sv.name AS server, m.name AS method, p.name AS path,"
+	" q.name AS query, h.name AS host, v.name AS version, r.status AS status,"
+	" r.bytes AS bytes, r.th AS th, r.ti AS ti, r.tq AS tq, r.tr AS tr, r.tw AS tw,"
+	" r.tc AS tc, r.tresp AS tresp, r.ta AS ta, r.tt AS tt, t.name AS term,"
+	" r.ac AS ac, r.fc AS fc, r.bc AS bc, r.sc AS sc, r.rc AS rc, r.sq AS sq,"
+	" r.bq AS bq, u.name AS ua, k.name AS key"
 	" FROM (SELECT " BASE " AS base) b, requests r"
-	" LEFT JOIN shapes s ON s.id = r.shape_id LEFT JOIN files f ON f.id = s.file_id"
-	" LEFT JOIN lbs lb ON lb.id = s.lb_id LEFT JOIN addrs a ON a.id = r.addr_id"
-	" LEFT JOIN nets n ON n.id = a.net_id LEFT JOIN frontends fe ON fe.id = s.frontend_id"
+	" LEFT JOIN shapes s ON s.id = r.shape_id LEFT JOIN files f ON f.id = r.file_id"
+	" LEFT JOIN lbs lb ON lb.id = r.lb_id LEFT JOIN addrs a ON a.id = r.addr_id"
+	" LEFT JOIN nets n ON n.id = r.net_id LEFT JOIN frontends fe ON fe.id = s.frontend_id"
 	" LEFT JOIN backends be ON be.id = s.backend_id LEFT JOIN servers sv ON sv.id = s.server_id"
 	" LEFT JOIN methods m ON m.id = s.method_id LEFT JOIN paths p ON p.id = r.path_id"
 	" LEFT JOIN queries q ON q.id = r.query_id LEFT JOIN hosts h ON h.id = r.host_id"
@@ -125,115 +191,32 @@ char *lbt_dbi_views_sql(void)
 {
 	struct sb b = { 0 };
 
-	sb_add(&b, "%s", requests_head);
-	num_expr(&b, "port");
-	sb_add(&b, ", fe.name AS frontend, be.name AS backend, sv.name AS server,"
-	    " m.name AS method, p.name AS path, q.name AS query, h.name AS host,"
-	    " v.name AS version, s.status AS status, r.bytes AS bytes");
-	for (size_t i = 0; i < sizeof late_cols / sizeof late_cols[0]; i++) {
-		sb_add(&b, ", ");
-		if (strcmp(late_cols[i], "term") == 0)
-			sb_add(&b, "t.name AS term");
-		else
-			num_expr(&b, late_cols[i]);
-	}
-	sb_add(&b, ", u.name AS ua, k.name AS key%s%s", requests_from, events_view);
+	requests_view(&b);
+	sb_add(&b, "%s%s", requests_v_head, events_view);
 	return sb_done(&b);
 }
 
-/* ---- migration 3 -> 4 ----------------------------------------------------- */
-
-/*
- * Tables new in version 4, shapes and requests under temporary names.
- * shapes_all serves the look-up of each old row's new shape.
- */
-static const char tables_v4[] =
-	"CREATE TABLE shapes4 (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL,"
-	" lb_id INTEGER, frontend_id INTEGER, backend_id INTEGER, server_id INTEGER,"
-	" method_id INTEGER, version_id INTEGER, term_id INTEGER, clock INTEGER NOT NULL,"
-	" status INTEGER);"
-	"CREATE TABLE requests4 (id INTEGER PRIMARY KEY, time INTEGER, line INTEGER NOT NULL,"
-	" shape_id INTEGER NOT NULL, addr_id INTEGER, path_id INTEGER, key_id INTEGER,"
-	" host_id INTEGER, ua_id INTEGER, query_id INTEGER, bytes INTEGER, nums TEXT);"
-	"CREATE TABLE nums_big (id INTEGER NOT NULL, pos INTEGER NOT NULL,"
-	" value INTEGER NOT NULL, PRIMARY KEY (id, pos)) WITHOUT ROWID;"
-	"CREATE TABLE runs (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL,"
-	" first_id INTEGER NOT NULL, last_id INTEGER NOT NULL, untimed INTEGER NOT NULL,"
-	" min_time INTEGER, max_time INTEGER, shapes BLOB, keys BLOB, nets BLOB);";
-
-/* The shapes of version 3's rows with their file, LB and status. */
-#define SHAPE_COLS "file_id, lb_id, frontend_id, backend_id, server_id, method_id," \
-	" version_id, term_id, clock, status"
-
-static const char shapes_v4[] =
-	"INSERT INTO shapes4 (" SHAPE_COLS ") SELECT DISTINCT r.file_id, r.lb_id,"
-	" s.frontend_id, s.backend_id, s.server_id, s.method_id, s.version_id, s.term_id,"
-	" coalesce(s.clock, 0), r.status FROM requests r LEFT JOIN shapes s ON s.id = r.shape_id;"
-	"CREATE INDEX shapes_all ON shapes4 (" SHAPE_COLS ");"
-	/* new ids in (file, time, line) order, NULL times first: one run per file */
-	"CREATE TEMP TABLE renumber AS SELECT row_number() OVER"
-	" (ORDER BY r.file_id, r.time, r.line) AS nid, r.id AS oid,"
-	" (SELECT n.id FROM shapes4 n WHERE n.file_id = r.file_id AND n.lb_id IS r.lb_id"
-	" AND n.frontend_id IS s.frontend_id AND n.backend_id IS s.backend_id"
-	" AND n.server_id IS s.server_id AND n.method_id IS s.method_id"
-	" AND n.version_id IS s.version_id AND n.term_id IS s.term_id"
-	" AND n.clock = coalesce(s.clock, 0) AND n.status IS r.status) AS sid"
-	" FROM requests r LEFT JOIN shapes s ON s.id = r.shape_id;";
-
-/* The nums character of version 3's column c (db_codec.c's mapping, in SQL). */
-static void enc_expr(struct sb *b, const char *c)
-{
-	sb_add(b, "CASE WHEN r.%s IS NULL THEN 1 WHEN r.%s < -1 OR r.%s > %d THEN 2"
-	    " WHEN r.%s + 4 < 55296 THEN r.%s + 4 WHEN r.%s + 2052 < 65534 THEN r.%s + 2052"
-	    " ELSE r.%s + 2054 END", c, c, c, LBT_DBI_NUM_MAX, c, c, c, c, c);
-}
-
-/* The rows and their numbers too large for nums, renumbered. */
-static void requests_v4(struct sb *b)
-{
-	sb_add(b, "INSERT INTO requests4 SELECT m.nid, r.time, r.line, m.sid, r.addr_id,"
-	    " r.path_id, r.key_id, r.host_id, r.ua_id, r.query_id, r.bytes,"
-	    " nullif(rtrim(char(");
-	for (int k = 0; k < LBT_DBI_NNUM; k++) {
-		sb_add(b, k ? ", " : "");
-		enc_expr(b, lbt_dbi_nums[k].name);
-	}
-	sb_add(b, "), char(1)), '') FROM temp.renumber m JOIN requests r ON r.id = m.oid"
-	    " ORDER BY m.nid;");
-	for (int k = 0; k < LBT_DBI_NNUM; k++) {
-		const char *c = lbt_dbi_nums[k].name;
-
-		sb_add(b, "INSERT INTO nums_big SELECT m.nid, %d, r.%s FROM temp.renumber m"
-		    " JOIN requests r ON r.id = m.oid WHERE r.%s < -1 OR r.%s > %d;", k + 1, c, c,
-		    c, LBT_DBI_NUM_MAX);
-	}
-}
-
-/*
- * One run per file (its lists left NULL: a run without lists is read for
- * every filter), then the new tables take the old names; addresses keep
- * their text and network only (the reader parses the text).
- */
-static const char finish_v4[] =
-	"INSERT INTO runs (file_id, first_id, last_id, untimed, min_time, max_time)"
-	" SELECT s.file_id, min(r.id), max(r.id), sum(r.time IS NULL), min(r.time), max(r.time)"
-	" FROM requests4 r JOIN shapes4 s ON s.id = r.shape_id GROUP BY s.file_id"
-	" ORDER BY min(r.id);"
-	"DROP TABLE temp.renumber; DROP TABLE requests; DROP TABLE shapes;"
-	"DROP INDEX shapes_all;"
-	"ALTER TABLE requests4 RENAME TO requests; ALTER TABLE shapes4 RENAME TO shapes;"
-	"ALTER TABLE addrs DROP COLUMN addr;";
-
-/* The migration 3 -> 4; see db_schema.c.  @return the SQL or NULL */
-char *lbt_dbi_migrate4_sql(void)
+/* The tables of version 4; see db_int.h.  @return the SQL or NULL */
+char *lbt_dbi_tables4_sql(void)
 {
 	struct sb b = { 0 };
 
-	sb_add(&b, "DROP VIEW requests_v; DROP VIEW events_v;"
-	    " DROP INDEX IF EXISTS requests_time; DROP INDEX IF EXISTS requests_key;"
-	    " DROP INDEX IF EXISTS requests_net; DROP INDEX IF EXISTS requests_lb;");
-	sb_add(&b, "%s%s", tables_v4, shapes_v4);
-	requests_v4(&b);
-	sb_add(&b, "%s", finish_v4);
+	sb_add(&b, "CREATE TABLE shapes4 (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL,"
+	    " lb_id INTEGER, frontend_id INTEGER, backend_id INTEGER, server_id INTEGER,"
+	    " method_id INTEGER, version_id INTEGER, term_id INTEGER, clock INTEGER NOT NULL,"
+	    " status INTEGER);");
+	sb_add(&b, "CREATE TABLE blocks (id INTEGER PRIMARY KEY, first INTEGER NOT NULL,"
+	    " n INTEGER NOT NULL, t0 INTEGER, t1 INTEGER, tunit INTEGER NOT NULL,"
+	    " line0 INTEGER NOT NULL, widths INTEGER NOT NULL");
+	for (int c = 0; c < LBT_DBI_NCOL; c++)
+		sb_add(&b, ", %s TEXT", lbt_dbi_col_names[c]);
+	sb_add(&b, ");");
+	sb_add(&b, "CREATE TABLE runs (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL,"
+	    " first_block INTEGER NOT NULL, last_block INTEGER NOT NULL,"
+	    " untimed INTEGER NOT NULL, min_time INTEGER, max_time INTEGER, clock INTEGER,"
+	    " shapes BLOB, keys BLOB, nets BLOB);");
+	sb_add(&b, "CREATE TABLE seq (k INTEGER PRIMARY KEY);"
+	    "WITH RECURSIVE c(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM c WHERE k < %d)"
+	    " INSERT INTO seq SELECT k FROM c;", LBT_DBI_BLOCK);
 	return sb_done(&b);
 }

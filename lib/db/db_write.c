@@ -39,14 +39,7 @@ static const char write_pragmas[] =
 /* Prepare the INSERTs.  @return 0 or -1 with err. */
 static int prepare_inserts(lbt_db *db, lbt_err *err)
 {
-	if (lbt_dbi_prepare(db, "INSERT INTO requests SELECT c0, c1, c2, c3, c4, c5, c6, c7,"
-	    " c8, c9, c10, c11 FROM lbt_batch(?1)", &db->ins_reqs, err) < 0 ||
-	    lbt_dbi_prepare(db, "INSERT INTO nums_big SELECT c0, c1, c2 FROM lbt_batch(?1)",
-	    &db->ins_big, err) < 0 ||
-	    lbt_dbi_prepare(db, "INSERT INTO runs (file_id, first_id, last_id, untimed,"
-	    " min_time, max_time, shapes, keys, nets) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	    &db->ins_run, err) < 0 ||
-	    lbt_dbi_prepare(db, "INSERT INTO shapes SELECT c0, c1, c2, c3, c4, c5, c6, c7,"
+	if (lbt_dbi_prepare(db, "INSERT INTO shapes SELECT c0, c1, c2, c3, c4, c5, c6, c7,"
 	    " c8, c9, c10 FROM lbt_batch(?1)", &db->ins_shape, err) < 0 ||
 	    lbt_dbi_prepare(db, "INSERT INTO addrs (id, net_id, text) SELECT c0, c1, c2 FROM"
 	    " lbt_batch(?1)", &db->ins_addr, err) < 0 ||
@@ -95,8 +88,7 @@ lbt_db *lbt_db_open(const char *path, const lbt_db_opts *opts, lbt_err *err)
 	db->h = lbt_dbi_open(path, 1, err);
 	if (db->h == NULL || writer_lock(db, err) < 0 ||
 	    lbt_dbi_exec(db->h, path, write_pragmas, err) < 0 ||
-	    lbt_dbi_vtab_register(db->h, path, err) < 0 ||
-	    (lbt_dbi_run_init(&db->run) < 0 && lbt_err_set(err, "out of memory") < 0) ||
+	    lbt_dbi_store_init(&db->store, db->h, db->path, err) < 0 ||
 	    lbt_dbi_load_caches(db, err) < 0 || prepare_inserts(db, err) < 0 ||
 	    (opts->keep_raw && (db->raw = lbt_dbi_raw_new(db->h, err)) == NULL)) {
 		db->broken = 1;
@@ -110,16 +102,13 @@ lbt_db *lbt_db_open(const char *path, const lbt_db_opts *opts, lbt_err *err)
 static void free_caches(lbt_db *db)
 {
 	lbt_dbi_free_caches(db);
-	sqlite3_finalize(db->ins_reqs);
-	sqlite3_finalize(db->ins_big);
-	sqlite3_finalize(db->ins_run);
 	sqlite3_finalize(db->ins_shape);
 	sqlite3_finalize(db->ins_ev);
 	sqlite3_finalize(db->ins_addr);
 	sqlite3_finalize(db->ins_net);
 	sqlite3_finalize(db->ins_raw);
 	lbt_dbi_raw_free(db->raw);
-	lbt_dbi_run_free(&db->run);
+	lbt_dbi_store_free(&db->store);
 }
 
 /*
@@ -171,7 +160,7 @@ int lbt_dbi_commit(lbt_db *db, lbt_err *err)
 {
 	if (!db->in_txn)
 		return 0;
-	if (lbt_dbi_run_flush(db, err) < 0 ||
+	if (lbt_dbi_run_flush(&db->store, err) < 0 ||
 	    (db->raw != NULL && lbt_dbi_raw_flush(db->raw, db->h, db->ins_raw, err) < 0)) {
 		db->broken = 1;
 		return -1;
@@ -196,9 +185,8 @@ void lbt_dbi_rollback(lbt_db *db)
 	if (db->in_txn)
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
 	db->in_txn = 0;
-	lbt_dbi_run_drop(db);
+	lbt_dbi_run_drop(&db->store);
 	db->have_base = 0;
-	db->next_req = 0;
 }
 
 /* Read the time base when it is not known.  @return 0 or -1 with err. */
@@ -393,7 +381,7 @@ int lbt_dbi_store_event(lbt_db *db, int64_t file_id, const struct lbt_dbi_event 
 int lbt_dbi_store(lbt_db *db, int64_t file_id, const struct lbt_dbi_row *row,
     const char *raw, size_t raw_len, lbt_err *err)
 {
-	int rc = lbt_dbi_run_add(db, file_id, row, err);
+	int rc = lbt_dbi_run_add(&db->store, file_id, row, err);
 
 	if (rc == 0 && db->raw != NULL && raw != NULL)
 		rc = lbt_dbi_raw_add(db->raw, db->h, db->ins_raw, file_id, row->line, raw, raw_len,
