@@ -10,34 +10,40 @@
  * 2048, 3 below 65536: a text of code points is an array of integers that
  * stock sqlite3 can index into (the view requests_v does).  Each value of
  * a column takes `width` characters (1 to 4, the same for the whole column
- * of one block), each a digit of 15 bits plus 2, most significant first:
+ * of one block):
  *
- *     width 1: v + 1        (-1 .. 32766: timers logged as -1, small ids)
- *     width w: v + 2^(15w - 1), w digits
+ *     width 1:    code point v + 3        (v from -1, a timer logged as -1,
+ *                                          to 55292, below the surrogates)
+ *     width 2, 3: v + 1 in digits of 15 bits (each code point digit + 2),
+ *                 most significant first   (v up to 2^30 - 2, 2^45 - 2)
+ *     width 4:    v + 2^59 in 4 digits     (any v of +-2^59)
  *
- * and an absent value is w characters 1.  Code points stay below 0x8002:
- * never a surrogate nor U+FFFE, never 0, and a view decodes a value with
- * one unicode(substr()) per digit.
+ * and an absent value is `width` characters 1.  Code points stay below
+ * 0xD800: never a surrogate nor U+FFFE, never 0, and a view decodes a
+ * value with one unicode(substr()) per character.
  */
 #include <string.h>
 
 #include "db_int.h"
 #include "lbt/vec.h"
 
-/* Offset added to a value of width w (w >= 2): 2^(15w - 1). */
-static int64_t wide_offset(int w)
+/* Offset added to a value of width w: 3 (a code point), 1, or 2^59 (width 4). */
+static int64_t offset_of(int w)
 {
-	return (int64_t)1 << (15 * w - 1);
+	return w == 1 ? 3 : w < LBT_DBI_MAX_WIDTH ? 1 : (int64_t)1 << 59;
 }
 
 /* The smallest width that holds v.  @return 1 to 4, or 0 when none does. */
 static int width_of(int64_t v)
 {
-	if (v >= -1 && v <= 32766)
+	if (v >= -1 && v <= LBT_DBI_CHAR_MAX)
 		return 1;
-	for (int w = 2; w <= LBT_DBI_MAX_WIDTH; w++)
-		if (v >= -wide_offset(w) && v < wide_offset(w))
-			return w;
+	if (v >= -1 && v < ((int64_t)1 << 30) - 1)
+		return 2;
+	if (v >= -1 && v < ((int64_t)1 << 45) - 1)
+		return 3;
+	if (v >= -((int64_t)1 << 59) && v < (int64_t)1 << 59)
+		return 4;
 	return 0;
 }
 
@@ -62,9 +68,11 @@ static size_t put_utf8(uint8_t *out, uint32_t u)
 /* The w characters of v (or of an absent value) at out.  @return bytes written. */
 static size_t put_value(uint8_t *out, int present, int64_t v, int w)
 {
-	uint64_t d = (uint64_t)(w == 1 ? v + 1 : v + wide_offset(w));
+	uint64_t d = (uint64_t)(v + offset_of(w));
 	size_t n = 0;
 
+	if (w == 1)
+		return put_utf8(out, present ? (uint32_t)d : 1);
 	for (int i = w - 1; i >= 0; i--)
 		n += put_utf8(out + n, present ? (uint32_t)(d >> (15 * i) & 0x7FFF) + 2 : 1);
 	return n;
@@ -74,23 +82,30 @@ static size_t put_value(uint8_t *out, int present, int64_t v, int w)
 long lbt_dbi_col_encode(const int64_t *v, const uint8_t *present, size_t n, int *width,
     uint8_t *out)
 {
-	int w = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	size_t len = 0;
+	int w;
 
 	for (size_t i = 0; i < n; i++) {
-		int wi;
-
 		if (!present[i])
 			continue;
-		if ((wi = width_of(v[i])) == 0)
-			return -1;
-		w = wi > w ? wi : w;
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
 	}
-	*width = w ? w : 1;
-	if (w == 0)
+	*width = 1;
+	if (lo > hi)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		len += put_value(out + len, present[i], v[i], w);
+	w = width_of(lo) > width_of(hi) ? width_of(lo) : width_of(hi);
+	if (width_of(lo) == 0 || width_of(hi) == 0)
+		return -1;
+	*width = w;
+	for (size_t i = 0; i < n; i++) {
+		/* one character below 128: the common case, written directly */
+		if (w == 1 && present[i] && v[i] < 0x80 - 3)
+			out[len++] = (uint8_t)(v[i] + 3);
+		else
+			len += put_value(out + len, present[i], v[i], w);
+	}
 	return (long)len;
 }
 
@@ -129,11 +144,12 @@ int lbt_dbi_col_decode(const uint8_t *s, size_t len, int width, size_t n, int64_
 		uint32_t c = 0;
 
 		for (int i = 0; i < width; i++) {
-			if (at >= len || (c = get_utf8(s, len, &at)) == 0 || c > 0x8001)
+			if (at >= len || (c = get_utf8(s, len, &at)) == 0 ||
+			    c > (width == 1 ? LBT_DBI_CHAR_MAX + 3u : 0x8001u))
 				return -1;
 			if (i == 0 && c == 1)
 				break;
-			d = d << 15 | (c - 2);
+			d = width == 1 ? c : d << 15 | (c - 2);
 		}
 		present[k] = c != 1;
 		if (c == 1) {
@@ -142,7 +158,7 @@ int lbt_dbi_col_decode(const uint8_t *s, size_t len, int width, size_t n, int64_
 					return -1;
 			continue;
 		}
-		v[k] = width == 1 ? (int64_t)d - 1 : (int64_t)d - wide_offset(width);
+		v[k] = (int64_t)d - offset_of(width);
 	}
 	return at == len ? 0 : -1;
 }

@@ -1,6 +1,6 @@
 /*
- * db_dict.c - the id caches of the writer and the row builder, the half
- * of a bulk load that runs on lbt-index's reading thread (lbt_dbi_build).
+ * db_dict.c - the id caches of the writer and the row builder
+ * (lbt_dbi_build).
  *
  * Strings and addresses become ids through in-memory caches (lbt_hmap)
  * loaded from the dictionary tables at open, so a row costs hash look-ups,
@@ -218,7 +218,7 @@ void lbt_dbi_free_caches(lbt_db *db)
 	lbt_hmap_free(db->shapes);
 }
 
-/* ---- building rows (the reading thread) -------------------------------- */
+/* ---- building rows ------------------------------------------------------ */
 
 /* Empty n, keeping its memory. */
 void lbt_dbi_news_clear(struct lbt_dbi_news *n)

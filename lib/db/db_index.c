@@ -265,14 +265,19 @@ static int add_one(lbt_db *db, struct job *j, const struct lbt_dbi_item *it,
 }
 
 /*
- * Store the new entries of the batch taken (all of them, also those made
- * for a record that failed: their ids are in the caches, so they must
- * exist), then its rows.  @return 0 or -1 with err.
+ * Build the rows of the batch taken, store the entries they gave out
+ * (before any of its rows: a commit in the middle of the batch must not
+ * leave a row pointing to a missing id), then its rows.  @return 0 or -1
+ * with err.
  */
 static int add_batch(lbt_db *db, struct job *j, lbt_dbi_pipe *p, size_t n,
     lbt_db_stats *st, lbt_err *err)
 {
-	if (lbt_dbi_store_news(db, lbt_dbi_pipe_news(p), err) < 0)
+	if (lbt_dbi_pipe_build(p, &db->news) < 0) {
+		db->broken = 1;         /* the caches hold ids that may never be stored */
+		return lbt_err_set(err, "out of memory");
+	}
+	if (lbt_dbi_store_news(db, &db->news, err) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		struct lbt_dbi_item it;

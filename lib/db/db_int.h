@@ -177,8 +177,11 @@ char *lbt_dbi_tables4_sql(void);
 
 /* ---- codecs (db_codec.c) ----------------------------------------------- */
 
-/* Characters a value may take in a column of a block (15 bits each). */
+/* Characters a value may take in a column of a block (db_codec.c). */
 #define LBT_DBI_MAX_WIDTH 4
+
+/* Largest value of one character (its code point 3 more, below the surrogates). */
+#define LBT_DBI_CHAR_MAX 55292
 
 /* Bytes a column of a block may take: 3 per character. */
 #define LBT_DBI_COL_BYTES (3 * LBT_DBI_MAX_WIDTH * LBT_DBI_BLOCK)
@@ -337,8 +340,7 @@ struct lbt_db {
 	lbt_db_opts opts;
 	int broken;                      /* a statement failed: refuse more work */
 	int lock_fd;                     /* flock'ed for the run: one writer at a time */
-	/* The caches below give ids out; during a load only the reading thread
-	 * (lbt_dbi_build) touches them, the writer only inserts what it made. */
+	/* The caches below give ids out (lbt_dbi_build, on the writer's thread). */
 	struct lbt_dbi_cache dict[LBT_DBI_NDICT];
 	lbt_hmap *addrs;                 /* 16 bytes -> struct { addr_id, net_id } */
 	lbt_hmap *nets;                  /* 16 bytes -> net_id */
@@ -352,6 +354,7 @@ struct lbt_db {
 	lbt_netgroup group;
 	sqlite3_stmt *ins_shape, *ins_addr, *ins_net, *ins_ev, *ins_raw;
 	lbt_dbi_raw *raw;                /* NULL without keep_raw */
+	struct lbt_dbi_news news;        /* entries given out for a batch */
 	int in_txn;
 	size_t str_off[LBT_DBI_NDICT];   /* offset in lbt_rec of each dictionary field */
 	size_t num_off[LBT_DBI_NNUM];    /* ... of each lbt_dbi_nums member */
@@ -379,14 +382,13 @@ int lbt_dbi_commit(lbt_db *db, lbt_err *err);
 void lbt_dbi_rollback(lbt_db *db);
 
 /*
- * Rows are built in two steps, so that the id look-ups run on the reading
- * thread (db_dict.c) and only the inserts on the writer's (db_write.c,
- * db_run.c):
+ * Rows are built (db_dict.c) and stored (db_write.c, db_run.c) on the
+ * writer's thread, a batch of records at a time:
  *
  * lbt_dbi_load_base (writer, before a load): read the time base if it is
  * not known (after a rollback).  @return 0 or -1 with err.
  *
- * lbt_dbi_build / lbt_dbi_build_event (reading thread): the row of request
+ * lbt_dbi_build / lbt_dbi_build_event: the row of request
  * (or event) rec of file_id, with ids from the caches; ids given out for
  * the first time are appended to `news`.  @return 0 or -1 (out of memory).
  *
@@ -437,9 +439,10 @@ int lbt_dbi_raw_decode(lbt_dbi_raw *r, sqlite3 *h, int64_t dict_id, const void *
 
 /*
  * The two-thread reader of lbt-index: a thread runs lbt_input_next on
- * `in` and builds the rows of file_id (lbt_dbi_build) into batches; the
- * caller takes them with lbt_dbi_pipe_next.  `tick` (may be NULL) is
- * called on the reading thread after each batch, for progress.
+ * `in` and copies the records into batches; the caller takes them with
+ * lbt_dbi_pipe_next and builds their rows (ids of file_id) with
+ * lbt_dbi_pipe_build.  `tick` (may be NULL) is called on the reading
+ * thread after each batch, for progress.
  */
 typedef struct lbt_dbi_pipe lbt_dbi_pipe;
 
@@ -457,12 +460,19 @@ lbt_dbi_pipe *lbt_dbi_pipe_start(lbt_input *in, lbt_db *db, int64_t file_id,
 
 /*
  * Give back the batch taken before and take the next one (blocking).
- * @return 1 a batch (records 0..n-1 through lbt_dbi_pipe_item), 0 after the
- * last one.
+ * @return 1 a batch (records 0..n-1 through lbt_dbi_pipe_build, then
+ * lbt_dbi_pipe_item), 0 after the last one.
  */
 int lbt_dbi_pipe_next(lbt_dbi_pipe *p, lbt_dbi_batch *b, lbt_err *err);
 
-/* Record i of the batch taken: its row (or event), line number, msg, raw line. */
+/*
+ * Build the rows of every record of the batch taken (lbt_dbi_build, with
+ * db's caches), the entries they give out for the first time into news
+ * (emptied first).  @return 0 or -1 (out of memory).
+ */
+int lbt_dbi_pipe_build(lbt_dbi_pipe *p, struct lbt_dbi_news *news);
+
+/* Record i of the batch taken, built: its row (or event), line number, msg, raw line. */
 struct lbt_dbi_item {
 	const struct lbt_dbi_row *row;     /* a request, or NULL */
 	const struct lbt_dbi_event *ev;    /* an event, or NULL */
@@ -473,9 +483,6 @@ struct lbt_dbi_item {
 };
 
 void lbt_dbi_pipe_item(lbt_dbi_pipe *p, size_t i, struct lbt_dbi_item *it);
-
-/* The new entries of the batch taken (insert them before its rows are committed). */
-const struct lbt_dbi_news *lbt_dbi_pipe_news(lbt_dbi_pipe *p);
 
 /* Stop the reading thread (at its next batch) and free everything; NULL accepted. */
 void lbt_dbi_pipe_stop(lbt_dbi_pipe *p);

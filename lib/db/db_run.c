@@ -129,26 +129,48 @@ static void sort_run(struct lbt_dbi_run *run, struct run_info *ri)
 	*ri = (struct run_info){ lo, hi, n0, clock == -2 ? 0 : clock };
 }
 
-/* Value of block column c of row r into *v.  @return whether present. */
-static int row_value(const struct lbt_dbi_row *r, int c, int64_t *v)
+/* The values of a block, column by column, before encoding. */
+struct block_values {
+	int64_t v[LBT_DBI_NCOL][LBT_DBI_BLOCK];
+	uint8_t present[LBT_DBI_NCOL][LBT_DBI_BLOCK];
+	uint8_t any[LBT_DBI_NCOL];   /* some value of the column is present */
+};
+
+/*
+ * Spread the rows of a block into columns (time from t0 in tunit, lines
+ * from line0), one pass over each row.
+ */
+static void block_values(struct block_values *bv, const struct lbt_dbi_blk *b,
+    const struct lbt_dbi_row *const *rows, size_t n)
 {
-	switch (c) {
-	case LBT_DBI_C_TIME: *v = r->time; return r->timed;
-	case LBT_DBI_C_LINE: *v = (int64_t)r->line; return 1;
-	case LBT_DBI_C_SHAPE: *v = r->shape; return 1;
-	case LBT_DBI_C_BYTES: *v = r->bytes; return r->has_bytes;
+	memset(bv->any, 0, sizeof bv->any);
+	for (size_t i = 0; i < n; i++) {
+		const struct lbt_dbi_row *r = rows[i];
+
+		bv->v[LBT_DBI_C_TIME][i] = r->timed ? (r->time - b->t0) / b->tunit : 0;
+		bv->present[LBT_DBI_C_TIME][i] = r->timed;
+		bv->v[LBT_DBI_C_LINE][i] = (int64_t)r->line - b->line0;
+		bv->v[LBT_DBI_C_SHAPE][i] = r->shape;
+		bv->present[LBT_DBI_C_LINE][i] = bv->present[LBT_DBI_C_SHAPE][i] = 1;
+		for (int k = 0; k < LBT_DBI_NID; k++) {
+			bv->v[LBT_DBI_C_IDS + k][i] = r->id[k];
+			bv->present[LBT_DBI_C_IDS + k][i] = r->id[k] != 0;
+		}
+		bv->v[LBT_DBI_C_BYTES][i] = r->bytes;
+		bv->present[LBT_DBI_C_BYTES][i] = r->has_bytes;
+		for (int k = 0; k < LBT_DBI_NNUM; k++) {
+			bv->v[LBT_DBI_C_NUMS + k][i] = r->num[k];
+			bv->present[LBT_DBI_C_NUMS + k][i] = (uint8_t)(r->num_have >> k & 1);
+		}
 	}
-	if (c < LBT_DBI_C_BYTES) {
-		*v = r->id[c - LBT_DBI_C_IDS];
-		return *v != 0;
-	}
-	*v = r->num[c - LBT_DBI_C_NUMS];
-	return (r->num_have >> (c - LBT_DBI_C_NUMS) & 1) != 0;
+	for (int c = 0; c < LBT_DBI_NCOL; c++)
+		for (size_t i = 0; i < n && !bv->any[c]; i++)
+			bv->any[c] = bv->present[c][i];
 }
 
 /*
- * The head of block b from its rows rows[0..n): time range and unit,
- * smallest line.
+ * The head of block b from its rows rows[0..n) (sorted, untimed first):
+ * time range and unit, smallest line.
  */
 static void block_head(struct lbt_dbi_blk *b, const struct lbt_dbi_row *const *rows,
     size_t n)
@@ -175,33 +197,29 @@ static void block_head(struct lbt_dbi_blk *b, const struct lbt_dbi_row *const *r
 
 /*
  * Encode the columns of block b (rows[0..n), sorted) into the run's text
- * arena.  @return 0, or -1 with err (out of memory, a value out of range).
+ * arena; bv is scratch.  @return 0, or -1 with err (out of memory, a value
+ * out of range).
  */
 static int encode_block(struct lbt_dbi_run *run, struct lbt_dbi_blk *b,
-    const struct lbt_dbi_row *const *rows, size_t n, lbt_err *err)
+    const struct lbt_dbi_row *const *rows, size_t n, struct block_values *bv, lbt_err *err)
 {
-	int64_t v[LBT_DBI_BLOCK];
-	uint8_t present[LBT_DBI_BLOCK];
-
 	block_head(b, rows, n);
+	block_values(bv, b, rows, n);
 	b->widths = 0;
 	for (int c = 0; c < LBT_DBI_NCOL; c++) {
 		long len;
 		int w;
 
-		for (size_t i = 0; i < n; i++) {
-			present[i] = (uint8_t)row_value(rows[i], c, &v[i]);
-			if (c == LBT_DBI_C_TIME && present[i])
-				v[i] = (v[i] - b->t0) / b->tunit;
-			else if (c == LBT_DBI_C_LINE)
-				v[i] -= b->line0;
-		}
+		b->off[c] = run->text.n;
+		b->len[c] = 0;
+		if (!bv->any[c])
+			continue;
 		if (LBT_GROW(run->text.p, run->text.cap, run->text.n + LBT_DBI_COL_BYTES, 65536) < 0)
 			return lbt_err_set(err, "out of memory");
-		if ((len = lbt_dbi_col_encode(v, present, n, &w, run->text.p + run->text.n)) < 0)
+		len = lbt_dbi_col_encode(bv->v[c], bv->present[c], n, &w, run->text.p + run->text.n);
+		if (len < 0)
 			return lbt_err_set(err, "a %s value too large for the index",
 			    lbt_dbi_col_names[c]);
-		b->off[c] = run->text.n;
 		b->len[c] = (uint32_t)len;
 		b->widths |= (uint64_t)(w - 1) << (2 * c);
 		run->text.n += (size_t)len;
@@ -213,7 +231,11 @@ static int encode_block(struct lbt_dbi_run *run, struct lbt_dbi_blk *b,
 static int encode_run(struct lbt_dbi_run *run, int64_t first, lbt_err *err)
 {
 	const struct lbt_dbi_row *rows[LBT_DBI_BLOCK];
+	struct block_values *bv = malloc(sizeof *bv);
+	int rc = 0;
 
+	if (bv == NULL)
+		return lbt_err_set(err, "out of memory");
 	run->nblk = 0;
 	run->text.n = 0;
 	for (size_t at = 0; at < run->n; at += LBT_DBI_BLOCK) {
@@ -224,10 +246,11 @@ static int encode_run(struct lbt_dbi_run *run, int64_t first, lbt_err *err)
 			rows[i] = &run->rows[run->order[at + i]];
 		b->first = first + (int64_t)at;
 		b->n = (int64_t)n;
-		if (encode_block(run, b, rows, n, err) < 0)
-			return -1;
+		if ((rc = encode_block(run, b, rows, n, bv, err)) < 0)
+			break;
 	}
-	return 0;
+	free(bv);
+	return rc;
 }
 
 /*

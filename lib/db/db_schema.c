@@ -361,6 +361,10 @@ static int check_version(sqlite3 *h, const char *path, int writable, lbt_err *er
 	if (!writable)
 		return lbt_err_at(err, path, 0, v == 0 ? "not an lbt index (empty)" :
 		    "index version %d is old: run lbt-index on it to upgrade", v);
+	/* A block is about 3 KB: 64 KB pages hold 20 (4 KB pages, one: 30 %
+	 * of each page lost).  Only a new database can still choose. */
+	if (v == 0 && lbt_dbi_exec(h, path, "PRAGMA page_size = 65536", err) < 0)
+		return -1;
 	return migrate(h, path, v, err);
 }
 

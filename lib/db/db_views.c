@@ -64,9 +64,9 @@ static int col_index(const char *name)
 
 /*
  * Value s.k of block column `name` (db_codec.c): width (widths, 2 bits a
- * column) 1 to 4 characters, each a digit of 15 bits plus 2, most
- * significant first, offset 1 or 2^(15w - 1); a first character 1 is NULL
- * (nullif then makes the whole sum NULL).
+ * column) 1 character, its code point less 3, or 2 to 4 characters, digits
+ * of 15 bits plus 2, most significant first, less 1 (2^59 for 4); a first
+ * character 1 is NULL (nullif then makes the whole sum NULL).
  */
 static void col_expr(struct sb *b, const char *name)
 {
@@ -82,7 +82,7 @@ static void col_expr(struct sb *b, const char *name)
 
 			sb_add(b, f, name, w, w - 1 - j, (long long)((int64_t)1 << (15 * (w - 1 - j))));
 		}
-		sb_add(b, "0 - %lld", (long long)((int64_t)1 << (15 * w - 1)));
+		sb_add(b, "0 - %lld", w < LBT_DBI_MAX_WIDTH ? 1LL : (long long)((int64_t)1 << 59));
 	}
 	sb_add(b, " END");
 }

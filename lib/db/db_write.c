@@ -1,8 +1,7 @@
 /*
  * db_write.c - bulk load of records into an lbt index (lbt-index): the
  * connection (open, writer's lock, pragmas, prepared INSERTs, close), the
- * transactions, and storing what lbt_dbi_build (db_dict.c, on lbt-index's
- * reading thread) made.
+ * transactions, and storing what lbt_dbi_build (db_dict.c) made.
  *
  * Everything that comes in numbers goes in by batches, one INSERT ...
  * SELECT FROM lbt_batch (db_vtab.c) per table and batch: the new
@@ -109,6 +108,7 @@ static void free_caches(lbt_db *db)
 	sqlite3_finalize(db->ins_raw);
 	lbt_dbi_raw_free(db->raw);
 	lbt_dbi_store_free(&db->store);
+	lbt_dbi_news_free(&db->news);
 }
 
 /*
