@@ -18,9 +18,10 @@ libmaxminddb-dev zlib1g-dev libjansson-dev libcbor-dev check"
 # mandoc: man page lint and SYNOPSIS tests; zstd gzip sqlite3 gawk bc:
 # fixtures and independent counts; curl haproxy nginx iproute2 openssl
 # python3 procps: the lab; libmaxmind-db-writer-perl: GeoIP test databases;
-# nftables: nft -c on lbt-deny's output.
+# nftables: nft -c on lbt-deny's output; time valgrind (and haproxy's
+# halog): make bench's peak RSS and instruction counts.
 TEST="mandoc zstd gzip sqlite3 gawk bc curl haproxy nginx iproute2 openssl
-python3 procps libmaxmind-db-writer-perl nftables"
+python3 procps libmaxmind-db-writer-perl nftables time valgrind"
 
 missing_of() {
 	for p in "$@"; do

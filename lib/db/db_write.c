@@ -56,11 +56,13 @@ static int prepare_inserts(lbt_db *db, lbt_err *err)
  * Take the writer's lock: an flock(2) on the database file for the whole
  * run (SQLite's own locks are fcntl ones, held per transaction, and do not
  * see it).  Two writers would each resume from the other's committed
- * batches and load the same lines twice.  @return 0 or -1 with err.
+ * batches and load the same lines twice, or migrate a new index twice: the
+ * lock is taken before SQLite opens the file (an empty file is a new
+ * database to SQLite).  @return 0 or -1 with err.
  */
 static int writer_lock(lbt_db *db, lbt_err *err)
 {
-	db->lock_fd = open(db->path, O_RDONLY | O_CLOEXEC);
+	db->lock_fd = open(db->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (db->lock_fd < 0)
 		return lbt_err_at(err, db->path, 0, "%s", strerror(errno));
 	if (flock(db->lock_fd, LOCK_EX | LOCK_NB) < 0)
@@ -84,8 +86,7 @@ lbt_db *lbt_db_open(const char *path, const lbt_db_opts *opts, lbt_err *err)
 	if (db->opts.batch == 0)
 		db->opts.batch = 200000;
 	db->group = (lbt_netgroup)LBT_NETGROUP_INIT;
-	db->h = lbt_dbi_open(path, 1, err);
-	if (db->h == NULL || writer_lock(db, err) < 0 ||
+	if (writer_lock(db, err) < 0 || (db->h = lbt_dbi_open(path, 1, err)) == NULL ||
 	    lbt_dbi_exec(db->h, path, write_pragmas, err) < 0 ||
 	    lbt_dbi_store_init(&db->store, db->h, db->path, err) < 0 ||
 	    lbt_dbi_load_caches(db, err) < 0 || prepare_inserts(db, err) < 0 ||
