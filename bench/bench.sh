@@ -16,6 +16,10 @@
 #   BENCH_DATA       where the generated logs are kept between runs
 #                    (default build/bench; generating them is most of the
 #                    first run)
+#   BENCH_ONLY       a comma list of groups to run (default all): analyses
+#                    (the halog rows and peak memory), reading (lbt-cat,
+#                    .zst), index (lbt-index and the --db reads), distinct,
+#                    nginx; only the files those need are generated
 #
 # Wall-clock ratios are only as good as the machine is quiet: the load
 # average at the start and the end is printed with the table, and the
@@ -30,6 +34,7 @@ big=${BENCH_BIG_LINES:-10000000}
 repeat=${BENCH_REPEAT:-3}
 cg_lines=${BENCH_CG_LINES:-200000}
 data=${BENCH_DATA:-$top/build/bench}
+only=,${BENCH_ONLY:-analyses,reading,index,distinct,nginx},
 halog=${HALOG:-/usr/sbin/halog}
 mkdir -p "$data"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -39,6 +44,9 @@ load_start=$(cut -d " " -f 1-3 /proc/loadavg)
 for tool in "$halog" /usr/bin/time zstd valgrind; do
 	command -v "$tool" > /dev/null || { echo "bench.sh: $tool is missing (sh mk/deps.sh)" >&2; exit 1; }
 done
+
+# want GROUP - whether BENCH_ONLY asks for the rows of GROUP.
+want() { case $only in *",$1,"*) return 0 ;; esac; return 1; }
 
 # gen FILE GENLOG-ARGS... - generate $data/FILE once (a marker says it is whole).
 gen() {
@@ -50,18 +58,21 @@ gen() {
 	fi
 }
 gen "main-$lines.log" --syslog --mix bench "$lines" 1
-gen "combined-$lines.log" --mix bench --format nginx-combined "$lines" 1
-gen "json-$lines.log" --mix bench --format nginx-json "$lines" 1
+if want nginx; then
+	gen "combined-$lines.log" --mix bench --format nginx-combined "$lines" 1
+	gen "json-$lines.log" --mix bench --format nginx-json "$lines" 1
+fi
 main=$data/main-$lines.log combined=$data/combined-$lines.log json=$data/json-$lines.log
-if [ ! -e "$main.zst.done" ]; then
+if want reading && [ ! -e "$main.zst.done" ]; then
 	zstd -q -f -3 -T0 "$main" -o "$main.zst" && touch "$main.zst.done"
 fi
+want distinct || big=0
 if [ "$big" -gt 0 ]; then
 	gen "distinct64-$big.log" --syslog --mix distinct64 "$big" 2
 	distinct=$data/distinct64-$big.log
 fi
 bytes=$(stat -c %s "$main")
-cat "$main" "$main.zst" > /dev/null             # the same page cache for everyone
+cat "$main" $(want reading && echo "$main.zst") > /dev/null   # the same page cache for everyone
 
 # measure CMD... - run CMD (stdout and stderr dropped); prints "seconds maxrss_kib".
 measure() {
@@ -133,6 +144,7 @@ row() { printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$@" >> "$rows"; }
 
 tsv=(--tsv)
 # -- the analyses against halog
+if want analyses; then
 pair rate : -- "$bin/lbt-rate" "${tsv[@]}" "$main" -- sh -c "$halog -u < '$main'"
 row "per key: lbt-rate vs \`halog -u\`" "$(fmt_s "$a_s" "$lines")" "$(fmt_s "$b_s" "$lines")" \
 	"$(ratio2 "$ratio")" "<= 0.33" "$(instr "$main" "$bin/lbt-rate" --tsv @@)" \
@@ -149,8 +161,10 @@ row "tarpit + occupancy: lbt-tarpit vs \`halog -tcn PT -ic\`" "$(fmt_s "$a_s" "$
 	"$(fmt_s "$b_s" "$lines")" "$(ratio2 "$ratio")" "<= 1.0" \
 	"$(instr "$main" "$bin/lbt-tarpit" --tsv @@)" "$(instr "$main" sh -c "$halog -tcn PT -ic < @@")" \
 	"$(fmt_mib "$a_kb") / $(fmt_mib "$b_kb")"
+fi
 
 # -- reading against wc -l
+if want reading; then
 pair cat : -- "$bin/lbt-cat" --fields time,client,status "$main" -- wc -l "$main"
 row "\`lbt-cat --fields time,client,status\` vs \`wc -l\`" "$(fmt_s "$a_s" "$lines")" \
 	"$(fmt_s "$b_s" "$lines")" "$(ratio2 "$ratio")" ">= 5 M lines/s" \
@@ -165,8 +179,10 @@ pair zst : -- "$bin/lbt-cat" --fields time,client,status "$main.zst" -- sh -c "z
 row ".zst: \`lbt-cat --fields\` vs \`zstd -dc \\| wc -l\`" "$(fmt_s "$a_s" "$lines")" \
 	"$(fmt_s "$b_s" "$lines")" "$(ratio2 "$ratio")" "<= 1.1" "" "" \
 	"$(fmt_mib "$a_kb") / $(fmt_mib "$b_kb")"
+fi
 
 # -- the index: load (into a fresh file each time), size, reads
+if want index; then
 db=$data/bench.db
 pair index "rm -f '$db' '$db-wal' '$db-shm'" -- "$bin/lbt-index" -q -d "$db" "$main" -- wc -l "$main"
 dbbytes=$(stat -c %s "$db")
@@ -188,9 +204,10 @@ for prog in lbt-offenders lbt-rate; do
 		"$(instr "$main" "$bin/$prog" --tsv --db "$work/s.db")" \
 		"$(instr "$main" "$bin/$prog" --tsv @@)" "$(fmt_mib "$a_kb") / $(fmt_mib "$b_kb")"
 done
+fi
 
 # -- peak memory of the first two rows
-row "peak memory, lbt-rate / lbt-offenders vs halog -u / -ic" \
+want analyses && row "peak memory, lbt-rate / lbt-offenders vs halog -u / -ic" \
 	"$(fmt_mib "$rate_kb") / $(fmt_mib "$off_kb")" \
 	"$(fmt_mib "$halog_u_kb") / $(fmt_mib "$halog_ic_kb")" \
 	"$(awk -v a="$rate_kb" -v b="$halog_u_kb" -v c="$off_kb" -v d="$halog_ic_kb" \
@@ -205,7 +222,8 @@ if [ "$big" -gt 0 ]; then
 fi
 
 # -- NGINX: lbt-rate on the same traffic, against lbt-rate on HAProxy's
-for f in combined json; do
+want nginx || combined= json=
+for f in ${combined:+combined} ${json:+json}; do
 	file=$data/$f-$lines.log
 	pair "nginx-$f" : -- "$bin/lbt-rate" --tsv "$file" -- "$bin/lbt-rate" --tsv "$main"
 	row "NGINX $f, lbt-rate vs lbt-rate on the HAProxy log" "$(fmt_s "$a_s" "$lines")" \
