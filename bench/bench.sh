@@ -74,11 +74,13 @@ fi
 bytes=$(stat -c %s "$main")
 cat "$main" $(want reading && echo "$main.zst") > /dev/null   # the same page cache for everyone
 
-# measure CMD... - run CMD (stdout and stderr dropped); prints "seconds maxrss_kib".
+# measure CMD... - run CMD (stdout and stderr dropped); prints "seconds
+# maxrss_kib cpu_seconds" (user + system, every thread: what the load of
+# other processes changes least).
 measure() {
-	/usr/bin/time -f "%e %M" -o "$work/t" "$@" > /dev/null 2> "$work/err" || {
+	/usr/bin/time -f "%e %M %U %S" -o "$work/t" "$@" > /dev/null 2> "$work/err" || {
 		echo "bench: failed: $*" >&2; sed 5q "$work/err" >&2; return 1; }
-	tail -n 1 "$work/t"
+	tail -n 1 "$work/t" | awk '{ print $1, $2, $3 + $4 }'
 }
 
 # median - the median of the numbers on stdin.
@@ -87,8 +89,8 @@ median() {
 }
 
 # pair NAME PREP -- A... -- B... - run A then B, $repeat times (PREP, a
-# shell command, before each A); sets a_s b_s ratio (medians) a_kb b_kb
-# (largest peak RSS).
+# shell command, before each A); sets a_s b_s ratio a_cpu b_cpu (medians)
+# a_kb b_kb (largest peak RSS).
 pair() {
 	local name=$1 prep=$2 a=() b=() in=a
 	shift 2
@@ -106,11 +108,13 @@ pair() {
 		echo "$ma $mb" >> "$work/$name.pairs"
 	done
 	a_s=$(awk '{ print $1 }' "$work/$name.pairs" | median)
-	b_s=$(awk '{ print $3 }' "$work/$name.pairs" | median)
-	ratio=$(awk '{ print ($3 > 0 ? $1 / $3 : "nan") }' "$work/$name.pairs" | median)
+	b_s=$(awk '{ print $4 }' "$work/$name.pairs" | median)
+	ratio=$(awk '{ print ($4 > 0 ? $1 / $4 : "nan") }' "$work/$name.pairs" | median)
+	a_cpu=$(awk '{ print $3 }' "$work/$name.pairs" | median)
+	b_cpu=$(awk '{ print $6 }' "$work/$name.pairs" | median)
 	a_kb=$(awk 'm < $2 { m = $2 } END { print m }' "$work/$name.pairs")
-	b_kb=$(awk 'm < $4 { m = $4 } END { print m }' "$work/$name.pairs")
-	echo "bench: $name: $a_s s / $b_s s = $ratio" >&2
+	b_kb=$(awk 'm < $5 { m = $5 } END { print m }' "$work/$name.pairs")
+	echo "bench: $name: $a_s s / $b_s s = $ratio (CPU $a_cpu s / $b_cpu s)" >&2
 }
 
 # instr FILE CMD... - instructions per line of CMD on the first $cg_lines
@@ -134,6 +138,8 @@ instr() {
 }
 
 fmt_s() { awk -v s="$1" -v n="$2" 'BEGIN { printf "%.2f s, %.2f M lines/s", s, (s > 0 ? n / s / 1e6 : 0) }'; }
+# fmt_sc SECONDS CPU_SECONDS LINES - fmt_s and the CPU time.
+fmt_sc() { printf '%s (CPU %s s)' "$(fmt_s "$1" "$3")" "$2"; }
 fmt_mib() { awk -v k="$1" 'BEGIN { printf "%.0f MiB", k / 1024 }'; }
 ratio2() { awk -v r="$1" 'BEGIN { printf "%.2f", r }'; }
 
@@ -187,7 +193,7 @@ db=$data/bench.db
 pair index "rm -f '$db' '$db-wal' '$db-shm'" -- "$bin/lbt-index" -q -d "$db" "$main" -- wc -l "$main"
 dbbytes=$(stat -c %s "$db")
 rm -f "$work/s.db"*
-row "lbt-index vs \`wc -l\`" "$(fmt_s "$a_s" "$lines"), DB $(awk -v d="$dbbytes" -v r="$bytes" \
+row "lbt-index vs \`wc -l\`" "$(fmt_sc "$a_s" "$a_cpu" "$lines"), DB $(awk -v d="$dbbytes" -v r="$bytes" \
 	'BEGIN { printf "%.1f %% of the raw log", 100 * d / r }')" "$(fmt_s "$b_s" "$lines")" \
 	"$(ratio2 "$ratio")" ">= 1 M lines/s, DB <= 40 %" \
 	"$(instr "$main" sh -c "rm -f $work/s.db*; $bin/lbt-index -q -d $work/s.db @@")" \
@@ -199,8 +205,8 @@ if [ "$cg_lines" -gt 0 ]; then
 fi
 for prog in lbt-offenders lbt-rate; do
 	pair "$prog-db" : -- "$bin/$prog" --tsv --db "$db" -- "$bin/$prog" --tsv "$main"
-	row "$prog --db (whole range) vs the raw log" "$(fmt_s "$a_s" "$lines")" \
-		"$(fmt_s "$b_s" "$lines")" "$(ratio2 "$ratio")" "<= 0.33" \
+	row "$prog --db (whole range) vs the raw log" "$(fmt_sc "$a_s" "$a_cpu" "$lines")" \
+		"$(fmt_sc "$b_s" "$b_cpu" "$lines")" "$(ratio2 "$ratio")" "<= 0.33" \
 		"$(instr "$main" "$bin/$prog" --tsv --db "$work/s.db")" \
 		"$(instr "$main" "$bin/$prog" --tsv @@)" "$(fmt_mib "$a_kb") / $(fmt_mib "$b_kb")"
 done
@@ -236,6 +242,7 @@ load_end=$(cut -d " " -f 1-3 /proc/loadavg)
 elapsed=$(( $(date +%s) - start_s ))
 {
 	echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores, load average $load_start at the start and $load_end at the end."
+	echo "CPU: user + system seconds of every thread (lbt-index runs two), medians."
 	echo "$lines HAProxy httplog lines with a syslog header ($(awk -v b="$bytes" 'BEGIN { printf "%.2f GB", b / 1e9 }'), bench/genlog.sh --mix bench); medians of $repeat paired runs (ratio: lbt's time over the yardstick's, below 1 lbt is faster); instructions per line by callgrind on the first $cg_lines lines (lbt-index: both threads); $elapsed s in all."
 	echo
 	echo "| job | lbt | yardstick | ratio | goal | lbt instr/line | yardstick instr/line | peak RSS lbt / yardstick |"
