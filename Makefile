@@ -6,6 +6,8 @@
 #   make check-lab       the real HAProxy + NGINX lab (root, netns)
 #   make check-fresh     make demo + make check in a clean Debian 12 root (root)
 #   make demo            triage the bundled sample incident
+#   make bench           the speed table against halog and wc -l (bench/bench.sh;
+#                        BENCH_LINES=... to run it small)
 #   make install PREFIX=/usr/local DESTDIR=
 #
 # A new program touches four places: cmd/lbt-NAME.c, man/lbt-NAME.1,
@@ -105,6 +107,23 @@ check-fresh:
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh mk/demo.sh $(B)/bin
+
+# Every job of the speed table paired with its yardstick (halog, wc -l,
+# zstd -dc), medians, peak RSS and callgrind instructions per line; a
+# Markdown table on stdout and in $(BENCH_DATA)/bench.md.  The full run
+# (5 M lines, a 10 M-line file of distinct /64s, 3 repeats) takes about
+# 25 minutes on 2 quiet cores, the first one 5 more to generate the logs,
+# kept in $(BENCH_DATA).  `make bench BENCH_LINES=200000 BENCH_BIG_LINES=0`
+# runs in a minute or two.
+BENCH_LINES ?= 5000000
+BENCH_BIG_LINES ?= 10000000
+BENCH_REPEAT ?= 3
+BENCH_CG_LINES ?= 200000
+BENCH_DATA ?= $(B)/bench
+bench: deps
+	@$(MAKE) --no-print-directory all
+	BENCH_LINES=$(BENCH_LINES) BENCH_BIG_LINES=$(BENCH_BIG_LINES) BENCH_REPEAT=$(BENCH_REPEAT) \
+		BENCH_CG_LINES=$(BENCH_CG_LINES) BENCH_DATA=$(BENCH_DATA) bash bench/bench.sh $(B)/bin
 
 deps:
 	@sh mk/deps.sh

@@ -19,9 +19,10 @@ libmaxminddb-dev zlib1g-dev libjansson-dev libcbor-dev check"
 # fixtures and independent counts; curl haproxy nginx iproute2 openssl
 # python3 procps: the lab; libmaxmind-db-writer-perl: GeoIP test databases;
 # nftables: nft -c on lbt-deny's output; chromium: renders lbt-timeline's
-# HTML page headless for a screenshot.
+# HTML page headless for a screenshot; time valgrind (and haproxy's halog):
+# make bench's peak RSS and instruction counts.
 TEST="mandoc zstd gzip sqlite3 gawk bc curl haproxy nginx iproute2 openssl
-python3 procps libmaxmind-db-writer-perl nftables chromium"
+python3 procps libmaxmind-db-writer-perl nftables chromium time valgrind"
 
 missing_of() {
 	for p in "$@"; do

@@ -10,10 +10,11 @@
  * (NULL with err on failure: missing file, not an lbt index, bad filter),
  * lbt_stream_next() returns lbt_db_reader_next(r, rec, err) (1 record, 0 end,
  * -1 error), and lbt_stream_free() calls lbt_db_reader_close(r).  Records come
- * out in time order (time, file, line), requests and (when opts->events)
- * events interleaved; they ALREADY pass opts->filter (pushed into SQL, then
- * checked again with lbt_filter_match on the reader's own filter), so the
- * caller need not filter them again (doing so is harmless).  rec->file and
+ * out in time order (time, file, line; no time first), requests and (when
+ * opts->events) events interleaved; they ALREADY pass opts->filter (what of
+ * it the index can test first: runs and blocks skipped, bound parameters in
+ * SQL; then lbt_filter_match on the reader's own filter), so the caller
+ * need not filter them again (doing so is harmless).  rec->file and
  * rec->line are the provenance stored at index time.  When
  * opts->key_regex is set the key is extracted again from the stored path
  * with that pattern, as the raw-log path would.  Raw lines stored with
@@ -22,15 +23,20 @@
  * Only the fields in opts->wanted (plus those the filter reads) are filled;
  * wanted 0 means all.
  *
- * The files, by concern (private header lib/db/db_int.h): db_schema.c (tables,
- * views, indices, migrations: the one place the layout is written down),
- * db_write.c (connection, transactions, storing rows), db_dict.c (id caches
- * and row building, on the parsing thread), db_raw.c (zstd raw lines),
- * db_index.c (lbt-index's per-file driver: recognising files, resuming,
- * committing), db_pipe.c (its parsing thread), db_query.c (the SQL of
- * reads, bound parameters only), db_read.c (the record reader).
- * man/lbt-index.1 documents the schema and the views; docs/index-design.md
- * what a row costs and why the layout is what it is.
+ * The files, by concern (private header lib/db/db_int.h): db_schema.c (the
+ * dictionaries, versions and migrations 1 to 4), db_views.c (version 5's
+ * tables and the views that turn blocks into rows), db_migrate.c (4 -> 5),
+ * db_codec.c (a block's columns as code points, the runs' id lists, the
+ * sort), db_vtab.c (lbt_batch: a batch of rows in one INSERT), db_write.c
+ * (connection, transactions, new dictionary entries, events), db_run.c
+ * (requests stored as runs of blocks), db_dict.c (id caches and row
+ * building), db_raw.c (zstd raw lines), db_index.c (lbt-index's per-file
+ * driver: recognising files, resuming, committing), db_pipe.c (its parsing
+ * thread), db_query.c (what reads ask of SQLite, bound parameters only),
+ * db_merge.c (the runs merged in time order), db_load.c (small tables in
+ * memory), db_read.c (the record reader).  man/lbt-index.1 documents the
+ * schema and the views; docs/index-design.md what a request costs and why
+ * the layout is what it is.
  * Includes: err.h, rec.h, input.h (options only).
  */
 #ifndef LBT_DB_H
@@ -43,7 +49,7 @@
 #include "lbt/rec.h"
 
 /* Schema version written in PRAGMA user_version. */
-#define LBT_DB_VERSION 4
+#define LBT_DB_VERSION 5
 
 /* ---- reading (every program's --db) ---------------------------------- */
 

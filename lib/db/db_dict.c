@@ -1,12 +1,14 @@
 /*
- * db_dict.c - the id caches of the writer and the row builder, the half
- * of a bulk load that runs on lbt-index's reading thread (lbt_dbi_build).
+ * db_dict.c - the id caches of the writer and the row builder
+ * (lbt_dbi_build).
  *
  * Strings and addresses become ids through in-memory caches (lbt_hmap)
  * loaded from the dictionary tables at open, so a row costs hash look-ups,
  * and a repeated value (the same frontend as the previous row) one memcmp;
  * ids given out for the first time are listed (struct lbt_dbi_news) for
- * the writer, which inserts them (db_write.c).
+ * the writer, which inserts them (db_write.c).  The address cache is keyed
+ * by the 16 bytes of the address; the index keeps only its text (the view
+ * shows it), parsed again when the caches are loaded.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -50,12 +52,12 @@ static void *put_key(lbt_hmap *m, const void *k, size_t n, int with_key, int *cr
 }
 
 /*
- * Load the rows (id, key[, net_id]) of `sql` into map as key -> int64 id
- * (and the net_id at val_off when val_off > 0; with_key for dictionary
- * values) and set *next to max(id) + 1.  @return 0 or -1.
+ * Load the rows (id, key) of `sql` into map as key -> int64 id (the value
+ * a struct dict_val when the map is a dictionary's, with_key) and set
+ * *next to max(id) + 1.  @return 0 or -1.
  */
-static int load_map(lbt_db *db, const char *sql, lbt_hmap *map, size_t val_off,
-    int with_key, int64_t *next, lbt_err *err)
+static int load_map(lbt_db *db, const char *sql, lbt_hmap *map, int with_key,
+    int64_t *next, lbt_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -67,18 +69,13 @@ static int load_map(lbt_db *db, const char *sql, lbt_hmap *map, size_t val_off,
 		int64_t id = sqlite3_column_int64(st, 0);
 		const void *k = sqlite3_column_blob(st, 1);
 		size_t n = (size_t)sqlite3_column_bytes(st, 1);
-		char *v = put_key(map, k ? k : "", n, val_off == 0 && with_key, NULL);
+		char *v = put_key(map, k ? k : "", n, with_key, NULL);
 
 		if (v == NULL) {
 			sqlite3_finalize(st);
 			return lbt_err_set(err, "out of memory loading dictionaries");
 		}
 		memcpy(v, &id, sizeof id);
-		if (val_off > 0) {
-			int64_t net = sqlite3_column_int64(st, 2);
-
-			memcpy(v + val_off, &net, sizeof net);
-		}
 		if (id >= *next)
 			*next = id + 1;
 	}
@@ -89,8 +86,8 @@ static int load_map(lbt_db *db, const char *sql, lbt_hmap *map, size_t val_off,
 }
 
 /*
- * Load the shapes table into db->shapes (key: struct lbt_dbi_shape, NULL
- * ids as 0) and set db->next_shape.  @return 0 or -1 with err.
+ * Load the shapes table into db->shapes (key: struct lbt_dbi_shape) and
+ * set db->next_shape.  @return 0 or -1 with err.
  */
 static int load_shapes(lbt_db *db, lbt_err *err)
 {
@@ -100,18 +97,13 @@ static int load_shapes(lbt_db *db, lbt_err *err)
 	db->next_shape = 1;
 	if ((db->shapes = lbt_hmap_new(sizeof(int64_t))) == NULL)
 		return lbt_err_set(err, "out of memory");
-	if (lbt_dbi_prepare(db, "SELECT id, frontend_id, backend_id, server_id, method_id,"
-	    " version_id, term_id, clock, tier FROM shapes", &st, err) < 0)
-		return -1;
+	if (sqlite3_prepare_v2(db->h, LBT_DBI_SHAPE_SELECT, -1, &st, NULL) != SQLITE_OK)
+		return lbt_dbi_fail(db->h, db->path, "loading shapes", err);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct lbt_dbi_shape k;
 		int64_t id = sqlite3_column_int64(st, 0), *v;
 
-		memset(&k, 0, sizeof k);
-		for (int i = 0; i < LBT_DBI_NSHAPE; i++)
-			k.id[i] = sqlite3_column_int64(st, 1 + i);
-		k.clock = sqlite3_column_int64(st, 1 + LBT_DBI_NSHAPE);
-		k.tier = sqlite3_column_int64(st, 2 + LBT_DBI_NSHAPE);
+		lbt_dbi_shape_row(st, &k);
 		if ((v = lbt_hmap_put(db->shapes, &k, sizeof k, NULL)) == NULL)
 			break;
 		*v = id;
@@ -126,9 +118,46 @@ static int load_shapes(lbt_db *db, lbt_err *err)
 }
 
 /*
- * Offsets of the members behind lbt_dbi_dicts and lbt_dbi_cols, so that
- * binding a row does not go through the field table 31 times (bytes, the
- * only int64 integer, is read directly).
+ * Load the addresses (id, text, net_id) into db->addrs, keyed by their 16
+ * bytes, and set db->next_addr.  @return 0 or -1 with err.
+ */
+static int load_addrs(lbt_db *db, lbt_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	db->next_addr = 1;
+	if (sqlite3_prepare_v2(db->h, "SELECT id, text, net_id FROM addrs", -1, &st,
+	    NULL) != SQLITE_OK)
+		return lbt_dbi_fail(db->h, db->path, "loading addresses", err);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct addr_ids *v;
+		lbt_addr a;
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		if (lbt_addr_parse((const char *)sqlite3_column_text(st, 1),
+		    (size_t)sqlite3_column_bytes(st, 1), &a) < 0) {
+			sqlite3_finalize(st);
+			return lbt_err_at(err, db->path, 0, "address %lld of the index is "
+			    "not an address", (long long)id);
+		}
+		if ((v = lbt_hmap_put(db->addrs, a.b, 16, NULL)) == NULL)
+			break;
+		v->addr_id = id;
+		v->net_id = sqlite3_column_int64(st, 2);
+		if (id >= db->next_addr)
+			db->next_addr = id + 1;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return rc == SQLITE_ROW ? lbt_err_set(err, "out of memory") :
+		    lbt_dbi_fail(db->h, db->path, "loading addresses", err);
+	return 0;
+}
+
+/*
+ * Offsets of the members behind lbt_dbi_dicts and lbt_dbi_nums, so that
+ * building a row does not go through the field table for each of them.
  */
 static void find_members(lbt_db *db)
 {
@@ -137,11 +166,9 @@ static void find_members(lbt_db *db)
 	for (int i = 0; i < LBT_DBI_NDICT; i++)
 		db->str_off[i] = (size_t)((char *)lbt_rec_str(&r, lbt_dbi_dicts[i].field) -
 		    (char *)&r);
-	for (int i = 0; i < LBT_DBI_NCOL; i++) {
-		int32_t *m = lbt_rec_i32(&r, lbt_dbi_cols[i].field);
-
-		db->col_off[i] = m ? (size_t)((char *)m - (char *)&r) : 0;
-	}
+	for (int i = 0; i < LBT_DBI_NNUM; i++)
+		db->num_off[i] = (size_t)((char *)lbt_rec_i32(&r, lbt_dbi_nums[i].field) -
+		    (char *)&r);
 }
 
 /*
@@ -162,10 +189,10 @@ int lbt_dbi_load_caches(lbt_db *db, lbt_err *err)
 		if (c->map == NULL)
 			return lbt_err_set(err, "out of memory");
 		snprintf(sql, sizeof sql, "SELECT id, name FROM %s", lbt_dbi_dicts[i].table);
-		if (load_map(db, sql, c->map, 0, 1, &c->next_id, err) < 0)
+		if (load_map(db, sql, c->map, 1, &c->next_id, err) < 0)
 			return -1;
-		snprintf(sql, sizeof sql, "INSERT INTO %s (id, name) VALUES (?, ?)",
-		    lbt_dbi_dicts[i].table);
+		snprintf(sql, sizeof sql, "INSERT INTO %s (id, name) SELECT c0, c1 FROM"
+		    " lbt_batch(?1)", lbt_dbi_dicts[i].table);
 		if (lbt_dbi_prepare(db, sql, &c->ins, err) < 0)
 			return -1;
 	}
@@ -173,9 +200,8 @@ int lbt_dbi_load_caches(lbt_db *db, lbt_err *err)
 	db->nets = lbt_hmap_new(sizeof(int64_t));
 	if (db->addrs == NULL || db->nets == NULL)
 		return lbt_err_set(err, "out of memory");
-	if (load_map(db, "SELECT id, addr, net_id FROM addrs", db->addrs,
-	    offsetof(struct addr_ids, net_id), 0, &db->next_addr, err) < 0 ||
-	    load_map(db, "SELECT id, net FROM nets", db->nets, 0, 0, &db->next_net, err) < 0)
+	if (load_addrs(db, err) < 0 ||
+	    load_map(db, "SELECT id, net FROM nets", db->nets, 0, &db->next_net, err) < 0)
 		return -1;
 	return load_shapes(db, err);
 }
@@ -192,7 +218,7 @@ void lbt_dbi_free_caches(lbt_db *db)
 	lbt_hmap_free(db->shapes);
 }
 
-/* ---- building rows (the reading thread) -------------------------------- */
+/* ---- building rows ------------------------------------------------------ */
 
 /* Empty n, keeping its memory. */
 void lbt_dbi_news_clear(struct lbt_dbi_news *n)
@@ -228,7 +254,6 @@ static struct lbt_dbi_new *news_add(struct lbt_dbi_news *n, enum lbt_dbi_new_kin
 	e->id = id;
 	e->off = n->text_n;
 	e->len = len;
-	e->at = n->at;
 	if (len > 0)
 		memcpy(n->text + n->text_n, p, len);
 	n->text_n += len;
@@ -308,7 +333,6 @@ static int addr_ids(lbt_db *db, const lbt_addr *a, struct addr_ids *out,
 		if ((e = news_add(news, LBT_DBI_NEW_ADDR, v->addr_id, text, strlen(text))) == NULL)
 			return -1;
 		e->x = v->net_id;
-		memcpy(e->b, a->b, 16);
 	}
 	*out = *v;
 	return 0;
@@ -329,11 +353,13 @@ static int field_id(lbt_db *db, int i, const lbt_rec *rec, int64_t *id,
 }
 
 /*
- * The shape id of rec (its frontend, backend, server, method, version,
- * term, clock and tier), given out when new; the previous row's shape is
- * remembered.  @return the id (> 0), or -1 (out of memory).
+ * The shape id of rec of file_id (its LB, frontend, backend, server,
+ * method, version, term, clock, status and tier), given out when new; the
+ * previous row's shape is remembered.  @return the id (> 0), or -1 (out
+ * of memory).
  */
-static int64_t shape_id(lbt_db *db, const lbt_rec *rec, struct lbt_dbi_news *news)
+static int64_t shape_id(lbt_db *db, int64_t file_id, const lbt_rec *rec,
+    struct lbt_dbi_news *news)
 {
 	struct lbt_dbi_shape k;
 	struct lbt_dbi_new *e;
@@ -341,10 +367,12 @@ static int64_t shape_id(lbt_db *db, const lbt_rec *rec, struct lbt_dbi_news *new
 	int created;
 
 	memset(&k, 0, sizeof k);
+	k.file_id = file_id;
 	for (int i = 0; i < LBT_DBI_NSHAPE; i++)
 		if (field_id(db, lbt_dbi_shape_dicts[i], rec, &k.id[i], news) < 0)
 			return -1;
 	k.clock = (rec->have & LBT_BIT(LBT_F_TIME)) ? (int64_t)rec->clock : 0;
+	k.status = (rec->have & LBT_BIT(LBT_F_STATUS)) ? rec->status : LBT_DBI_NO_STATUS;
 	k.tier = (rec->have & LBT_BIT(LBT_F_TIER)) ? (int64_t)rec->tier : 0;
 	if (db->last_shape_id > 0 && memcmp(&k, &db->last_shape, sizeof k) == 0)
 		return db->last_shape_id;
@@ -380,90 +408,62 @@ static int rel_time(lbt_db *db, int64_t t, int64_t *rel, struct lbt_dbi_news *ne
 	return 0;
 }
 
-/* Set value c of row r, or NULL when `present` is false. */
-static void row_set(struct lbt_dbi_row *r, int c, int present, int64_t v)
+/* The port, timers and counters of rec into r (lbt_dbi_nums). */
+static void build_nums(const lbt_db *db, const lbt_rec *rec, struct lbt_dbi_row *r)
 {
-	if (present)
-		r->v[c] = v;
-	else
-		r->null |= (uint64_t)1 << c;
+	r->num_have = 0;
+	for (int k = 0; k < LBT_DBI_NNUM; k++) {
+		if (!(rec->have & LBT_BIT(lbt_dbi_nums[k].field)))
+			continue;
+		r->num[k] = *(const int32_t *)((const char *)rec + db->num_off[k]);
+		r->num_have |= (uint32_t)1 << k;
+	}
 }
 
-/* Fill the head of row r (time file line addr net shape).  @return 0 or -1. */
-static int row_head(lbt_db *db, struct lbt_dbi_row *r, int64_t file_id, const lbt_rec *rec,
+/* Build the row of request rec; see db_int.h.  @return 0 or -1 (out of memory). */
+int lbt_dbi_build(lbt_db *db, int64_t file_id, const lbt_rec *rec, struct lbt_dbi_row *r,
     struct lbt_dbi_news *news)
 {
 	struct addr_ids ids = { 0, 0 };
-	int timed = (rec->have & LBT_BIT(LBT_F_TIME)) != 0;
 	int client = (rec->have & LBT_BIT(LBT_F_CLIENT)) && rec->client.family != 0;
-	int64_t t = 0, shape;
 
-	if (timed && rel_time(db, rec->time_us, &t, news) < 0)
+	r->timed = (rec->have & LBT_BIT(LBT_F_TIME)) != 0;
+	r->time = 0;
+	if (r->timed && rel_time(db, rec->time_us, &r->time, news) < 0)
 		return -1;
 	if (client && addr_ids(db, &rec->client, &ids, news) < 0)
 		return -1;
-	if ((shape = shape_id(db, rec, news)) < 0)
+	if ((r->shape = shape_id(db, file_id, rec, news)) < 0)
 		return -1;
-	row_set(r, 0, timed, t);
-	row_set(r, 1, 1, file_id);
-	row_set(r, 2, 1, (int64_t)rec->line);
-	row_set(r, 3, client, ids.addr_id);
-	row_set(r, 4, client, ids.net_id);
-	row_set(r, 5, 1, shape);
-	return 0;
-}
-
-/* The row of a request.  @return 0 or -1 (out of memory). */
-static int build_request(lbt_db *db, int64_t file_id, const lbt_rec *rec,
-    struct lbt_dbi_row *r, struct lbt_dbi_news *news)
-{
-	if (row_head(db, r, file_id, rec, news) < 0)
-		return -1;
-	for (int i = 0; i < LBT_DBI_NCOL; i++) {
-		const struct lbt_dbi_col *col = &lbt_dbi_cols[i];
-		int c = LBT_DBI_REQ_FIXED + i, have = (rec->have & LBT_BIT(col->field)) != 0;
-		int64_t id;
-
-		if (col->dict >= 0) {
-			if (field_id(db, col->dict, rec, &id, news) < 0)
-				return -1;
-			row_set(r, c, have, id);
-		} else if (col->field == LBT_F_BYTES) {
-			row_set(r, c, have, rec->bytes);
-		} else {
-			row_set(r, c, have, *(const int32_t *)((const char *)rec + db->col_off[i]));
-		}
-	}
-	return 0;
-}
-
-/* The row of an event: time clock file line lb frontend backend server. @return 0/-1 */
-static int build_event(lbt_db *db, int64_t file_id, const lbt_rec *rec,
-    struct lbt_dbi_row *r, struct lbt_dbi_news *news)
-{
-	static const int dicts[4] = { 0, 1, 2, 3 };   /* lb frontend backend server */
-	int timed = (rec->have & LBT_BIT(LBT_F_TIME)) != 0;
-	int64_t t = 0, id;
-
-	if (timed && rel_time(db, rec->time_us, &t, news) < 0)
-		return -1;
-	row_set(r, 0, timed, t);
-	row_set(r, 1, timed, (int64_t)rec->clock);
-	row_set(r, 2, 1, file_id);
-	row_set(r, 3, 1, (int64_t)rec->line);
-	for (int i = 0; i < 4; i++) {
-		if (field_id(db, dicts[i], rec, &id, news) < 0)
+	r->line = rec->line;
+	r->clock = r->timed ? (uint8_t)rec->clock : 0;
+	r->id[LBT_DBI_I_ADDR] = ids.addr_id;
+	r->net = ids.net_id;
+	for (int i = 1; i < LBT_DBI_NID; i++)
+		if (field_id(db, lbt_dbi_id_dicts[i], rec, &r->id[i], news) < 0)
 			return -1;
-		row_set(r, 4 + i, id > 0, id);
-	}
+	r->has_bytes = (rec->have & LBT_BIT(LBT_F_BYTES)) != 0;
+	r->bytes = rec->bytes;
+	build_nums(db, rec, r);
 	return 0;
 }
 
-/* Build the row of rec; see db_int.h.  @return 0 or -1 (out of memory). */
-int lbt_dbi_build(lbt_db *db, int64_t file_id, const lbt_rec *rec, struct lbt_dbi_row *row,
+/* Build the row of event rec; see db_int.h.  @return 0 or -1 (out of memory). */
+int lbt_dbi_build_event(lbt_db *db, const lbt_rec *rec, struct lbt_dbi_event *ev,
     struct lbt_dbi_news *news)
 {
-	row->null = 0;
-	return rec->kind == LBT_KIND_EVENT ? build_event(db, file_id, rec, row, news) :
-	    build_request(db, file_id, rec, row, news);
+	static const int dicts[4] = {
+		LBT_DBI_D_LB, LBT_DBI_D_FRONTEND, LBT_DBI_D_BACKEND, LBT_DBI_D_SERVER
+	};
+
+	ev->timed = (rec->have & LBT_BIT(LBT_F_TIME)) != 0;
+	ev->time = 0;
+	if (ev->timed && rel_time(db, rec->time_us, &ev->time, news) < 0)
+		return -1;
+	ev->clock = ev->timed ? (int)rec->clock : 0;
+	ev->line = rec->line;
+	for (int i = 0; i < 4; i++)
+		if (field_id(db, dicts[i], rec, &ev->id[i], news) < 0)
+			return -1;
+	return 0;
 }

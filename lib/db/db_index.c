@@ -248,12 +248,16 @@ static void tick(void *arg)
 static int add_one(lbt_db *db, struct job *j, const struct lbt_dbi_item *it,
     lbt_db_stats *st, lbt_err *err)
 {
-	if (lbt_dbi_store(db, it->row, it->event, it->msg, it->raw, it->raw_len, err) < 0)
-		return -1;
-	if (it->event)
+	if (it->ev != NULL) {
+		if (lbt_dbi_store_event(db, j->file_id, it->ev, it->msg, it->raw, it->raw_len,
+		    err) < 0)
+			return -1;
 		st->events++;
-	else
+	} else {
+		if (lbt_dbi_store(db, j->file_id, it->row, it->raw, it->raw_len, err) < 0)
+			return -1;
 		st->records++;
+	}
 	j->last_line = it->line;
 	if (++j->pending >= db->opts.batch)
 		return checkpoint(db, j, j->last_line, -1, 0, err);
@@ -261,29 +265,27 @@ static int add_one(lbt_db *db, struct job *j, const struct lbt_dbi_item *it,
 }
 
 /*
- * Store the rows of the batch taken, each after the new entries it uses,
- * then the entries left (made for a record that failed: their ids are in
- * the caches, so they must exist).  @return 0 or -1 with err.
+ * Build the rows of the batch taken, store the entries they gave out
+ * (before any of its rows: a commit in the middle of the batch must not
+ * leave a row pointing to a missing id), then its rows.  @return 0 or -1
+ * with err.
  */
 static int add_batch(lbt_db *db, struct job *j, lbt_dbi_pipe *p, size_t n,
     lbt_db_stats *st, lbt_err *err)
 {
-	const struct lbt_dbi_news *news = lbt_dbi_pipe_news(p);
-	size_t k = 0;
-
+	if (lbt_dbi_pipe_build(p, &db->news) < 0) {
+		db->broken = 1;         /* the caches hold ids that may never be stored */
+		return lbt_err_set(err, "out of memory");
+	}
+	if (lbt_dbi_store_news(db, &db->news, err) < 0)
+		return -1;
 	for (size_t i = 0; i < n; i++) {
 		struct lbt_dbi_item it;
 
-		for (; k < news->n && news->v[k].at <= i; k++)
-			if (lbt_dbi_store_new(db, news, &news->v[k], err) < 0)
-				return -1;
 		lbt_dbi_pipe_item(p, i, &it);
 		if (add_one(db, j, &it, st, err) < 0)
 			return -1;
 	}
-	for (; k < news->n; k++)
-		if (lbt_dbi_store_new(db, news, &news->v[k], err) < 0)
-			return -1;
 	return 0;
 }
 

@@ -1,18 +1,20 @@
 /*
  * db_pipe.c - lbt-index on two cores: one thread reads and parses records
- * (lbt_input_next) and turns them into rows of ids (lbt_dbi_build: the
- * dictionary, address and shape look-ups), the caller's thread inserts the
- * rows into SQLite.
+ * (lbt_input_next) and copies them into batches, the caller's thread turns
+ * them into rows of ids (lbt_dbi_build: the dictionary, address and shape
+ * look-ups) and stores them.
  *
- * Parsing and the look-ups take about as long as SQLite's inserts, so
- * overlapping them halves the load time on this 2-core machine.  Records
- * are views into the input's buffers, valid until the next call, but a
- * built row holds only integers; what else a batch needs is copied into
- * its arena (an event's message, the raw line for --keep-raw) and the new
- * dictionary entries are listed with their texts (struct lbt_dbi_news).
- * NBATCH batches circulate between the two threads under one mutex; a
- * batch changes hands once per BATCH_RECS records, so locking costs
- * nothing per record.
+ * With requests stored in blocks (db_run.c), SQLite costs the writer only
+ * a few hundred instructions a request: parsing every field of a line
+ * (6800 instructions, callgrind, httplog with a syslog header) is the
+ * larger half, so the reading thread parses and copies (its strings into
+ * the batch's arena, 300 instructions) and the look-ups (2400) run on the
+ * writer's: the two threads then take about as long, and the caches of
+ * ids have one thread only.  Records are views into the input's buffers,
+ * valid until the next call: each is copied whole (and the raw line for
+ * --keep-raw).  NBATCH batches circulate between the two threads under
+ * one mutex; a batch changes hands once per BATCH_RECS records, so locking
+ * costs nothing per record.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -25,13 +27,27 @@
 #define NBATCH 4
 #define BATCH_RECS 4096
 
-/* One record of a batch: its row, and where its texts are in the arena. */
+/* The string fields of a record, copied into the arena. */
+static const lbt_field str_fields[] = {
+	LBT_F_LB, LBT_F_FRONTEND, LBT_F_BACKEND, LBT_F_SERVER, LBT_F_METHOD, LBT_F_PATH,
+	LBT_F_QUERY, LBT_F_HOST, LBT_F_VERSION, LBT_F_TERM, LBT_F_UA, LBT_F_KEY, LBT_F_MSG,
+};
+#define NSTR (sizeof str_fields / sizeof str_fields[0])
+
+/*
+ * One record of a batch: its copy (strings at off[] in the arena, made
+ * pointers by the writer), then the row the writer built from it.
+ */
 struct item {
-	struct lbt_dbi_row row;
-	uint64_t line;
+	lbt_rec rec;
+	size_t off[NSTR];
+	union {
+		struct lbt_dbi_row row;
+		struct lbt_dbi_event ev;
+	} u;
 	int event;
-	int has_msg, has_raw;
-	size_t msg_off, msg_len, raw_off, raw_len;
+	int has_raw;
+	size_t raw_off, raw_len;
 };
 
 struct batch {
@@ -39,7 +55,6 @@ struct batch {
 	size_t n;
 	char *arena;
 	size_t used, cap;
-	struct lbt_dbi_news news;
 	int full;               /* written by the reader, not yet taken */
 	int last;               /* the input ended (or failed) after these records */
 	int failed;             /* ... with err */
@@ -57,48 +72,53 @@ struct lbt_dbi_pipe {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct batch b[NBATCH];
+	size_t str_off[NSTR];   /* offset in lbt_rec of each of str_fields */
 	int rd, wr;             /* next batch the writer takes / the reader fills */
 	int stop;               /* the writer gave up: the reader ends */
 	int started;            /* the thread runs (join it) */
 };
 
-/* Append p[0..n) to the batch arena.  @return its offset, or SIZE_MAX (out of memory). */
-static size_t arena_put(struct batch *b, const char *p, size_t n)
+/* The string member k of str_fields in rec (offsets in p->str_off). */
+static lbt_str *rec_str(const struct lbt_dbi_pipe *p, lbt_rec *rec, size_t k)
 {
-	size_t off = b->used;
-
-	if (LBT_GROW(b->arena, b->cap, b->used + n, 65536) < 0)
-		return SIZE_MAX;
-	if (n > 0)
-		memcpy(b->arena + off, p, n);
-	b->used += n;
-	return off;
+	return (lbt_str *)((char *)rec + p->str_off[k]);
 }
 
 /*
- * Build rec's row into batch b, copying its message (events) and raw line
- * (--keep-raw).  @return 0 or -1 (out of memory).
+ * Copy rec into batch b: the struct, its strings and (--keep-raw) its
+ * line into the arena, grown once for all of them.  @return 0 or -1 (out
+ * of memory).
  */
 static int add_rec(struct lbt_dbi_pipe *p, struct batch *b, const lbt_rec *rec)
 {
 	struct item *d = &b->items[b->n];
-	const char *line;
-	size_t len;
+	const char *line = NULL;
+	size_t len = 0, need = 0;
 
-	b->news.at = b->n;
-	if (lbt_dbi_build(p->db, p->file_id, rec, &d->row, &b->news) < 0)
-		return -1;
-	d->line = rec->line;
+	d->rec = *rec;
 	d->event = rec->kind == LBT_KIND_EVENT;
-	d->has_msg = d->event && (rec->have & LBT_BIT(LBT_F_MSG));
-	if (d->has_msg && (d->msg_off = arena_put(b, rec->msg.p, rec->msg.n)) == SIZE_MAX)
+	if (p->keep_raw)
+		line = lbt_input_line(p->in, &len);
+	for (size_t k = 0; k < NSTR; k++)
+		need += rec_str(p, &d->rec, k)->n;
+	if (LBT_GROW(b->arena, b->cap, b->used + need + len, 65536) < 0)
 		return -1;
-	d->msg_len = rec->msg.n;
-	line = p->keep_raw ? lbt_input_line(p->in, &len) : NULL;
+	for (size_t k = 0; k < NSTR; k++) {
+		const lbt_str *s = rec_str(p, &d->rec, k);
+
+		d->off[k] = SIZE_MAX;
+		if (!(rec->have & LBT_BIT(str_fields[k])) || s->n == 0)
+			continue;
+		memcpy(b->arena + b->used, s->p, s->n);
+		d->off[k] = b->used;
+		b->used += s->n;
+	}
 	d->has_raw = line != NULL;
-	if (line != NULL && (d->raw_off = arena_put(b, line, len)) == SIZE_MAX)
-		return -1;
-	d->raw_len = d->has_raw ? len : 0;
+	d->raw_off = b->used;
+	d->raw_len = len;
+	if (line != NULL && len > 0)
+		memcpy(b->arena + b->used, line, len);
+	b->used += d->has_raw ? len : 0;
 	b->n++;
 	return 0;
 }
@@ -113,10 +133,8 @@ static struct batch *reader_claim(struct lbt_dbi_pipe *p)
 		pthread_cond_wait(&p->cv, &p->mu);
 	b = p->stop ? NULL : &p->b[p->wr];
 	pthread_mutex_unlock(&p->mu);
-	if (b != NULL) {
+	if (b != NULL)
 		b->n = b->used = 0;
-		lbt_dbi_news_clear(&b->news);
-	}
 	return b;
 }
 
@@ -176,14 +194,14 @@ static void pipe_free(lbt_dbi_pipe *p)
 	for (int i = 0; i < NBATCH; i++) {
 		free(p->b[i].items);
 		free(p->b[i].arena);
-		lbt_dbi_news_free(&p->b[i].news);
 	}
 	free(p);
 }
 
 /*
- * Start the reading thread on `in`, building rows of file_id with db's
- * caches; see db_int.h.  @return the pipe or NULL with err.
+ * Start the reading thread on `in` (rows of file_id, built with db's
+ * caches by lbt_dbi_pipe_build); see db_int.h.  @return the pipe or NULL
+ * with err.
  */
 lbt_dbi_pipe *lbt_dbi_pipe_start(lbt_input *in, lbt_db *db, int64_t file_id,
     void (*tick)(void *), void *tick_ctx, lbt_err *err)
@@ -202,6 +220,11 @@ lbt_dbi_pipe *lbt_dbi_pipe_start(lbt_input *in, lbt_db *db, int64_t file_id,
 	p->db = db;
 	p->file_id = file_id;
 	p->keep_raw = db->opts.keep_raw;
+	for (size_t k = 0; k < NSTR; k++) {
+		lbt_rec r;
+
+		p->str_off[k] = (size_t)((char *)lbt_rec_str(&r, str_fields[k]) - (char *)&r);
+	}
 	p->tick = tick;
 	p->tick_ctx = tick_ctx;
 	pthread_mutex_init(&p->mu, NULL);
@@ -255,25 +278,49 @@ int lbt_dbi_pipe_next(lbt_dbi_pipe *p, lbt_dbi_batch *out, lbt_err *err)
 	return 1;
 }
 
-/* Item i of the batch taken; see db_int.h. */
+/* Make the strings of item d of batch b pointers into its arena. */
+static void item_strings(const struct lbt_dbi_pipe *p, const struct batch *b, struct item *d)
+{
+	for (size_t k = 0; k < NSTR; k++) {
+		lbt_str *s = rec_str(p, &d->rec, k);
+
+		if (d->off[k] == SIZE_MAX)
+			*s = lbt_str_make("", 0);       /* absent (see have) or empty */
+		else
+			*s = lbt_str_make(b->arena + d->off[k], s->n);
+	}
+}
+
+/* Build the rows of the batch taken; see db_int.h.  @return 0 or -1 (out of memory). */
+int lbt_dbi_pipe_build(lbt_dbi_pipe *p, struct lbt_dbi_news *news)
+{
+	struct batch *b = &p->b[p->rd];
+
+	lbt_dbi_news_clear(news);
+	for (size_t i = 0; i < b->n; i++) {
+		struct item *d = &b->items[i];
+
+		item_strings(p, b, d);
+		if ((d->event ? lbt_dbi_build_event(p->db, &d->rec, &d->u.ev, news) :
+		    lbt_dbi_build(p->db, p->file_id, &d->rec, &d->u.row, news)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Item i of the batch taken, once built; see db_int.h. */
 void lbt_dbi_pipe_item(lbt_dbi_pipe *p, size_t i, struct lbt_dbi_item *it)
 {
 	struct batch *b = &p->b[p->rd];
 	struct item *d = &b->items[i];
 
-	it->row = &d->row;
-	it->event = d->event;
-	it->line = d->line;
-	it->msg = d->has_msg ? lbt_str_make(d->msg_len ? b->arena + d->msg_off : "",
-	    d->msg_len) : lbt_str_make(NULL, 0);
+	it->row = d->event ? NULL : &d->u.row;
+	it->ev = d->event ? &d->u.ev : NULL;
+	it->line = d->rec.line;
+	it->msg = d->event && (d->rec.have & LBT_BIT(LBT_F_MSG)) ? d->rec.msg :
+	    lbt_str_make(NULL, 0);
 	it->raw = !d->has_raw ? NULL : d->raw_len ? b->arena + d->raw_off : "";
 	it->raw_len = d->raw_len;
-}
-
-/* The new entries of the batch taken. */
-const struct lbt_dbi_news *lbt_dbi_pipe_news(lbt_dbi_pipe *p)
-{
-	return &p->b[p->rd].news;
 }
 
 /* Stop the reading thread (it ends at its next batch), join it, free p; NULL accepted. */

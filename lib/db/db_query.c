@@ -1,12 +1,17 @@
 /*
- * db_query.c - the SQL of --db reads, built with placeholders only: the
- * option values given by the user (keys, networks, LB names, termination
- * prefixes, times) are always bound parameters, never SQL text.
+ * db_query.c - what --db reads ask of SQLite, built with placeholders
+ * only: the option values given by the user (keys, networks, LB names,
+ * times) are always bound parameters, never SQL text.
  *
- * The WHERE clause selects a superset of what the filter accepts (keys
- * compared without case, networks widened to their /32 or /64 groups);
- * db_read.c runs lbt_filter_match() on
- * every row, so the SQL only has to be fast, never exact.
+ * The filter options are first resolved into ids (lbt_dbi_select): the
+ * keys named (without case), the networks that can hold a --src address
+ * (widened to their /32 or /64 groups), the shapes whose LB, termination
+ * state and status pass --lb, --term and --status (asked of
+ * lbt_filter_match itself, so no option is parsed here).  The merge
+ * (db_merge.c) skips the runs whose lists hold none of them, and the
+ * blocks outside the time bounds.  All of it selects a superset of what
+ * the filter accepts: db_read.c runs lbt_filter_match() on every request,
+ * so this only has to be fast, never exact.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,12 +29,13 @@ struct bind {
 	uint8_t b[16];
 };
 
-/* SQL text being built and its parameters, in order. */
+/* SQL text being built and its parameters, in order from number `first`. */
 struct query {
 	char *sql;
 	size_t n, cap;
 	struct bind *v;
 	size_t nv, vcap;
+	int first;
 	int oom;
 };
 
@@ -115,15 +121,6 @@ static void q_each(struct query *q, const char *list, const char *join,
 	}
 }
 
-/* One --term item: "substr(name, 1, len) = item". */
-static void term_item(struct query *q, const char *s, size_t n)
-{
-	q_sql(q, "substr(name, 1, ");
-	q_int(q, (int64_t)n);
-	q_sql(q, ") = ");
-	q_text(q, s, n);
-}
-
 /* Set bits from bit `from` (0 = most significant) to 127 in b. */
 static void set_host_bits(uint8_t b[16], int from)
 {
@@ -163,99 +160,17 @@ static void text_item(struct query *q, const char *s, size_t n)
 	q_text(q, s, n);
 }
 
-/*
- * " AND (status BETWEEN lo AND hi OR ...)" for the statuses --status
- * accepts, found by asking lbt_filter_match() about each of -1..599 on a
- * filter compiled from --status alone: the option is parsed by filter.c
- * only, never here.  Nothing is added if that filter cannot be made (the
- * reader's own filter already reported the bad value).
- */
-static void status_ranges(struct query *q, const char *status)
-{
-	lbt_filter_opts so = LBT_FILTER_OPTS_INIT;
-	lbt_filter *f;
-	lbt_rec probe;
-	int lo = INT32_MIN;
-
-	so.status = status;
-	if ((f = lbt_filter_new(&so, 0, NULL)) == NULL)
-		return;
-	lbt_rec_clear(&probe);
-	probe.have = LBT_BIT(LBT_F_STATUS);
-	q_sql(q, " AND (0");
-	for (int s = -1; s <= 600; s++) {
-		probe.status = s;
-		if (s < 600 && lbt_filter_match(f, &probe)) {
-			lo = lo == INT32_MIN ? s : lo;
-			continue;
-		}
-		if (lo == INT32_MIN)
-			continue;
-		q_sql(q, " OR status BETWEEN ");
-		q_int(q, lo);
-		q_sql(q, " AND ");
-		q_int(q, s - 1);
-		lo = INT32_MIN;
-	}
-	q_sql(q, ")");
-	lbt_filter_free(f);
-}
-
-/*
- * WHERE clause of a query on `table` (requests, or events when ev) for the
- * filter options, time bounds already resolved into since/until (absolute;
- * the table holds times relative to `base`).
- */
-static void q_where(struct query *q, const lbt_filter_opts *o, int64_t since,
-    int64_t until, int64_t base, int ev)
-{
-	q_sql(q, " WHERE 1");
-	if (since != INT64_MIN) {
-		q_sql(q, " AND time >= ");
-		q_int(q, since - base);
-	}
-	if (until != INT64_MAX) {
-		q_sql(q, " AND time < ");
-		q_int(q, until - base);
-	}
-	if (o->lb) {
-		q_sql(q, " AND lb_id IN (SELECT id FROM lbs WHERE name IN (");
-		q_each(q, o->lb, ", ", text_item);
-		q_sql(q, "))");
-	}
-	if (ev)
-		return;
-	if (o->key) {
-		q_sql(q, " AND key_id IN (SELECT id FROM keys WHERE name COLLATE NOCASE IN (");
-		q_each(q, o->key, ", ", text_item);
-		q_sql(q, "))");
-	}
-	if (o->term) {
-		q_sql(q, " AND shape_id IN (SELECT id FROM shapes WHERE term_id IN"
-		    " (SELECT id FROM terms WHERE ");
-		q_each(q, o->term, " OR ", term_item);
-		q_sql(q, "))");
-	}
-	if (o->src) {
-		q_sql(q, " AND net_id IN (SELECT id FROM nets WHERE ");
-		q_each(q, o->src, " OR ", src_item);
-		q_sql(q, ")");
-	}
-	if (o->status)
-		status_ranges(q, o->status);
-}
-
 /* Prepare q on h and bind its parameters into *st.  @return 0 or -1 with err. */
 static int q_prepare(sqlite3 *h, const char *path, struct query *q, sqlite3_stmt **st,
     lbt_err *err)
 {
 	if (q->oom)
 		return lbt_err_set(err, "out of memory");
-	if (sqlite3_prepare_v2(h, q->sql, -1, st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v3(h, q->sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
 		return lbt_dbi_fail(h, path, "query", err);
 	for (size_t i = 0; i < q->nv; i++) {
 		struct bind *b = &q->v[i];
-		int col = (int)i + 1;
+		int col = q->first + (int)i;
 
 		if (b->blob)
 			sqlite3_bind_blob(*st, col, b->b, 16, SQLITE_TRANSIENT);
@@ -267,37 +182,216 @@ static int q_prepare(sqlite3 *h, const char *path, struct query *q, sqlite3_stmt
 	return 0;
 }
 
-/*
- * Columns of the requests query: time shape_id file_id line addr_id, then
- * lbt_dbi_cols (LBT_DBI_QCOL_* in db_int.h); a column whose field is not
- * wanted is selected as NULL (positions stay fixed), which saves decoding
- * it: lbt-rate --db over 1M rows took 0.92 s instead of 1.78 s.
- */
-static void req_columns(struct query *q, uint64_t wanted)
+/* Compare two ids for qsort. */
+static int id_cmp(const void *a, const void *b)
 {
-	q_sql(q, "SELECT time, shape_id, file_id, line");
-	q_sql(q, wanted & LBT_BIT(LBT_F_CLIENT) ? ", addr_id" : ", NULL");
-	for (int i = 0; i < LBT_DBI_NCOL; i++) {
-		q_sql(q, ", ");
-		q_sql(q, wanted & LBT_BIT(lbt_dbi_cols[i].field) ? lbt_dbi_cols[i].column : "NULL");
-	}
-	q_sql(q, " FROM requests");
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
 }
 
-/* Build, prepare and bind the ordered query; see db_int.h.  @return 0 or -1 with err. */
-int lbt_dbi_query(sqlite3 *h, const char *path, int ev, const lbt_filter_opts *o,
-    uint64_t wanted, int64_t since, int64_t until, int64_t base, sqlite3_stmt **st,
+/*
+ * The ids that q (a SELECT of one integer) returns, ascending, into
+ * *ids and *n.  @return 0 or -1 with err.
+ */
+static int q_ids(sqlite3 *h, const char *path, struct query *q, int64_t **ids, size_t *n,
     lbt_err *err)
 {
-	struct query q = { 0 };
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
 	int rc;
 
-	if (ev)
-		q_sql(&q, "SELECT time, clock, file_id, line, lb_id, frontend_id, backend_id,"
-		    " server_id, msg FROM events");
-	else
-		req_columns(&q, wanted);
-	q_where(&q, o, since, until, base, ev);
+	*ids = NULL;
+	*n = 0;
+	if (q_prepare(h, path, q, &st, err) < 0)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (LBT_GROW(*ids, cap, *n + 1, 64) < 0) {
+			sqlite3_finalize(st);
+			return lbt_err_set(err, "out of memory");
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return lbt_dbi_fail(h, path, "query", err);
+	if (*n > 0)
+		qsort(*ids, *n, sizeof **ids, id_cmp);
+	return 0;
+}
+
+/* The ids of the keys named by --key (a list), without case.  @return 0 or -1 */
+static int select_keys(sqlite3 *h, const char *path, const char *list,
+    struct lbt_dbi_sel *sel, lbt_err *err)
+{
+	struct query q = { .first = 1 };
+	int rc;
+
+	q_sql(&q, "SELECT id FROM keys WHERE name COLLATE NOCASE IN (");
+	q_each(&q, list, ", ", text_item);
+	q_sql(&q, ")");
+	rc = q_ids(h, path, &q, &sel->keys, &sel->nkeys, err);
+	q_free(&q);
+	sel->has_keys = 1;
+	return rc;
+}
+
+/* The ids of the networks that can hold a --src address.  @return 0 or -1 */
+static int select_nets(sqlite3 *h, const char *path, const char *list,
+    struct lbt_dbi_sel *sel, lbt_err *err)
+{
+	struct query q = { .first = 1 };
+	int rc;
+
+	q_sql(&q, "SELECT id FROM nets WHERE ");
+	q_each(&q, list, " OR ", src_item);
+	rc = q_ids(h, path, &q, &sel->nets, &sel->nnets, err);
+	q_free(&q);
+	sel->has_nets = 1;
+	return rc;
+}
+
+/* Point f of rec at entry id of dictionary d (if it has one). */
+static void probe_str(lbt_rec *rec, lbt_field f, const struct lbt_dbi_strs *d, int64_t id)
+{
+	if (d->off == NULL || id <= 0 || id >= d->n || d->len[id] == SIZE_MAX)
+		return;
+	*lbt_rec_str(rec, f) = lbt_str_make(d->text + d->off[id], d->len[id]);
+	rec->have |= LBT_BIT(f);
+}
+
+/*
+ * The shapes whose LB, termination state and status pass --lb, --term and
+ * --status: each asked of a filter made of those options alone, on a
+ * record holding only those fields.  @return 0 or -1 with err.
+ */
+static int select_shapes(const lbt_filter_opts *o, const struct lbt_dbi_shape *shapes,
+    int64_t nshapes, const struct lbt_dbi_strs *dicts, struct lbt_dbi_sel *sel,
+    lbt_err *err)
+{
+	lbt_filter_opts so = LBT_FILTER_OPTS_INIT;
+	lbt_filter *f;
+	size_t cap = 0;
+	lbt_rec probe;
+
+	so.lb = o->lb;
+	so.term = o->term;
+	so.status = o->status;
+	if ((f = lbt_filter_new(&so, 0, err)) == NULL)
+		return -1;
+	sel->has_shapes = 1;
+	for (int64_t id = 1; id < nshapes; id++) {
+		const struct lbt_dbi_shape *s = &shapes[id];
+
+		if (s->file_id == 0)
+			continue;              /* no such shape */
+		lbt_rec_clear(&probe);
+		probe_str(&probe, LBT_F_LB, &dicts[LBT_DBI_D_LB], s->id[0]);
+		probe_str(&probe, LBT_F_TERM, &dicts[LBT_DBI_D_TERM], s->id[LBT_DBI_NSHAPE - 1]);
+		if (s->status != LBT_DBI_NO_STATUS) {
+			probe.status = (int32_t)s->status;
+			probe.have |= LBT_BIT(LBT_F_STATUS);
+		}
+		if (!lbt_filter_match(f, &probe))
+			continue;
+		if (LBT_GROW(sel->shapes, cap, sel->nshapes + 1, 64) < 0) {
+			lbt_filter_free(f);
+			return lbt_err_set(err, "out of memory");
+		}
+		sel->shapes[sel->nshapes++] = id;
+	}
+	lbt_filter_free(f);
+	return 0;
+}
+
+/* Resolve the filter options into sel; see db_int.h.  @return 0 or -1 with err. */
+int lbt_dbi_select(sqlite3 *h, const char *path, const lbt_filter_opts *o, int64_t since,
+    int64_t until, int64_t base, const struct lbt_dbi_shape *shapes, int64_t nshapes,
+    const struct lbt_dbi_strs *dicts, struct lbt_dbi_sel *sel, lbt_err *err)
+{
+	memset(sel, 0, sizeof *sel);
+	sel->since = since == INT64_MIN ? INT64_MIN : since - base;
+	sel->until = until == INT64_MAX ? INT64_MAX : until - base;
+	if (o->key && select_keys(h, path, o->key, sel, err) < 0)
+		return -1;
+	if (o->src && select_nets(h, path, o->src, sel, err) < 0)
+		return -1;
+	if ((o->lb || o->term || o->status) &&
+	    select_shapes(o, shapes, nshapes, dicts, sel, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* Free the id sets of sel. */
+void lbt_dbi_sel_free(struct lbt_dbi_sel *sel)
+{
+	free(sel->keys);
+	free(sel->nets);
+	free(sel->shapes);
+	memset(sel, 0, sizeof *sel);
+}
+
+/* " AND time >= since AND time < until" for the bounds that are set. */
+static void q_time(struct query *q, const struct lbt_dbi_sel *sel)
+{
+	if (sel->since != INT64_MIN) {
+		q_sql(q, " AND time >= ");
+		q_int(q, sel->since);
+	}
+	if (sel->until != INT64_MAX) {
+		q_sql(q, " AND time < ");
+		q_int(q, sel->until);
+	}
+}
+
+/*
+ * The query of a run's blocks; see db_int.h.  A block is read when its
+ * time range meets the bounds (t0, t1: its earliest and latest time).
+ * @return 0 or -1 with err.
+ */
+int lbt_dbi_run_query(sqlite3 *h, const char *path, const int want[LBT_DBI_NCOL],
+    const struct lbt_dbi_sel *sel, sqlite3_stmt **st, lbt_err *err)
+{
+	struct query q = { .first = 3 };
+	int rc;
+
+	q_sql(&q, "SELECT n, t0, tunit, line0, widths");
+	for (int c = 0; c < LBT_DBI_NCOL; c++) {
+		if (want[c]) {
+			q_sql(&q, ", ");
+			q_sql(&q, lbt_dbi_col_names[c]);
+		}
+	}
+	q_sql(&q, " FROM blocks WHERE id BETWEEN ?1 AND ?2");
+	if (sel->since != INT64_MIN) {
+		q_sql(&q, " AND t1 >= ");
+		q_int(&q, sel->since);
+	}
+	if (sel->until != INT64_MAX) {
+		q_sql(&q, " AND t0 < ");
+		q_int(&q, sel->until);
+	}
+	q_sql(&q, " ORDER BY id");
+	rc = q_prepare(h, path, &q, st, err);
+	q_free(&q);
+	return rc;
+}
+
+/* The ordered events query; see db_int.h.  @return 0 or -1 with err. */
+int lbt_dbi_events_query(sqlite3 *h, const char *path, const lbt_filter_opts *o,
+    const struct lbt_dbi_sel *sel, sqlite3_stmt **st, lbt_err *err)
+{
+	struct query q = { .first = 1 };
+	int rc;
+
+	q_sql(&q, "SELECT time, clock, file_id, line, lb_id, frontend_id, backend_id,"
+	    " server_id, msg FROM events WHERE 1");
+	q_time(&q, sel);
+	if (o->lb) {
+		q_sql(&q, " AND lb_id IN (SELECT id FROM lbs WHERE name IN (");
+		q_each(&q, o->lb, ", ", text_item);
+		q_sql(&q, "))");
+	}
 	q_sql(&q, " ORDER BY time, file_id, id");
 	rc = q_prepare(h, path, &q, st, err);
 	q_free(&q);

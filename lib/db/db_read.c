@@ -1,17 +1,21 @@
 /*
  * db_read.c - records back out of an lbt index (--db FILE).
  *
- * Two queries, requests and events, each ordered by (time, file_id, id)
- * (the requests_time index delivers that order, and within one file ids
- * follow line numbers), are merged in C by (time, file, line).  The filter
- * options are pushed into their WHERE clauses as bound parameters only:
- * time bounds, key, LB, termination state and source network become range
- * or IN (SELECT id FROM dictionary ...) tests.  The SQL selects a superset;
- * every row then goes through lbt_filter_match() on the reader's own
- * filter, the same code as the raw-log path, so both paths agree exactly.
- * Dictionaries (and addresses, files, shapes) are loaded into arrays
- * indexed by id once, so a row costs one sqlite3_step and array look-ups.
- * Times are stored relative to the index's time base; the reader adds it.
+ * Requests come from the merge of the runs (db_merge.c), in (time, file,
+ * line) order, events from one query ordered the same way; the two are
+ * merged here.  The filter options are resolved into ids once
+ * (lbt_dbi_select, db_query.c): time bounds, keys and shapes go into each
+ * run's WHERE clause as bound parameters, and the runs whose lists rule
+ * them out are skipped.  That is a superset; every row then goes through
+ * lbt_filter_match() on the reader's own filter, the same code as the
+ * raw-log path, so both paths agree exactly.
+ *
+ * A run's query selects only the columns of the wanted fields (SQLite's
+ * cost is per column read); dictionaries, addresses, files and shapes are
+ * in memory by id (db_load.c), so a row costs one sqlite3_step, its
+ * integers and array look-ups: no text is made or parsed, except the
+ * handful of bytes of nums (db_codec.c).  Times are stored relative to
+ * the index's time base; the reader adds it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,36 +26,30 @@
 #include "lbt/event.h"
 #include "lbt/filter.h"
 #include "lbt/key.h"
-#include "lbt/vec.h"
-
-/* A dictionary table in memory: id -> bytes. */
-struct strs {
-	char *text;
-	size_t *off, *len;     /* indexed by id; len SIZE_MAX for no such id */
-	int64_t n;             /* ids 0..n-1 */
-	size_t text_n, text_cap;
-};
-
-/* One query and its current row. */
-struct cursor {
-	sqlite3_stmt *st;
-	int row;               /* a row is waiting */
-	int used;              /* that row was returned: step before the next look */
-	int events;            /* this is the events query */
-};
 
 struct lbt_db_reader {
 	sqlite3 *h;
 	char *path;
 	lbt_filter *filter;
 	lbt_key *key;          /* --key-regex at read time, or NULL */
-	struct cursor c[2];    /* requests, events */
-	struct strs dict[LBT_DBI_NDICT];
-	struct strs files;     /* NUL-terminated paths */
+	struct lbt_dbi_sel sel;
+	lbt_dbi_merge *merge;  /* the requests */
+	const struct lbt_dbi_pos *req;  /* ... on the row waiting, or NULL */
+	int req_used;          /* that row was returned: take the next first */
+	int req_done;
+	sqlite3_stmt *ev;      /* the events query, NULL when ended or not read */
+	int ev_row, ev_used;
+	int want[LBT_DBI_NCOL];        /* the columns of blocks to decode */
+	uint8_t ids[LBT_DBI_NID], nums[LBT_DBI_NNUM];  /* ... of them, dictionary ids */
+	int nids, nnums;               /* (k >= 1 of LBT_DBI_I_*) and numbers (k) */
+	struct lbt_dbi_strs dict[LBT_DBI_NDICT];
+	struct lbt_dbi_strs files;     /* NUL-terminated paths */
 	lbt_addr *addrs;       /* by id */
 	int64_t naddrs;
-	struct lbt_dbi_shape *shapes;   /* by id; NULL ids as 0 */
+	struct lbt_dbi_shape *shapes;  /* by id */
 	int64_t nshapes;
+	unsigned tiers;        /* LBT_BIT of every shape's tier (LBT_TIER_NONE: unknown) */
+	int one_tier;          /* the tier of every shape, or -1 when they differ */
 	int64_t base;          /* time base of the index */
 	uint64_t wanted;       /* fields filled (LBT_BIT mask) */
 	lbt_rec rec;
@@ -60,145 +58,86 @@ struct lbt_db_reader {
 	lbt_dbi_raw *raw;
 };
 
-/* ---- loading ----------------------------------------------------------- */
+/* ---- what to read ------------------------------------------------------ */
 
-/* Free the arrays of s. */
-static void strs_free(struct strs *s)
+/* Fields that come from a request's shape (and the clock of its time). */
+#define SHAPE_FIELDS (LBT_BIT(LBT_F_LB) | LBT_BIT(LBT_F_FRONTEND) | \
+	LBT_BIT(LBT_F_BACKEND) | LBT_BIT(LBT_F_SERVER) | LBT_BIT(LBT_F_METHOD) | \
+	LBT_BIT(LBT_F_VERSION) | LBT_BIT(LBT_F_TERM) | LBT_BIT(LBT_F_STATUS))
+
+/*
+ * The tiers of the shapes loaded into r->tiers, and into r->one_tier the
+ * tier they all share (-1 when they differ): an index of one tier gives
+ * every request its tier without decoding the shape column.
+ */
+static void shapes_tiers(lbt_db_reader *r)
 {
-	free(s->text);
-	free(s->off);
-	free(s->len);
-}
+	r->tiers = 0;
+	r->one_tier = -1;
+	for (int64_t id = 1; id < r->nshapes; id++) {
+		int64_t t = r->shapes[id].tier;
 
-/* Append bytes p[0..n) as entry id of s (NUL-terminated). @return 0 or -1 */
-static int strs_put(struct strs *s, int64_t id, const void *p, size_t n)
-{
-	if (LBT_GROW(s->text, s->text_cap, s->text_n + n + 1, 4096) < 0)
-		return -1;
-	if (n > 0)
-		memcpy(s->text + s->text_n, p, n);
-	s->text[s->text_n + n] = '\0';
-	s->off[id] = s->text_n;
-	s->len[id] = n;
-	s->text_n += n + 1;
-	return 0;
-}
-
-/* max(id) + 1 of table, via sql "SELECT max(id) FROM ...". @return it, or -1 */
-static int64_t table_size(sqlite3 *h, const char *table)
-{
-	char sql[96];
-	sqlite3_stmt *st = NULL;
-	int64_t n = -1;
-
-	snprintf(sql, sizeof sql, "SELECT coalesce(max(id), 0) + 1 FROM %s", table);
-	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
-/* Load `col` of table into s by id.  @return 0 or -1 with err. */
-static int strs_load(lbt_db_reader *r, struct strs *s, const char *table, const char *col,
-    lbt_err *err)
-{
-	char sql[96];
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	s->n = table_size(r->h, table);
-	if (s->n < 0)
-		return lbt_dbi_fail(r->h, r->path, table, err);
-	s->off = calloc((size_t)s->n, sizeof *s->off);
-	s->len = malloc((size_t)s->n * sizeof *s->len);
-	if (s->off == NULL || s->len == NULL)
-		return lbt_err_set(err, "out of memory");
-	for (int64_t i = 0; i < s->n; i++)
-		s->len[i] = SIZE_MAX;
-	snprintf(sql, sizeof sql, "SELECT id, %s FROM %s", col, table);
-	if (sqlite3_prepare_v2(r->h, sql, -1, &st, NULL) != SQLITE_OK)
-		return lbt_dbi_fail(r->h, r->path, table, err);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		const void *p = sqlite3_column_blob(st, 1);
-
-		if (id > 0 && id < s->n &&
-		    strs_put(s, id, p, (size_t)sqlite3_column_bytes(st, 1)) < 0)
-			break;
+		if (r->shapes[id].file_id == 0)
+			continue;               /* no such shape */
+		t = t > LBT_TIER_NONE && t < LBT_TIER_COUNT ? t : LBT_TIER_NONE;
+		r->tiers |= LBT_BIT(t);
 	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : lbt_dbi_fail(r->h, r->path, table, err);
+	for (int t = 0; t < LBT_TIER_COUNT; t++)
+		if (r->tiers == LBT_BIT(t))
+			r->one_tier = t;
 }
 
-/* Load the addresses by id.  @return 0 or -1 with err. */
-static int addrs_load(lbt_db_reader *r, lbt_err *err)
+/*
+ * The columns of blocks that the wanted fields need: time always (the
+ * merge orders by it), the line when wanted or when events are merged with
+ * the requests, the shape when one of its fields is wanted, the clock of
+ * a time is not the run's or the tiers of the requests differ (lbt_stream
+ * keeps one).  Every column costs its decoding, and SQLite
+ * about 180 instructions a block.
+ */
+static void choose_columns(lbt_db_reader *r, int events)
 {
-	sqlite3_stmt *st = NULL;
-	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-	int rc;
+	uint64_t w = r->wanted;
 
-	r->naddrs = table_size(r->h, "addrs");
-	if (r->naddrs < 0)
-		return lbt_dbi_fail(r->h, r->path, "addrs", err);
-	if ((r->addrs = calloc((size_t)r->naddrs, sizeof *r->addrs)) == NULL)
-		return lbt_err_set(err, "out of memory");
-	if (sqlite3_prepare_v2(r->h, "SELECT id, addr FROM addrs", -1, &st, NULL) != SQLITE_OK)
-		return lbt_dbi_fail(r->h, r->path, "addrs", err);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		lbt_addr *a;
-
-		if (id <= 0 || id >= r->naddrs || sqlite3_column_bytes(st, 1) != 16)
-			continue;
-		a = &r->addrs[id];
-		memcpy(a->b, sqlite3_column_blob(st, 1), 16);
-		a->family = memcmp(a->b, mapped, 12) == 0 ? 4 : 6;
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : lbt_dbi_fail(r->h, r->path, "addrs", err);
-}
-
-/* Load the shapes by id.  @return 0 or -1 with err. */
-static int shapes_load(lbt_db_reader *r, lbt_err *err)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	r->nshapes = table_size(r->h, "shapes");
-	if (r->nshapes < 0)
-		return lbt_dbi_fail(r->h, r->path, "shapes", err);
-	if ((r->shapes = calloc((size_t)r->nshapes, sizeof *r->shapes)) == NULL)
-		return lbt_err_set(err, "out of memory");
-	if (sqlite3_prepare_v2(r->h, "SELECT id, frontend_id, backend_id, server_id, method_id,"
-	    " version_id, term_id, clock, tier FROM shapes", -1, &st, NULL) != SQLITE_OK)
-		return lbt_dbi_fail(r->h, r->path, "shapes", err);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-
-		if (id <= 0 || id >= r->nshapes)
-			continue;
-		for (int i = 0; i < LBT_DBI_NSHAPE; i++)
-			r->shapes[id].id[i] = sqlite3_column_int64(st, 1 + i);
-		r->shapes[id].clock = sqlite3_column_int64(st, 1 + LBT_DBI_NSHAPE);
-		r->shapes[id].tier = sqlite3_column_int64(st, 2 + LBT_DBI_NSHAPE);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : lbt_dbi_fail(r->h, r->path, "shapes", err);
+	memset(r->want, 0, sizeof r->want);
+	r->want[LBT_DBI_C_TIME] = 1;
+	r->want[LBT_DBI_C_LINE] = events || (w & LBT_BIT(LBT_F_LINE));
+	r->want[LBT_DBI_C_SHAPE] = (w & SHAPE_FIELDS) != 0 || r->one_tier < 0 ||
+	    ((w & LBT_BIT(LBT_F_TIME)) && !lbt_dbi_merge_clocks_known(r->merge));
+	r->want[LBT_DBI_C_IDS + LBT_DBI_I_ADDR] = (w & LBT_BIT(LBT_F_CLIENT)) != 0;
+	for (int i = 1; i < LBT_DBI_NID; i++)
+		r->want[LBT_DBI_C_IDS + i] =
+		    (w & LBT_BIT(lbt_dbi_dicts[lbt_dbi_id_dicts[i]].field)) != 0;
+	r->want[LBT_DBI_C_BYTES] = (w & LBT_BIT(LBT_F_BYTES)) != 0;
+	for (int k = 0; k < LBT_DBI_NNUM; k++)
+		r->want[LBT_DBI_C_NUMS + k] = (w & LBT_BIT(lbt_dbi_nums[k].field)) != 0;
+	/* listed, so that a row walks its few columns, not all 23 (callgrind:
+	 * 120 instructions a row for lbt-rate's two) */
+	r->nids = r->nnums = 0;
+	for (int i = 1; i < LBT_DBI_NID; i++)
+		if (r->want[LBT_DBI_C_IDS + i])
+			r->ids[r->nids++] = (uint8_t)i;
+	for (int k = 0; k < LBT_DBI_NNUM; k++)
+		if (r->want[LBT_DBI_C_NUMS + k])
+			r->nums[r->nnums++] = (uint8_t)k;
 }
 
 /* Load what the wanted fields need.  @return 0 or -1 with err. */
-static int load_all(lbt_db_reader *r, uint64_t wanted, lbt_err *err)
+static int load_all(lbt_db_reader *r, lbt_err *err)
 {
-	if (lbt_dbi_time_base(r->h, r->path, &r->base, err) < 0 || shapes_load(r, err) < 0)
+	if (lbt_dbi_time_base(r->h, r->path, &r->base, err) < 0 ||
+	    lbt_dbi_shapes_load(r->h, r->path, &r->shapes, &r->nshapes, err) < 0)
 		return -1;
+	shapes_tiers(r);
 	for (int i = 0; i < LBT_DBI_NDICT; i++)
-		if ((wanted & LBT_BIT(lbt_dbi_dicts[i].field)) &&
-		    strs_load(r, &r->dict[i], lbt_dbi_dicts[i].table, "name", err) < 0)
+		if ((r->wanted & LBT_BIT(lbt_dbi_dicts[i].field)) &&
+		    lbt_dbi_strs_load(r->h, r->path, &r->dict[i], lbt_dbi_dicts[i].table, "name",
+		    err) < 0)
 			return -1;
-	if (strs_load(r, &r->files, "files", "path", err) < 0)
+	if (lbt_dbi_strs_load(r->h, r->path, &r->files, "files", "path", err) < 0)
 		return -1;
-	if ((wanted & LBT_BIT(LBT_F_CLIENT)) && addrs_load(r, err) < 0)
+	if ((r->wanted & LBT_BIT(LBT_F_CLIENT)) &&
+	    lbt_dbi_addrs_load(r->h, r->path, &r->addrs, &r->naddrs, err) < 0)
 		return -1;
 	return 0;
 }
@@ -206,7 +145,7 @@ static int load_all(lbt_db_reader *r, uint64_t wanted, lbt_err *err)
 /* ---- rows to records --------------------------------------------------- */
 
 /* Set string field f of rec to entry id of dictionary s, if there is one. */
-static void set_id(lbt_rec *rec, lbt_field f, const struct strs *s, int64_t id)
+static void set_id(lbt_rec *rec, lbt_field f, const struct lbt_dbi_strs *s, int64_t id)
 {
 	if (s->off == NULL || id <= 0 || id >= s->n || s->len[id] == SIZE_MAX)
 		return;
@@ -214,64 +153,35 @@ static void set_id(lbt_rec *rec, lbt_field f, const struct strs *s, int64_t id)
 	rec->have |= LBT_BIT(f);
 }
 
-/* Set string field f of rec from dictionary s, id in column col. */
-static void set_str(lbt_rec *rec, lbt_field f, const struct strs *s, sqlite3_stmt *st, int col)
+/* Set the provenance of rec: file file_id, and the line (when has_line). */
+static void set_file(lbt_db_reader *r, int64_t fid, int has_line, uint64_t line)
 {
-	if (s->off == NULL || sqlite3_column_type(st, col) == SQLITE_NULL)
-		return;
-	set_id(rec, f, s, sqlite3_column_int64(st, col));
-}
-
-/* Time, clock and provenance (columns 0..3), common to both queries. */
-static void fill_head(lbt_db_reader *r, sqlite3_stmt *st)
-{
-	lbt_rec *rec = &r->rec;
-	int64_t fid = sqlite3_column_int64(st, 2);
-
-	lbt_rec_clear(rec);
-	if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		rec->time_us = sqlite3_column_int64(st, 0) + r->base;
-		rec->clock = (lbt_clock)sqlite3_column_int(st, 1);
-		rec->have |= LBT_BIT(LBT_F_TIME);
-	}
 	r->file_id = fid;
 	if (fid > 0 && fid < r->files.n && r->files.len[fid] != SIZE_MAX) {
-		rec->file = r->files.text + r->files.off[fid];
-		rec->have |= LBT_BIT(LBT_F_FILE);
+		r->rec.file = r->files.text + r->files.off[fid];
+		r->rec.have |= LBT_BIT(LBT_F_FILE);
 	}
-	rec->line = (uint64_t)sqlite3_column_int64(st, 3);
-	rec->have |= LBT_BIT(LBT_F_LINE);
+	if (has_line) {
+		r->rec.line = line;
+		r->rec.have |= LBT_BIT(LBT_F_LINE);
+	}
 }
 
-/* The client address of the row, from the addrs cache. */
-static void fill_client(lbt_db_reader *r, sqlite3_stmt *st)
-{
-	int64_t id;
-
-	if (r->addrs == NULL || sqlite3_column_type(st, 4) == SQLITE_NULL)
-		return;
-	id = sqlite3_column_int64(st, 4);
-	if (id <= 0 || id >= r->naddrs || r->addrs[id].family == 0)
-		return;
-	r->rec.client = r->addrs[id];
-	r->rec.have |= LBT_BIT(LBT_F_CLIENT);
-}
-
-/* The clock and the shape's strings (column 1: shape_id) of the row. */
-static void fill_shape(lbt_db_reader *r, sqlite3_stmt *st)
+/* The clock, LB, status, tier and the shape's strings of the row's shape. */
+static void fill_shape(lbt_db_reader *r, int64_t id)
 {
 	lbt_rec *rec = &r->rec;
-	int64_t id = sqlite3_column_int64(st, 1);
 	const struct lbt_dbi_shape *s;
 
-	rec->clock = LBT_CLOCK_NONE;
 	if (id <= 0 || id >= r->nshapes)
 		return;
 	s = &r->shapes[id];
 	if (rec->have & LBT_BIT(LBT_F_TIME))
 		rec->clock = (lbt_clock)s->clock;
-	if ((rec->have & LBT_BIT(LBT_F_TIME)) && rec->clock != LBT_CLOCK_NONE)
-		rec->have |= LBT_BIT(LBT_F_CLOCK);
+	if (s->status != LBT_DBI_NO_STATUS) {
+		rec->status = (int32_t)s->status;
+		rec->have |= LBT_BIT(LBT_F_STATUS);
+	}
 	if (s->tier > LBT_TIER_NONE && s->tier < LBT_TIER_COUNT) {
 		rec->tier = (lbt_tier)s->tier;
 		rec->have |= LBT_BIT(LBT_F_TIER);
@@ -284,36 +194,77 @@ static void fill_shape(lbt_db_reader *r, sqlite3_stmt *st)
 	}
 }
 
-/* Fill r->rec from the current requests row. */
-static void fill_request(lbt_db_reader *r, sqlite3_stmt *st)
+/* The client address of id, from the addresses in memory. */
+static void fill_client(lbt_db_reader *r, int64_t id)
 {
+	if (r->addrs == NULL || id <= 0 || id >= r->naddrs || r->addrs[id].family == 0)
+		return;
+	r->rec.client = r->addrs[id];
+	r->rec.have |= LBT_BIT(LBT_F_CLIENT);
+}
+
+/*
+ * Fill r->rec from the request the merge is on: row i of its decoded block
+ * (the clock is the run's unless the shape is read).
+ */
+static void fill_request(lbt_db_reader *r, const struct lbt_dbi_pos *pos)
+{
+	const struct lbt_dbi_dblock *b = pos->b;
+	size_t i = pos->i;
 	lbt_rec *rec = &r->rec;
 
-	fill_head(r, st);
-	fill_shape(r, st);
-	fill_client(r, st);
-	for (int i = 0; i < LBT_DBI_NCOL; i++) {
-		const struct lbt_dbi_col *c = &lbt_dbi_cols[i];
-		int col = LBT_DBI_QCOL + i;
-
-		if (!(r->wanted & LBT_BIT(c->field)) || sqlite3_column_type(st, col) == SQLITE_NULL)
-			continue;
-		if (c->dict >= 0) {
-			set_str(rec, c->field, &r->dict[c->dict], st, col);
-			continue;
-		}
-		if (c->field == LBT_F_BYTES)
-			rec->bytes = sqlite3_column_int64(st, col);
-		else
-			*lbt_rec_i32(rec, c->field) = sqlite3_column_int(st, col);
-		rec->have |= LBT_BIT(c->field);
+	lbt_rec_clear(rec);
+	rec->clock = LBT_CLOCK_NONE;
+	if (pos->has_time) {
+		rec->time_us = pos->time + r->base;
+		rec->clock = (lbt_clock)(pos->clock > 0 ? pos->clock : 0);
+		rec->have |= LBT_BIT(LBT_F_TIME);
 	}
+	if (r->one_tier > LBT_TIER_NONE) {
+		rec->tier = (lbt_tier)r->one_tier;
+		rec->have |= LBT_BIT(LBT_F_TIER);
+	}
+	set_file(r, pos->file_id, r->want[LBT_DBI_C_LINE],
+	    (uint64_t)b->v[LBT_DBI_C_LINE][i]);
+	if (r->want[LBT_DBI_C_SHAPE])
+		fill_shape(r, b->v[LBT_DBI_C_SHAPE][i]);
+	if (r->want[LBT_DBI_C_IDS] && b->present[LBT_DBI_C_IDS][i])
+		fill_client(r, b->v[LBT_DBI_C_IDS][i]);
+	for (int j = 0; j < r->nids; j++) {
+		int c = LBT_DBI_C_IDS + r->ids[j], d = lbt_dbi_id_dicts[r->ids[j]];
+
+		if (b->present[c][i])
+			set_id(rec, lbt_dbi_dicts[d].field, &r->dict[d], b->v[c][i]);
+	}
+	if (r->want[LBT_DBI_C_BYTES] && b->present[LBT_DBI_C_BYTES][i]) {
+		rec->bytes = b->v[LBT_DBI_C_BYTES][i];
+		rec->have |= LBT_BIT(LBT_F_BYTES);
+	}
+	for (int j = 0; j < r->nnums; j++) {
+		int k = r->nums[j], c = LBT_DBI_C_NUMS + k;
+
+		if (!b->present[c][i])
+			continue;
+		*lbt_rec_i32(rec, lbt_dbi_nums[k].field) = (int32_t)b->v[c][i];
+		rec->have |= LBT_BIT(lbt_dbi_nums[k].field);
+	}
+	if ((rec->have & LBT_BIT(LBT_F_TIME)) && rec->clock != LBT_CLOCK_NONE)
+		rec->have |= LBT_BIT(LBT_F_CLOCK);
 	if (r->key != NULL) {
 		rec->have &= ~LBT_BIT(LBT_F_KEY);
 		if ((rec->have & LBT_BIT(LBT_F_PATH)) &&
 		    lbt_key_extract(r->key, rec->path.p, rec->path.n, &rec->key))
 			rec->have |= LBT_BIT(LBT_F_KEY);
 	}
+}
+
+/* Set string field f of rec from dictionary s, id in column col. */
+static void set_str(lbt_rec *rec, lbt_field f, const struct lbt_dbi_strs *s, sqlite3_stmt *st,
+    int col)
+{
+	if (s->off == NULL || sqlite3_column_type(st, col) == SQLITE_NULL)
+		return;
+	set_id(rec, f, s, sqlite3_column_int64(st, col));
 }
 
 /*
@@ -344,14 +295,25 @@ static void event_fields(lbt_rec *rec)
 	}
 }
 
-/* Fill r->rec from the current events row (msg stays valid until the next step). */
+/*
+ * Fill r->rec from the current events row: time clock file_id line lb_id
+ * frontend_id backend_id server_id msg (msg valid until the next step).
+ */
 static void fill_event(lbt_db_reader *r, sqlite3_stmt *st)
 {
 	lbt_rec *rec = &r->rec;
-	static const int dicts[4] = { 0, 1, 2, 3 };   /* lb frontend backend server */
+	static const int dicts[4] = {
+		LBT_DBI_D_LB, LBT_DBI_D_FRONTEND, LBT_DBI_D_BACKEND, LBT_DBI_D_SERVER
+	};
 
-	fill_head(r, st);
+	lbt_rec_clear(rec);
 	rec->kind = LBT_KIND_EVENT;
+	if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		rec->time_us = sqlite3_column_int64(st, 0) + r->base;
+		rec->clock = (lbt_clock)sqlite3_column_int(st, 1);
+		rec->have |= LBT_BIT(LBT_F_TIME);
+	}
+	set_file(r, sqlite3_column_int64(st, 2), 1, (uint64_t)sqlite3_column_int64(st, 3));
 	for (int i = 0; i < 4; i++)
 		set_str(rec, lbt_dbi_dicts[dicts[i]].field, &r->dict[dicts[i]], st, 4 + i);
 	if (sqlite3_column_type(st, 8) != SQLITE_NULL) {
@@ -364,84 +326,94 @@ static void fill_event(lbt_db_reader *r, sqlite3_stmt *st)
 	event_fields(rec);
 }
 
-/* Step cursor c if its row was used.  @return 0 or -1 with err. */
-static int cursor_advance(lbt_db_reader *r, struct cursor *c, lbt_err *err)
+/* ---- the two streams ----------------------------------------------------- */
+
+/* Take the next request if the one waiting was returned.  @return 0 or -1 with err. */
+static int advance_requests(lbt_db_reader *r, lbt_err *err)
 {
 	int rc;
 
-	if (c->st == NULL || (c->row && !c->used))
+	if (r->req_done || (r->req != NULL && !r->req_used))
 		return 0;
-	rc = sqlite3_step(c->st);
-	c->used = 0;
-	c->row = rc == SQLITE_ROW;
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		c->row = 0;
-		return lbt_dbi_fail(r->h, r->path, "read", err);
+	rc = lbt_dbi_merge_next(r->merge, &r->req, err);
+	r->req_used = 0;
+	if (rc <= 0) {
+		r->req = NULL;
+		r->req_done = 1;
 	}
-	if (!c->row) {
-		sqlite3_finalize(c->st);
-		c->st = NULL;
-	}
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
-/* Compare the current rows of a and b by (time, file_id, line); NULL time first. */
-static int cursor_cmp(struct cursor *a, struct cursor *b)
+/* Step the events query if its row was returned.  @return 0 or -1 with err. */
+static int advance_events(lbt_db_reader *r, lbt_err *err)
 {
-	int an = sqlite3_column_type(a->st, 0) == SQLITE_NULL;
-	int bn = sqlite3_column_type(b->st, 0) == SQLITE_NULL;
+	int rc;
 
-	if (an != bn)
-		return an ? -1 : 1;
-	for (int col = an ? 2 : 0; col < 4; col++) {
-		int64_t x, y;
-
-		if (col == 1)
-			continue;
-		x = sqlite3_column_int64(a->st, col);
-		y = sqlite3_column_int64(b->st, col);
-		if (x != y)
-			return x < y ? -1 : 1;
+	if (r->ev == NULL || (r->ev_row && !r->ev_used))
+		return 0;
+	rc = sqlite3_step(r->ev);
+	r->ev_used = 0;
+	r->ev_row = rc == SQLITE_ROW;
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return lbt_dbi_fail(r->h, r->path, "read", err);
+	if (!r->ev_row) {
+		sqlite3_finalize(r->ev);
+		r->ev = NULL;
 	}
 	return 0;
 }
 
 /*
- * Next record in (time, file, line) order from the two cursors, skipping
+ * True when the waiting event comes before the waiting request (time NULL
+ * first, file, line: the requests query has the line when events are read).
+ */
+static int event_first(const lbt_db_reader *r)
+{
+	const struct lbt_dbi_pos *q = r->req;
+	sqlite3_stmt *e = r->ev;
+	int en = sqlite3_column_type(e, 0) == SQLITE_NULL;
+	int64_t a[3], b[3];
+
+	if ((q->has_time == 0) != en)
+		return en;
+	a[0] = en ? 0 : sqlite3_column_int64(e, 0);
+	a[1] = sqlite3_column_int64(e, 2);
+	a[2] = sqlite3_column_int64(e, 3);
+	b[0] = q->has_time ? q->time : 0;
+	b[1] = q->file_id;
+	b[2] = q->b->v[LBT_DBI_C_LINE][q->i];
+	for (int i = 0; i < 3; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i];
+	return 0;
+}
+
+/*
+ * Next record in (time, file, line) order from the two streams, skipping
  * rows that the filter refuses.  @return 1, 0 at the end, -1 with err.
  */
 int lbt_db_reader_next(lbt_db_reader *r, lbt_rec **rec, lbt_err *err)
 {
 	for (;;) {
-		struct cursor *c;
+		int ev;
 
-		if (cursor_advance(r, &r->c[0], err) < 0 || cursor_advance(r, &r->c[1], err) < 0)
+		if (advance_requests(r, err) < 0 || advance_events(r, err) < 0)
 			return -1;
-		if (!r->c[0].row && !r->c[1].row)
+		if (r->req == NULL && !r->ev_row)
 			return 0;
-		c = !r->c[1].row ? &r->c[0] : !r->c[0].row ? &r->c[1] :
-		    cursor_cmp(&r->c[0], &r->c[1]) <= 0 ? &r->c[0] : &r->c[1];
-		c->used = 1;
-		if (c->events)
-			fill_event(r, c->st);
-		else
-			fill_request(r, c->st);
+		ev = r->req == NULL || (r->ev_row && event_first(r));
+		if (ev) {
+			r->ev_used = 1;
+			fill_event(r, r->ev);
+		} else {
+			r->req_used = 1;
+			fill_request(r, r->req);
+		}
 		if (lbt_filter_match(r->filter, &r->rec)) {
 			*rec = &r->rec;
 			return 1;
 		}
 	}
-}
-
-/* Prepare the requests (ev 0) or events (ev 1) query.  @return 0 or -1 with err. */
-static int open_cursor(lbt_db_reader *r, int ev, const lbt_filter_opts *o, lbt_err *err)
-{
-	int64_t since, until;
-
-	lbt_filter_bounds(r->filter, &since, &until);
-	r->c[ev].events = ev;
-	return lbt_dbi_query(r->h, r->path, ev, o, r->wanted, since, until, r->base,
-	    &r->c[ev].st, err);
 }
 
 /* ---- open, raw lines, close ------------------------------------------ */
@@ -460,8 +432,8 @@ static void resolve_tod(lbt_db_reader *r, const lbt_filter_opts *o, int events)
 	lbt_filter_bounds(r->filter, &since, &until);
 	if (!((o->since && since == INT64_MIN) || (o->until && until == INT64_MAX)))
 		return;
-	if (sqlite3_prepare_v2(r->h, events ? "SELECT min(t) FROM (SELECT min(time) AS t FROM"
-	    " requests UNION ALL SELECT min(time) FROM events)" : "SELECT min(time) FROM requests",
+	if (sqlite3_prepare_v2(r->h, events ? "SELECT min(t) FROM (SELECT min(min_time) AS t"
+	    " FROM runs UNION ALL SELECT min(time) FROM events)" : "SELECT min(min_time) FROM runs",
 	    -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
 		lbt_rec_clear(&probe);
@@ -470,6 +442,30 @@ static void resolve_tod(lbt_db_reader *r, const lbt_filter_opts *o, int events)
 		(void)lbt_filter_match(r->filter, &probe);
 	}
 	sqlite3_finalize(st);
+}
+
+/*
+ * Resolve the filter and start both streams (events only when asked for
+ * and no option that only requests have is given).  @return 0 or -1 with err.
+ */
+static int start_streams(lbt_db_reader *r, const lbt_filter_opts *f, int events,
+    lbt_err *err)
+{
+	int64_t since, until;
+
+	events = events && !f->key && !f->src && !f->status && !f->term;
+	lbt_filter_bounds(r->filter, &since, &until);
+	if (lbt_dbi_select(r->h, r->path, f, since, until, r->base, r->shapes, r->nshapes,
+	    r->dict, &r->sel, err) < 0)
+		return -1;
+	r->merge = lbt_dbi_merge_open(r->h, r->path, &r->sel, err);
+	if (r->merge == NULL)
+		return -1;
+	choose_columns(r, events);
+	lbt_dbi_merge_columns(r->merge, r->want);
+	if (events && lbt_dbi_events_query(r->h, r->path, f, &r->sel, &r->ev, err) < 0)
+		return -1;
+	return 0;
 }
 
 /* Open the parts of a reader.  @return 0 or -1 with err. */
@@ -491,15 +487,10 @@ static int reader_init(lbt_db_reader *r, const lbt_input_opts *o, lbt_err *err)
 	if (r->key != NULL)
 		wanted |= LBT_BIT(LBT_F_PATH);
 	r->wanted = wanted;
-	if (load_all(r, wanted, err) < 0)
+	if (load_all(r, err) < 0)
 		return -1;
 	resolve_tod(r, f, o->events);
-	if (open_cursor(r, 0, f, err) < 0)
-		return -1;
-	if (o->events && !f->key && !f->src && !f->status && !f->term &&
-	    open_cursor(r, 1, f, err) < 0)
-		return -1;
-	return 0;
+	return start_streams(r, f, o->events, err);
 }
 
 /* Open a reader; see db.h.  @return it, or NULL with err. */
@@ -553,19 +544,7 @@ int lbt_db_reader_raw(lbt_db_reader *r, const char **line, size_t *len, lbt_err 
 /* The tiers of the index's requests (their shapes'), as a mask; see db.h. */
 unsigned lbt_db_reader_tiers(lbt_db_reader *r)
 {
-	sqlite3_stmt *st = NULL;
-	unsigned m = 0;
-
-	if (sqlite3_prepare_v2(r->h, "SELECT DISTINCT tier FROM shapes", -1, &st, NULL) !=
-	    SQLITE_OK)
-		return 1u << LBT_TIER_NONE;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(st, 0);
-
-		m |= 1u << (t > 0 && t < LBT_TIER_COUNT ? t : LBT_TIER_NONE);
-	}
-	sqlite3_finalize(st);
-	return m;
+	return r->tiers;
 }
 
 /* Close r and free everything; NULL accepted. */
@@ -573,13 +552,14 @@ void lbt_db_reader_close(lbt_db_reader *r)
 {
 	if (r == NULL)
 		return;
-	sqlite3_finalize(r->c[0].st);
-	sqlite3_finalize(r->c[1].st);
+	lbt_dbi_merge_close(r->merge);
+	sqlite3_finalize(r->ev);
 	sqlite3_finalize(r->raw_st);
 	lbt_dbi_raw_free(r->raw);
 	for (int i = 0; i < LBT_DBI_NDICT; i++)
-		strs_free(&r->dict[i]);
-	strs_free(&r->files);
+		lbt_dbi_strs_free(&r->dict[i]);
+	lbt_dbi_strs_free(&r->files);
+	lbt_dbi_sel_free(&r->sel);
 	free(r->addrs);
 	free(r->shapes);
 	lbt_filter_free(r->filter);

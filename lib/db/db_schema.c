@@ -4,61 +4,74 @@
  * user_version).  man/lbt-index.1 documents the same layout for people.
  *
  * Repeated strings live in dictionary tables (id, name) and rows hold ids,
- * so the index stays small; the client address is a 16-byte blob (IPv4 as
- * ::ffff:a.b.c.d) in `addrs`, with its grouping network (/32, /64) in
- * `nets`; times are integer UTC microseconds; every row carries its
- * provenance (file id, line).  The query indices are created after a bulk
- * load (lbt_dbi_create_indices), not with the tables.
+ * so the index stays small; client addresses are in `addrs`, with their
+ * grouping network (/32, /64) in `nets`; times are integer UTC
+ * microseconds; every row carries its provenance (file, line).
  *
  * Version 2 (docs/index-design.md has the measurements): times are stored
  * relative to a base kept in meta ('time_base', whole UTC days), so they
- * take 6 bytes instead of 8; the fields that repeat together (frontend,
- * backend, server, method, version, termination state, clock) are one
- * `shapes` row referenced by shape_id; the columns of requests are ordered
- * so that the often-absent ones come last.  Fewer columns make each row
- * both smaller and cheaper to insert.
+ * take 6 bytes instead of 8; the fields that repeat together are one
+ * `shapes` row referenced by shape_id.
+ *
+ * Version 4: shapes.tier, the tier that wrote a shape's requests (LB or
+ * backend), for --tier.
+ *
+ * Version 5 (docs/index-design.md): SQLite's cost, to insert a row and to
+ * read one, is per row and per column, about 1000 and 180 instructions,
+ * more than parsing the log line.  So requests are stored in blocks of up
+ * to LBT_DBI_BLOCK, one row of `blocks` each, with a text column per field
+ * that holds every request's value as code points (db_codec.c): the view
+ * requests_v joins blocks with `seq` (1..LBT_DBI_BLOCK) and reads value k
+ * with unicode(substr(column, k, 1)), so that stock sqlite3 still sees one
+ * row per request.  The file, LB and status join the shape; the network is
+ * the address's.  Blocks come in runs: up to LBT_DBI_RUN_ROWS requests of
+ * one file sorted by (time, line), and a row of `runs` with their block
+ * range, time range and the lists of the shapes, keys and networks they
+ * hold.  Reading in time order is a merge of runs (db_merge.c) instead of
+ * a walk of a time index, and the key, source, status, term and LB
+ * filters skip the runs whose lists rule them out: requests need no
+ * index.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "db_int.h"
 
-/* Dictionary tables (the order of the writer's and reader's caches). */
+/* Dictionary tables (the order of the writer's and reader's caches, LBT_DBI_D_*). */
 const struct lbt_dbi_dict lbt_dbi_dicts[LBT_DBI_NDICT] = {
-	{ LBT_F_LB, "lbs", "lb_id" },
-	{ LBT_F_FRONTEND, "frontends", "frontend_id" },
-	{ LBT_F_BACKEND, "backends", "backend_id" },
-	{ LBT_F_SERVER, "servers", "server_id" },
-	{ LBT_F_METHOD, "methods", "method_id" },
-	{ LBT_F_PATH, "paths", "path_id" },
-	{ LBT_F_QUERY, "queries", "query_id" },
-	{ LBT_F_HOST, "hosts", "host_id" },
-	{ LBT_F_VERSION, "versions", "version_id" },
-	{ LBT_F_TERM, "terms", "term_id" },
-	{ LBT_F_UA, "uas", "ua_id" },
-	{ LBT_F_KEY, "keys", "key_id" },
-};
-
-/*
- * Columns of `requests` after the fixed ones (LBT_DBI_REQ_FIXED), in table
- * order: a dictionary index (into lbt_dbi_dicts) or -1 for an integer.
- */
-const struct lbt_dbi_col lbt_dbi_cols[LBT_DBI_NCOL] = {
-	{ LBT_F_LB, "lb_id", 0 }, { LBT_F_STATUS, "status", -1 },
-	{ LBT_F_PATH, "path_id", 5 }, { LBT_F_KEY, "key_id", 11 },
-	{ LBT_F_PORT, "port", -1 }, { LBT_F_BYTES, "bytes", -1 },
-	{ LBT_F_TR, "tr", -1 }, { LBT_F_TW, "tw", -1 }, { LBT_F_TC, "tc", -1 },
-	{ LBT_F_TRESP, "tresp", -1 }, { LBT_F_TA, "ta", -1 },
-	{ LBT_F_AC, "ac", -1 }, { LBT_F_FC, "fc", -1 }, { LBT_F_BC, "bc", -1 },
-	{ LBT_F_SC, "sc", -1 }, { LBT_F_RC, "rc", -1 }, { LBT_F_SQ, "sq", -1 },
-	{ LBT_F_BQ, "bq", -1 },
-	{ LBT_F_HOST, "host_id", 7 }, { LBT_F_UA, "ua_id", 10 }, { LBT_F_QUERY, "query_id", 6 },
-	{ LBT_F_TH, "th", -1 }, { LBT_F_TI, "ti", -1 }, { LBT_F_TQ, "tq", -1 },
-	{ LBT_F_TT, "tt", -1 },
+	{ LBT_F_LB, "lbs" }, { LBT_F_FRONTEND, "frontends" }, { LBT_F_BACKEND, "backends" },
+	{ LBT_F_SERVER, "servers" }, { LBT_F_METHOD, "methods" }, { LBT_F_PATH, "paths" },
+	{ LBT_F_QUERY, "queries" }, { LBT_F_HOST, "hosts" }, { LBT_F_VERSION, "versions" },
+	{ LBT_F_TERM, "terms" }, { LBT_F_UA, "uas" }, { LBT_F_KEY, "keys" },
 };
 
 /* Dictionaries reached through shapes, in the column order of `shapes`. */
-const int lbt_dbi_shape_dicts[LBT_DBI_NSHAPE] = { 1, 2, 3, 4, 8, 9 };
+const int lbt_dbi_shape_dicts[LBT_DBI_NSHAPE] = {
+	LBT_DBI_D_LB, LBT_DBI_D_FRONTEND, LBT_DBI_D_BACKEND, LBT_DBI_D_SERVER,
+	LBT_DBI_D_METHOD, LBT_DBI_D_VERSION, LBT_DBI_D_TERM,
+};
+
+/* The id columns of requests after shape_id (-1: the address, not a dictionary). */
+const int lbt_dbi_id_dicts[LBT_DBI_NID] = {
+	-1, LBT_DBI_D_PATH, LBT_DBI_D_KEY, LBT_DBI_D_HOST, LBT_DBI_D_UA, LBT_DBI_D_QUERY,
+};
+
+/* The numbers of a request, in the column order of blocks. */
+const struct lbt_dbi_num lbt_dbi_nums[LBT_DBI_NNUM] = {
+	{ LBT_F_PORT, "port" }, { LBT_F_TA, "ta" }, { LBT_F_TR, "tr" }, { LBT_F_TW, "tw" },
+	{ LBT_F_TC, "tc" }, { LBT_F_TRESP, "tresp" }, { LBT_F_AC, "ac" }, { LBT_F_FC, "fc" },
+	{ LBT_F_BC, "bc" }, { LBT_F_SC, "sc" }, { LBT_F_RC, "rc" }, { LBT_F_SQ, "sq" },
+	{ LBT_F_BQ, "bq" }, { LBT_F_TT, "tt" }, { LBT_F_TQ, "tq" }, { LBT_F_TH, "th" },
+	{ LBT_F_TI, "ti" },
+};
+
+/* The text columns of blocks (LBT_DBI_C_*): the fields, then lbt_dbi_nums. */
+const char *const lbt_dbi_col_names[LBT_DBI_NCOL] = {
+	"time", "line", "shape", "addr", "path", "key", "host", "ua", "query", "bytes",
+	"port", "ta", "tr", "tw", "tc", "tresp", "ac", "fc", "bc", "sc", "rc", "sq", "bq",
+	"tt", "tq", "th", "ti",
+};
 
 /*
  * Version 1, frozen: a new index is created as version 1 and migrated, so
@@ -198,7 +211,7 @@ static const char migrate_v2_sql[] =
 
 static const char views_v2[] =
 	"CREATE VIEW requests_v AS SELECT " REQUESTS_V_COLS REQUESTS_V_FROM
-"CREATE VIEW events_v AS SELECT e.id AS id, " TIME_TEXT(ABS_TIME("e")) " AS time,"
+	"CREATE VIEW events_v AS SELECT e.id AS id, " TIME_TEXT(ABS_TIME("e")) " AS time,"
 	" " ABS_TIME("e") " AS time_us, f.path AS file, e.line AS line, lb.name AS lb,"
 	" fe.name AS frontend, be.name AS backend, sv.name AS server, e.msg AS msg"
 	" FROM (SELECT " BASE " AS base) b, events e LEFT JOIN files f ON f.id = e.file_id"
@@ -207,24 +220,14 @@ static const char views_v2[] =
 	" LEFT JOIN servers sv ON sv.id = e.server_id;";
 
 /*
- * Query indices: time (with file and, implicitly, rowid = line order), key,
- * source network, each with time.  Building one costs about 0.45 s per
- * million rows and 15 to 18 bytes a row; SQLite may sort with a second
- * thread (PRAGMA threads).
+ * Query indices.  Requests have none (version 5): the rows of a run are
+ * stored in time order and `runs` says what each run holds, which serves
+ * every query the programs make (db_merge.c); the indices of version 3
+ * cost 50 bytes a row and 1.3 to 1.9 s per million rows to build.  Events
+ * are few: an index in time order is cheap.
  */
-static const char indices_v2[] =
-	"PRAGMA threads = 2;"
-	"CREATE INDEX IF NOT EXISTS requests_time ON requests (time, file_id);"
-	"CREATE INDEX IF NOT EXISTS requests_key ON requests (key_id, time);"
-	"CREATE INDEX IF NOT EXISTS requests_net ON requests (net_id, time);"
+static const char indices_v5[] =
 	"CREATE INDEX IF NOT EXISTS events_time ON events (time, file_id);";
-
-/*
- * LB with time: only once the index holds rows of two load balancers; with
- * one, --lb keeps all rows or none and the time index serves as well.
- */
-static const char index_lb_v2[] =
-	"CREATE INDEX IF NOT EXISTS requests_lb ON requests (lb_id, time);";
 
 /* Fill err with "what: sqlite's message" and the file.  @return -1 */
 int lbt_dbi_fail(sqlite3 *h, const char *path, const char *what, lbt_err *err)
@@ -302,9 +305,15 @@ static int migrate_4(sqlite3 *h, const char *path, lbt_err *err)
 	    " 'lb' WHEN 2 THEN 'backend' END AS tier" REQUESTS_V_FROM, err);
 }
 
+/* Migration 4 -> 5: see the file comment and db_migrate.c.  @return 0 or -1 */
+static int migrate_5(sqlite3 *h, const char *path, lbt_err *err)
+{
+	return lbt_dbi_migrate5(h, path, err);
+}
+
 /* Migrations, indexed by the version they produce (entry 0 unused). */
 static int (*const migrations[LBT_DB_VERSION + 1])(sqlite3 *, const char *, lbt_err *) = {
-	NULL, migrate_1, migrate_2, migrate_3, migrate_4,
+	NULL, migrate_1, migrate_2, migrate_3, migrate_4, migrate_5,
 };
 
 /* Read PRAGMA user_version.  @return it, or -1 with err (not a database). */
@@ -375,13 +384,18 @@ static int check_version(sqlite3 *h, const char *path, int writable, lbt_err *er
 	if (!writable)
 		return lbt_err_at(err, path, 0, v == 0 ? "not an lbt index (empty)" :
 		    "index version %d is old: run lbt-index on it to upgrade", v);
+	/* A block is about 3 KB: 64 KB pages hold 20 (4 KB pages, one: 30 %
+	 * of each page lost).  Only a new database can still choose. */
+	if (v == 0 && lbt_dbi_exec(h, path, "PRAGMA page_size = 65536", err) < 0)
+		return -1;
 	return migrate(h, path, v, err);
 }
 
 /*
  * Open the index, in multi-thread mode (each handle is used by one thread,
  * so SQLite's per-call mutexes are dropped: -7 % of the load time), and
- * check or migrate its version.  @return the handle or NULL with err.
+ * check or migrate its version; a writable handle has lbt_batch
+ * (db_vtab.c).  @return the handle or NULL with err.
  */
 sqlite3 *lbt_dbi_open(const char *path, int writable, lbt_err *err)
 {
@@ -396,7 +410,9 @@ sqlite3 *lbt_dbi_open(const char *path, int writable, lbt_err *err)
 		return NULL;
 	}
 	sqlite3_busy_timeout(h, 5000);
-	if (check_version(h, path, writable, err) < 0) {
+	/* lbt_batch before a migration: version 5's stores blocks through it */
+	if ((writable && lbt_dbi_vtab_register(h, path, err) < 0) ||
+	    check_version(h, path, writable, err) < 0) {
 		sqlite3_close(h);
 		return NULL;
 	}
@@ -406,16 +422,7 @@ sqlite3 *lbt_dbi_open(const char *path, int writable, lbt_err *err)
 /* Create the query indices that do not exist yet.  @return 0 or -1 with err. */
 int lbt_dbi_create_indices(sqlite3 *h, const char *path, lbt_err *err)
 {
-	sqlite3_stmt *st = NULL;
-	int lbs = 0;
-
-	if (lbt_dbi_exec(h, path, indices_v2, err) < 0)
-		return -1;
-	if (sqlite3_prepare_v2(h, "SELECT count(*) FROM lbs", -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		lbs = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return lbs > 1 ? lbt_dbi_exec(h, path, index_lb_v2, err) : 0;
+	return lbt_dbi_exec(h, path, indices_v5, err);
 }
 
 /*

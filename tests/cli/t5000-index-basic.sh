@@ -9,7 +9,7 @@ expect_success 'index a log: one row per line' '
 	gen 2000 > a.log &&
 	lbt-index -q -d t.db a.log &&
 	test "$(count)" = 2000 &&
-	test "$(sqlite3 t.db "PRAGMA user_version")" = 4 &&
+	test "$(sqlite3 t.db "PRAGMA user_version")" = 5 &&
 	test "$(sqlite3 t.db "SELECT lines FROM files")" = 2000
 '
 
@@ -101,6 +101,24 @@ expect_success '--keep-raw keeps every line, with a trained dictionary' '
 	lbt-index -q --keep-raw -d r.db a.log &&
 	test "$(sqlite3 r.db "SELECT count(*) FROM raw")" = 2151 &&
 	test "$(sqlite3 r.db "SELECT count(*) FROM raw_dicts")" = 1
+'
+
+# lbt-tsv rows without a time: stored first in their run (a NULL time
+# sorts first), in line order, then the timed ones by time: by hand,
+# lines 3 and 5 (no time), then 4 (23:24:00) and 2 (23:24:01).
+expect_success 'records without a time come first, then by time, from the index' '
+	printf "time\tclient\tpath\tstatus\n" > u.tsv &&
+	printf "2025-11-01T23:24:01.000Z\t192.0.2.1\t/a\t200\n" >> u.tsv &&
+	printf "\t192.0.2.2\t/b\t404\n" >> u.tsv &&
+	printf "2025-11-01T23:24:00.000Z\t192.0.2.3\t/c\t200\n" >> u.tsv &&
+	printf "\t192.0.2.4\t/d\t500\n" >> u.tsv &&
+	lbt-index -q -d tsv.db --format lbt-tsv u.tsv &&
+	lbt-cat --db tsv.db --no-header --fields line,path > got &&
+	printf "3\t/b\n5\t/d\n4\t/c\n2\t/a\n" > want &&
+	test_cmp want got &&
+	test "$(sqlite3 tsv.db "SELECT untimed, min_time < max_time FROM runs")" = "2|1" &&
+	lbt-cat --db tsv.db --no-header --fields line --since 2025-11-01T23:24:00.500Z > got &&
+	echo 2 > want && test_cmp want got
 '
 
 # The same requests through two syslog wrappers (rfc3164 and rfc5424 sinks

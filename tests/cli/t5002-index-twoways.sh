@@ -46,6 +46,31 @@ for prog in lbt-rate lbt-offenders lbt-tarpit lbt-timeline; do
 	done
 done
 
+# Two LBs over the same minutes, 40000 lines each: three runs a file, the
+# runs of the two files interleaved in time, and within a second the lines
+# out of time order (bench/genlog.sh writes the milliseconds twice a
+# second).  From the index, lbt-cat must give the records of both files
+# stably sorted by time: (time, file, line), the order of the index; with
+# filters too (keys, sources and time bounds skip runs and blocks).
+expect_success 'two files of three runs each, out of order: (time, file, line) from the index' '
+	sh "$TOP/bench/genlog.sh" 40000 3 | sed "s/^/Nov  1 22:24:01 lb1 haproxy[1]: /" > lb1.log &&
+	sh "$TOP/bench/genlog.sh" 40000 4 | sed "s/^/Nov  1 22:24:01 lb2 haproxy[1]: /" > lb2.log &&
+	lbt-index -q -d runs.db lb1.log lb2.log &&
+	test "$(sqlite3 runs.db "SELECT count(*), count(DISTINCT file_id) FROM runs")" = "6|2" &&
+	lbt-cat --no-header lb1.log lb2.log | sort -s -t "	" -k1,1 > want &&
+	lbt-cat --db runs.db --no-header > got &&
+	test "$(wc -l < got)" = 80000 && test_cmp want got
+'
+for filter in "--key $flood" "--src 2001:db8:bad:1::/64" "--src 192.0.2.0/24" \
+    "--since 2025-11-01T22:24:05.500Z --until 2025-11-01T22:24:13Z" "--lb lb2 --status 404" \
+    "--key $flood --since 2025-11-01T22:24:15Z"; do
+	expect_success "two files, lbt-cat $filter: the sorted records of the logs" "
+		lbt-cat --no-header $filter lb1.log lb2.log | sort -s -t '	' -k1,1 > want &&
+		lbt-cat --db runs.db --no-header $filter > got &&
+		test -s got && test_cmp want got
+	"
+done
+
 # The incident capture (tests/data/incident) as the servers wrote it: an
 # HAProxy log is in the order requests ended (a request held 1 s by the
 # tarpit is written after those accepted later), and two files of two

@@ -1,6 +1,6 @@
 #!/bin/sh
 # lbt-index reads --input / --sources like every program: each file with
-# its input's options (format, LB, tier), the tier stored (schema 4); an
+# its input's options (format, LB, tier), the tier stored (shapes.tier); an
 # index of both tiers answers as the logs do; a grown file that mixes
 # formats resumes with the formats detection chose for it.
 . "$(dirname "$0")/lib.sh"

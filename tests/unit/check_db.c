@@ -1,7 +1,8 @@
 /*
- * check_db.c - lib/db*.c: schema and versions, loading, resuming, rotated
- * copies, the reader (order, filters pushed into SQL, identical records to
- * the raw-log path), raw lines, and the error paths.
+ * check_db.c - lib/db*.c: schema and versions (migrations from 1, 2 and
+ * 3), loading, resuming, rotated copies, runs and blocks, the reader
+ * (order, filters, identical records to the raw-log path, numbers at every
+ * width of a block column), raw lines, and the error paths.
  *
  * The oracle for "identical records" is the raw-log path itself (lbt_input
  * on the same file, same filter), a second and independent way to the same
@@ -207,8 +208,18 @@ START_TEST(schema_created)
 	ck_assert_int_eq(sql_int("PRAGMA user_version"), LBT_DB_VERSION);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM sqlite_master WHERE name IN "
 	    "('requests', 'events', 'files', 'paths', 'keys', 'addrs', 'nets', 'raw', "
-	    "'requests_v', 'events_v', 'requests_time', 'requests_key', 'requests_net', "
-	    "'shapes')"), 14);
+	    "'requests_v', 'events_v', 'shapes', 'blocks', 'runs', 'seq')"), 14);
+	/* requests are a view over blocks, and no index serves them: the runs do */
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM sqlite_master WHERE type = 'view' AND "
+	    "name = 'requests'"), 1);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND "
+	    "tbl_name IN ('blocks', 'runs', 'shapes')"), 0);
+	/* five requests: one run of one block, 64 KiB pages */
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM runs"), 1);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM blocks"), 1);
+	ck_assert_int_eq(sql_int("SELECT n FROM blocks"), 5);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM seq"), 64);
+	ck_assert_int_eq(sql_int("PRAGMA page_size"), 65536);
 	/* times are relative to the first UTC day of the data: 2025-11-01 is
 	 * 1761955200 s (date -u -d 2025-11-01 +%s) */
 	ck_assert_int_eq(sql_int("SELECT value FROM meta WHERE name = 'time_base'"),
@@ -216,12 +227,17 @@ START_TEST(schema_created)
 	/* 23:24:01.123 on that day */
 	ck_assert_int_eq(sql_int("SELECT time FROM requests WHERE line = 1"),
 	    INT64_C(84241123000));
-	/* shapes: be_app/app1 ----, fe_http/<NOSRV> PT--, be_app/app2 sQ--, the
-	 * POST of line 6: four (line 7 has line 1's shape) */
+	/* shapes: be_app/app1 ---- 200, fe_http/<NOSRV> PT-- 500, be_app/app2
+	 * sQ-- 503, the POST of line 6 (404): four (line 7 has line 1's shape) */
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM shapes"), 4);
-	/* one load balancer: no LB index (see db_schema.c) */
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM sqlite_master WHERE name = "
-	    "'requests_lb'"), 0);
+	/* HAProxy wrote them: every shape is of the LB tier (version 4) */
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM shapes WHERE tier = 1"), 4);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests_v WHERE tier = 'lb'"), 5);
+	/* the run lists its 4 shapes, its 2 keys and 4 networks (load_counts) */
+	ck_assert_int_eq(sql_int("SELECT length(shapes) || length(keys) || length(nets) FROM"
+	    " runs"), 424);
+	/* in time order: line 6 (23:24:01.500) is the block's second request */
+	ck_assert_int_eq(sql_int("SELECT group_concat(line, '') FROM requests"), 16257);
 }
 END_TEST
 
@@ -452,8 +468,9 @@ START_TEST(files_interleave)
 	    "[01/Nov/2025:23:24:02.500] fe_http be_app/app1 0/0/1/12/13 200 1 - - ---- "
 	    "1/1/0/0/0 0/0 \"GET /z HTTP/1.1\"\n");
 	index_file("second.log", 0, 0);
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM sqlite_master WHERE name = "
-	    "'requests_lb'"), 1);
+	/* a run per file, each with its file and LB in its shapes */
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM runs"), 2);
+	ck_assert_int_eq(sql_int("SELECT count(DISTINCT file_id) FROM runs"), 2);
 	ck_assert_int_eq(read_all(1, &f, 0, a, sizeof a), 6);
 	p1 = strstr(a, "2025-11-01T23:24:02.000Z");
 	p2 = strstr(a, "2025-11-01T23:24:02.500Z\tlb2");
@@ -654,20 +671,25 @@ static void load_sql(const char *rel)
 }
 
 /*
- * A version-1 index (made from the fixture by lbt-index before version 2)
- * is refused by readers with advice, migrated by the writer, and then
- * gives the same records as the raw log, its views work, and the fixture
- * is recognised as already indexed.
+ * An index of an older version (made from the fixture by lbt-index of
+ * that version, tests/data/db/index-vN.sql) is refused by readers with
+ * advice, migrated by the writer, and then gives the same records as the
+ * raw log, its views work, and the fixture is recognised as already
+ * indexed.
  */
-START_TEST(migrate_v1)
+static void migrate_from(int version)
 {
 	static char a[16384], b[16384];
+	char rel[64], msg[96];
 	lbt_filter_opts f = LBT_FILTER_OPTS_INIT;
 	lbt_db_stats st;
 
-	load_sql("db/index-v1.sql");
-	ck_assert_int_eq(sql_int("PRAGMA user_version"), 1);
-	open_fails("t.db", "index version 1 is old: run lbt-index on it to upgrade");
+	snprintf(rel, sizeof rel, "db/index-v%d.sql", version);
+	load_sql(rel);
+	ck_assert_int_eq(sql_int("PRAGMA user_version"), version);
+	snprintf(msg, sizeof msg, "index version %d is old: run lbt-index on it to upgrade",
+	    version);
+	open_fails("t.db", msg);
 	put("fixture.log", "w", fixture);
 	st = index_file("fixture.log", 0, 0);
 	ck_assert_int_eq(st.records, 0);
@@ -679,17 +701,29 @@ START_TEST(migrate_v1)
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests_v WHERE client = "
 	    "'2001:db8:bad:1::9' AND status = 503 AND term = 'sQ--' AND server = 'app2' AND "
 	    "time = '2025-11-01T23:24:03.000Z' AND line = 5 AND bq = 1"), 1);
-	/* the event's syslog stamp has no year: the v1 index holds the one
+	/* the event's syslog stamp has no year: the old index holds the one
 	 * inferred when it was made, 1793575441 s (date -u -d @1793575441:
 	 * 2026-11-01T23:24:01Z); the raw path would infer today's, so events
 	 * are compared here and left out of the comparison below */
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM events_v WHERE server = 'app1' AND "
 	    "time = '2026-11-01T23:24:01.000Z' AND time_us = 1793575441000000 AND line = 4"), 1);
+	/* version 5's tables, nothing of the old ones or of the migration */
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM sqlite_master WHERE name IN "
-	    "('requests_time', 'requests_key', 'requests_net', 'requests2', 'shapes_all')"), 3);
-	/* version 4: rows indexed before have no tier, new ones have theirs */
-	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests_v WHERE tier IS NULL"), 5);
-	dump_no_tier = 1;
+	    "('requests_time', 'requests_key', 'requests_net', 'requests2', 'shapes_all', "
+	    "'shapes5', 'renumber')"), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+	    "name = 'requests'"), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM pragma_table_info('addrs') WHERE name ="
+	    " 'addr'"), 0);
+	/* one run for the file, its five requests in time order */
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM runs"), 1);
+	ck_assert_int_eq(sql_int("SELECT group_concat(line, '') FROM requests"), 16257);
+	/* the tier (version 4) is kept: HAProxy's requests are the LB's; rows
+	 * indexed before version 4 have none */
+	ck_assert_int_eq(sql_int(version >= 4 ?
+	    "SELECT count(*) FROM requests_v WHERE tier = 'lb'" :
+	    "SELECT count(*) FROM requests_v WHERE tier IS NULL"), 5);
+	dump_no_tier = version < 4;
 	ck_assert_int_eq(read_all(1, &f, 0, a, sizeof a), 5);
 	ck_assert_int_eq(read_all(0, &f, 0, b, sizeof b), 5);
 	dump_no_tier = 0;
@@ -697,6 +731,32 @@ START_TEST(migrate_v1)
 	ck_assert_str_eq(a, b);
 	f.term = "PT";
 	ck_assert_int_eq(read_all(1, &f, 0, a, sizeof a), 1);
+	f.term = NULL;
+	f.key = UUID_A;
+	ck_assert_int_eq(read_all(1, &f, 0, a, sizeof a), 2);
+}
+
+START_TEST(migrate_v1)
+{
+	migrate_from(1);
+}
+END_TEST
+
+START_TEST(migrate_v2)
+{
+	migrate_from(2);
+}
+END_TEST
+
+START_TEST(migrate_v3)
+{
+	migrate_from(3);
+}
+END_TEST
+
+START_TEST(migrate_v4)
+{
+	migrate_from(4);
 }
 END_TEST
 
@@ -719,22 +779,28 @@ static void put_many(int n)
 }
 
 /*
- * Rows go in 32 at a time: 70 rows (two full inserts and a partial one),
- * with commits every 5 rows or at the end, keep the line order in their
- * ids and read back the same as the raw log.
+ * Requests go in blocks of 64, a run per commit: 70 rows make one run of
+ * two blocks (64 and 6) when committed at the end, fourteen runs of one
+ * block when committed every 5 rows; either way ids follow the line order
+ * (the lines are in time order) and read back the same as the raw log.
  */
-START_TEST(multi_row_inserts)
+START_TEST(runs_and_blocks)
 {
 	static char a[65536], b[65536];
 	char d[128];
 	lbt_filter_opts f = LBT_FILTER_OPTS_INIT;
 	uint64_t batches[2] = { 0, 5 };
+	int runs[2] = { 1, 14 }, blocks[2] = { 2, 14 };
 
 	put_many(70);
 	for (int k = 0; k < 2; k++) {
 		unlink(at(d, sizeof d, "t.db"));
 		index_file("fixture.log", 0, batches[k]);
 		ck_assert_int_eq(sql_int("SELECT count(*) FROM requests WHERE id = line"), 70);
+		ck_assert_int_eq(sql_int("SELECT count(*) FROM runs"), runs[k]);
+		ck_assert_int_eq(sql_int("SELECT count(*) FROM blocks"), blocks[k]);
+		ck_assert_int_eq(sql_int("SELECT max(n) FROM blocks"), k == 0 ? 64 : 5);
+		/* servers app1..3 by i % 3, two terminations by i % 2 */
 		ck_assert_int_eq(sql_int("SELECT count(*) FROM shapes"), 6);
 		/* Tr (tresp) of line i+1 is i */
 		ck_assert_int_eq(sql_int("SELECT sum(tresp) FROM requests_v"), 70 * 69 / 2);
@@ -742,6 +808,40 @@ START_TEST(multi_row_inserts)
 		ck_assert_int_eq(read_all(0, &f, 0, b, sizeof b), 70);
 		ck_assert_str_eq(a, b);
 	}
+}
+END_TEST
+
+/*
+ * Numbers at every width of a block column (db_codec.c): one character
+ * from -1 to 55292, two up to 2^30 - 2, three up to 2^45 - 2, four beyond;
+ * read back the same through the C reader (equal to the raw log) and
+ * through the view (SQL's decoding), values by hand from the lines.
+ */
+START_TEST(wide_numbers)
+{
+	static char a[16384], b[16384];
+	lbt_filter_opts f = LBT_FILTER_OPTS_INIT;
+
+	put("fixture.log", "w",
+	    SYS "192.0.2.1:65535 [01/Nov/2025:23:24:01.000] fe_http be_app/app1 "
+	    "55292/55293/1073741822/1073741823/-1 200 1099511627776 - - ---- "
+	    "0/32766/2147483647/1/0 0/0 \"GET /a HTTP/1.1\"\n"
+	    SYS "192.0.2.2:1 [01/Nov/2025:23:24:01.001] fe_http be_app/app1 "
+	    "-1/0/1/2/3 200 1125899906842624 - - ---- 1/1/1/1/1 0/0 \"GET /b HTTP/1.1\"\n");
+	index_file("fixture.log", 0, 0);
+	/* one block, its columns' widths: tr 1 (55292, -1), tw 2 (55293), tc 2
+	 * (2^30 - 2), tresp 3 (2^30 - 1), bc 3 (2^31 - 1), port 2 (65535),
+	 * bytes 4 (2^40 and 2^50 in the same block) */
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests_v WHERE port = 65535 AND"
+	    " tr = 55292 AND tw = 55293 AND tc = 1073741822 AND tresp = 1073741823 AND ta = -1"
+	    " AND bytes = 1099511627776 AND ac = 0 AND fc = 32766 AND bc = 2147483647"
+	    " AND sc = 1 AND rc = 0"), 1);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM requests_v WHERE port = 1 AND tr = -1"
+	    " AND tw = 0 AND tc = 1 AND tresp = 2 AND ta = 3 AND bytes = 1125899906842624"
+	    " AND ac = 1 AND bc = 1"), 1);
+	ck_assert_int_eq(read_all(1, &f, 0, a, sizeof a), 2);
+	ck_assert_int_eq(read_all(0, &f, 0, b, sizeof b), 2);
+	ck_assert_str_eq(a, b);
 }
 END_TEST
 
@@ -769,7 +869,11 @@ static Suite *db_suite(void)
 	tcase_add_test(tc, strict_stops_and_resumes);
 	tcase_add_test(tc, corrupt_raw_line);
 	tcase_add_test(tc, migrate_v1);
-	tcase_add_test(tc, multi_row_inserts);
+	tcase_add_test(tc, migrate_v2);
+	tcase_add_test(tc, migrate_v3);
+	tcase_add_test(tc, migrate_v4);
+	tcase_add_test(tc, runs_and_blocks);
+	tcase_add_test(tc, wide_numbers);
 	tcase_add_test(tc, before_time_base);
 	suite_add_tcase(s, tc);
 	return s;
