@@ -162,24 +162,62 @@ static void merge_counts(struct src *s, const struct src *from)
 	lbt_series_peak(s->sec, &s->peak_bucket, &s->peak_count);
 }
 
-/* Fold src's source entry e into o.  @return 0 or -1 (out of memory). */
-static int merge_source(lbt_offenders *o, const lbt_offenders *src, const lbt_hmap_entry *e)
+/* Copy the inline request of src's entry `from` into o's new entry `to`,
+ * key and file numbered again in o.  @return 0 or -1 (out of memory). */
+static int merge_one(lbt_offenders *o, const lbt_offenders *src, struct src_entry *to,
+    const struct src_entry *from)
 {
-	struct src *from = e->val, *s;
+	lbt_hmap_entry k;
+
+	*to = *from;
+	if (from->key != NO_KEY) {
+		lbt_hmap_at(src->keys, from->key, &k);
+		if (lbt_offendersi_key_intern(o, k.key, k.klen, &to->key) < 0)
+			return -1;
+	}
+	return lbt_offendersi_file_id(o, lbt_offendersi_file_name(src, from->ev_file),
+	    &to->ev_file);
+}
+
+/* Move src's full state `from` into o's new source `to`, all but the
+ * numbered parts (keys, evidence file) taken over.  @return 0 or -1. */
+static int merge_new(lbt_offenders *o, const lbt_offenders *src, const lbt_hmap_entry *to,
+    struct src *from)
+{
+	struct src *s = lbt_offendersi_full_of(o, to, 1);
+
+	if (s == NULL)
+		return -1;
+	lbt_series_free(s->sec);
+	*s = *from;
+	from->sec = NULL;
+	from->addrs.slot = NULL;
+	s->top.n = 0;
+	s->ev = (lbt_evidence)LBT_EVIDENCE_INIT;
+	return merge_topk(o, src, &s->top, &from->top) < 0 ||
+	    merge_evidence(o, &s->ev, &from->ev) < 0 ? -1 : 0;
+}
+
+/* Fold src's source entry e into o: a source new to o keeps its form, one
+ * in both is merged in full form.  @return 0 or -1 (out of memory). */
+static int merge_source(lbt_offenders *o, lbt_offenders *src, const lbt_hmap_entry *e)
+{
+	struct src_entry *fe = e->val;
+	struct src *from, *s;
+	lbt_hmap_entry to;
 	int created;
 
-	if ((s = lbt_hmap_put(o->srcs, e->key, e->klen, &created)) == NULL)
+	if ((to.val = lbt_hmap_put(o->srcs, e->key, e->klen, &created)) == NULL)
 		return -1;
-	if (created) {                 /* take everything over but the numbered parts */
-		*s = *from;
-		from->sec = NULL;
-		from->addrs.slot = NULL;
-		s->top.n = 0;
-		s->ev = (lbt_evidence)LBT_EVIDENCE_INIT;
-		return merge_topk(o, src, &s->top, &from->top) < 0 ||
-		    merge_evidence(o, &s->ev, &from->ev) < 0 ? -1 : 0;
-	}
-	if (lbt_series_merge(s->sec, from->sec) < 0 ||
+	to.key = e->key;
+	if (created && fe->full == NULL)
+		return merge_one(o, src, to.val, fe);
+	if ((from = lbt_offendersi_full(src, e)) == NULL)
+		return -1;
+	if (created)
+		return merge_new(o, src, &to, from);
+	if ((s = lbt_offendersi_full(o, &to)) == NULL ||
+	    lbt_series_merge(s->sec, from->sec) < 0 ||
 	    merge_addrs(&s->addrs, &from->addrs, o->o.addr_cap) < 0 ||
 	    merge_topk(o, src, &s->top, &from->top) < 0 ||
 	    merge_evidence(o, &s->ev, &from->ev) < 0)
