@@ -377,8 +377,7 @@ static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 	s->requests++;
 	if (rec->have & LBT_BIT(LBT_F_STATUS))
 		s->status[lbt_offendersi_status_class(rec->status)]++;
-	if ((rec->have & LBT_BIT(LBT_F_TERM)) && rec->term.n >= 2 && rec->term.p[0] == 'P' &&
-	    rec->term.p[1] == 'T') {
+	if (lbt_offendersi_tarpitted(rec)) {
 		s->tarpitted++;
 		if ((rec->have & LBT_BIT(LBT_F_TW)) && rec->tw > 0)
 			s->held_ms += rec->tw;

@@ -61,8 +61,8 @@ struct src {
 /*
  * The value of a source in the map (48 bytes: what most of ten million
  * distinct /64s ever need).  Until its second request (or a first one
- * that was tarpitted, or whose address differs from the network in its
- * upper half) it holds that request inline; after, `full` holds
+ * whose address differs from the network in its upper half) it holds
+ * that request inline; after, `full` holds
  * everything and the rest is stale.
  */
 struct src_entry {
@@ -73,7 +73,9 @@ struct src_entry {
 	                                one is the network's) */
 	uint32_t key;                /* key number, NO_KEY: none */
 	uint32_t ev_file;            /* file number + 1, 0: none */
+	int32_t held_ms;             /* its Tw when tarpitted (> 0), else 0 */
 	uint8_t status;              /* status class + 1, 0: none */
+	uint8_t tarpitted;           /* its termination state starts with "PT" */
 };
 
 #define NO_KEY UINT32_MAX
@@ -118,6 +120,7 @@ void lbt_offendersi_topk_add(struct topk *t, uint32_t id);
 int lbt_offendersi_status_class(int32_t st);
 
 /* offenders_state.c */
+int lbt_offendersi_tarpitted(const lbt_rec *rec);
 int lbt_offendersi_fits(const lbt_rec *rec, const lbt_addr *net);
 void lbt_offendersi_keep_one(lbt_offenders *o, struct src_entry *e, const lbt_rec *rec,
     uint32_t key, uint32_t file);

@@ -16,14 +16,25 @@
 
 #include "offenders_int.h"
 
-/* Non-zero when rec can be kept inline for its source net: not tarpitted
- * (the held time needs the full state), and its address's upper half is
- * the network's (only the lower half is stored). */
+/* Non-zero when rec's termination state says a tarpit held it ("PT"). */
+int lbt_offendersi_tarpitted(const lbt_rec *rec)
+{
+	return (rec->have & LBT_BIT(LBT_F_TERM)) && rec->term.n >= 2 && rec->term.p[0] == 'P' &&
+	    rec->term.p[1] == 'T';
+}
+
+/* The held time of rec in ms: its Tw when tarpitted and positive, else 0. */
+static int32_t held_of(const lbt_rec *rec)
+{
+	return lbt_offendersi_tarpitted(rec) && (rec->have & LBT_BIT(LBT_F_TW)) && rec->tw > 0 ?
+	    rec->tw : 0;
+}
+
+/* Non-zero when rec can be kept inline for its source net: its address's
+ * upper half is the network's (only the lower half is stored; Tw is 32
+ * bits in lbt_rec, so its held time always fits). */
 int lbt_offendersi_fits(const lbt_rec *rec, const lbt_addr *net)
 {
-	if ((rec->have & LBT_BIT(LBT_F_TERM)) && rec->term.n >= 2 && rec->term.p[0] == 'P' &&
-	    rec->term.p[1] == 'T')
-		return 0;
 	return memcmp(rec->client.b, net->b, 8) == 0;
 }
 
@@ -39,6 +50,8 @@ void lbt_offendersi_keep_one(lbt_offenders *o, struct src_entry *e, const lbt_re
 	memcpy(&e->addr_lo, rec->client.b + 8, 8);
 	e->key = key;
 	e->ev_file = file;
+	e->tarpitted = (uint8_t)lbt_offendersi_tarpitted(rec);
+	e->held_ms = held_of(rec);
 	e->status = (rec->have & LBT_BIT(LBT_F_STATUS)) ?
 	    (uint8_t)(lbt_offendersi_status_class(rec->status) + 1) : 0;
 }
@@ -61,6 +74,8 @@ static int replay(lbt_offenders *o, const struct src_entry *e, const lbt_addr *n
 	    e->time_us, 1 };
 	if (e->status > 0)
 		s->status[e->status - 1]++;
+	s->tarpitted = e->tarpitted;
+	s->held_ms = e->held_ms;
 	memcpy(&hi, net->b, 8);
 	if (lbt_offendersi_set_add(&s->addrs, hi, e->addr_lo, o->o.addr_cap) < 0)
 		return -1;
@@ -107,7 +122,7 @@ struct src_rank lbt_offendersi_rank(const lbt_hmap_entry *he)
 	const struct src *s = e->full;
 
 	if (s == NULL)
-		return (struct src_rank){ 1, 0, 1, 0, 0, 0 };
+		return (struct src_rank){ 1, e->tarpitted, 1, e->held_ms, 0, 0 };
 	return (struct src_rank){ s->requests, s->tarpitted, s->peak_count, s->held_ms,
 	    s->rank_class, s->rank_rate };
 }
