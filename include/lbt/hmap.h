@@ -48,6 +48,14 @@ uint64_t lbt_hash_bytes(const void *p, size_t n);
  * NULL when out of memory. */
 lbt_hmap *lbt_hmap_new(size_t val_size);
 
+/*
+ * @return an empty map whose keys are all exactly klen bytes (1..255),
+ * stored beside their values with no metadata nor copy elsewhere (a key
+ * of another length is refused by put), or NULL when out of memory.
+ * Such a map's keys (lbt_hmap_entry.key) are not NUL-terminated.
+ */
+lbt_hmap *lbt_hmap_new_fixed(size_t klen, size_t val_size);
+
 /* Free the map, its keys and values; NULL accepted. */
 void lbt_hmap_free(lbt_hmap *m);
 

@@ -153,7 +153,7 @@ lbt_offenders *lbt_offenders_new(const lbt_offenders_opts *op, lbt_err *err)
 	o->o = *op;
 	o->o.baseline = NULL;        /* parsed; not kept (borrowed memory) */
 	o->st.baseline = op->baseline ? 2 : 0;
-	o->srcs = lbt_hmap_new(sizeof(struct src_entry));
+	o->srcs = lbt_hmap_new_fixed(sizeof(lbt_addr), sizeof(struct src_entry));
 	o->keys = lbt_hmap_new(sizeof(uint32_t));
 	o->files = lbt_hmap_new(sizeof(uint32_t));
 	o->all = lbt_series_new(SEC);
