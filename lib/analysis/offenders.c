@@ -343,6 +343,8 @@ static int count_second(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 	if (lbt_series_add_bucket(s->sec, b, 1) < 0 || lbt_series_add_bucket(o->all, b, 1) < 0)
 		return -1;
 	c = lbt_series_get(s->sec, b);
+	if (c == 1)
+		o->extra += 32;          /* a new bucket (see offenders_budget.c) */
 	if (c > s->peak_count || (c == s->peak_count && b < s->peak_bucket)) {
 		s->peak_count = c;
 		s->peak_bucket = b;
@@ -386,9 +388,13 @@ static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 
 	memcpy(&hi, rec->client.b, 8);
 	memcpy(&lo, rec->client.b + 8, 8);
+	uint32_t had = s->addrs.n;
+
 	if (lbt_offendersi_set_add(&s->addrs, hi, lo, o->o.addr_cap) < 0 ||
 	    (k = key_id(o, rec, &id)) < 0)
 		return -1;
+	if (s->addrs.n != had)
+		o->extra += 24;          /* a stored address */
 	if (k == 1)
 		lbt_offendersi_topk_add(&s->top, id);
 	return 0;
@@ -433,19 +439,22 @@ int lbt_offenders_add(lbt_offenders *o, const lbt_rec *rec)
 		return 0;
 	}
 	if ((he.val = lbt_hmap_put(o->srcs, &net, sizeof(net), &created)) == NULL ||
-	    (created && (k = add_first(o, he.val, rec, &net)) < 0))
+	    (created && o->st.floor == 0 && (k = add_first(o, he.val, rec, &net)) < 0))
 		return o->failed = -1;
 	if (k == 1) {
 		o->st.counted++;
-		return 0;
+		return lbt_offendersi_budget(o) < 0 ? (o->failed = -1) : 0;
 	}
 	he.key = &net;
-	if ((s = lbt_offendersi_full_of(o, &he, created)) == NULL ||
-	    count_second(o, s, rec) < 0 || count_evidence(o, s, rec) < 0 ||
+	if ((s = lbt_offendersi_full_of(o, &he, created)) == NULL)
+		return o->failed = -1;
+	if (created)
+		s->err = o->st.floor;      /* it may have been dropped with as many */
+	if (count_second(o, s, rec) < 0 || count_evidence(o, s, rec) < 0 ||
 	    count_rest(o, s, rec) < 0)
 		return o->failed = -1;
 	o->st.counted++;
-	return 0;
+	return lbt_offendersi_budget(o) < 0 ? (o->failed = -1) : 0;
 }
 
 /* Compare two numbers for a descending order. */
@@ -529,6 +538,7 @@ static int fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 	r->peak_second = s->peak_bucket;
 	r->addrs = s->addrs.n;
 	r->addrs_capped = s->addrs.capped;
+	r->requests_err = s->err;
 	row_keys(o, &s->top, r);
 	memcpy(r->status, s->status, sizeof(r->status));
 	r->tarpitted = s->tarpitted;

@@ -6,6 +6,7 @@
  *   offenders_merge.c    spawn, merge (analysis.h) and the vtable
  *   offenders_state.c    a source's state: one request inline, the rest
  *                        from the arena when a second one comes
+ *   offenders_budget.c   --max-memory: the estimate, the prune, the floor
  *
  * Direction: offenders_merge.c and offenders.c call offenders_changes.c;
  * offenders_merge.c calls offenders.c; every file calls offenders_state.c;
@@ -51,6 +52,8 @@ struct src {
 	uint64_t status[LBT_OFF_NSTATUS];
 	uint64_t tarpitted;
 	int64_t held_ms;
+	uint64_t err;                /* requests it may have sent before it was
+	                                last admitted (the floor then) */
 	struct addrset addrs;
 	struct topk top;
 	/* set by finish() */
@@ -109,6 +112,7 @@ struct lbt_offenders {
 	struct row *rows;
 	size_t nrows;
 	lbt_offenders_stats st;
+	size_t extra;                /* estimated bytes of series and address sets */
 	int failed, finished;
 };
 
@@ -130,6 +134,10 @@ struct src_rank lbt_offendersi_rank(const lbt_hmap_entry *he);
 int lbt_offendersi_file_id(lbt_offenders *o, const char *file, uint32_t *id);
 const char *lbt_offendersi_file_name(const lbt_offenders *o, uint32_t id);
 void lbt_offendersi_free_state(lbt_offenders *o);
+
+/* offenders_budget.c */
+int lbt_offendersi_budget(lbt_offenders *o);
+int lbt_offendersi_budget_now(lbt_offenders *o);
 
 /* offenders_changes.c */
 int lbt_offendersi_changes_setup(lbt_offenders *o, int64_t gfirst, int64_t glast, lbt_err *err);

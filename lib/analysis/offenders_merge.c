@@ -13,6 +13,11 @@
  * one accumulator, the counts are upper bounds marked approximate: a full
  * summary's smallest count stands for the keys it does not hold
  * (Agarwal et al., "Mergeable summaries", 2012).
+ *
+ * Over budget (offenders.h, "Memory budget"), a part's floor bounds what
+ * a source it does not hold sent in it: a source only in dst may have
+ * sent src's floor there, one only in src dst's floor, and the merged
+ * floor is the sum.  Both floors 0 (both under budget): exact.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +163,7 @@ static void merge_counts(struct src *s, const struct src *from)
 		s->status[i] += from->status[i];
 	s->tarpitted += from->tarpitted;
 	s->held_ms += from->held_ms;
+	s->err += from->err;
 	/* the busiest second, the earliest of equals, as add() keeps it */
 	lbt_series_peak(s->sec, &s->peak_bucket, &s->peak_count);
 }
@@ -210,12 +216,14 @@ static int merge_source(lbt_offenders *o, lbt_offenders *src, const lbt_hmap_ent
 	if ((to.val = lbt_hmap_put(o->srcs, e->key, e->klen, &created)) == NULL)
 		return -1;
 	to.key = e->key;
-	if (created && fe->full == NULL)
+	if (created && fe->full == NULL && o->st.floor == 0)
 		return merge_one(o, src, to.val, fe);
 	if ((from = lbt_offendersi_full(src, e)) == NULL)
 		return -1;
-	if (created)
+	if (created) {
+		from->err += o->st.floor;          /* it may have sent that in dst's part */
 		return merge_new(o, src, &to, from);
+	}
 	if ((s = lbt_offendersi_full(o, &to)) == NULL ||
 	    lbt_series_merge(s->sec, from->sec) < 0 ||
 	    merge_addrs(&s->addrs, &from->addrs, o->o.addr_cap) < 0 ||
@@ -223,6 +231,24 @@ static int merge_source(lbt_offenders *o, lbt_offenders *src, const lbt_hmap_ent
 	    merge_evidence(o, &s->ev, &from->ev) < 0)
 		return -1;
 	merge_counts(s, from);
+	return 0;
+}
+
+/* Every source of o that src does not hold may have sent src's floor in
+ * src's part: its error grows by it.  @return 0 or -1 (out of memory). */
+static int widen_missing(lbt_offenders *o, const lbt_offenders *src)
+{
+	lbt_hmap_entry he;
+	struct src *s;
+
+	for (size_t i = 0; i < lbt_hmap_count(o->srcs); i++) {
+		lbt_hmap_at(o->srcs, i, &he);
+		if (lbt_hmap_get(src->srcs, he.key, he.klen) != NULL)
+			continue;
+		if ((s = lbt_offendersi_full(o, &he)) == NULL)
+			return -1;
+		s->err += src->st.floor;
+	}
 	return 0;
 }
 
@@ -243,7 +269,7 @@ int lbt_offenders_merge(lbt_offenders *o, lbt_offenders *src, lbt_err *err)
 	o->st.counted += src->st.counted;
 	o->st.no_client += src->st.no_client;
 	o->st.no_time += src->st.no_time;
-	if (src->failed)
+	if (src->failed || (src->st.floor > 0 && widen_missing(o, src) < 0))
 		o->failed = -1;
 	for (size_t i = 0; i < lbt_hmap_count(src->srcs) && !o->failed; i++) {
 		lbt_hmap_at(src->srcs, i, &e);
@@ -251,6 +277,12 @@ int lbt_offenders_merge(lbt_offenders *o, lbt_offenders *src, lbt_err *err)
 			o->failed = -1;
 	}
 	if (!o->failed && lbt_series_merge(o->all, src->all) < 0)
+		o->failed = -1;
+	o->st.floor += src->st.floor;
+	o->st.pruned += src->st.pruned;
+	o->st.dropped += src->st.dropped;
+	o->extra += src->extra;
+	if (!o->failed && lbt_offendersi_budget_now(o) < 0)
 		o->failed = -1;
 	return o->failed ? lbt_err_set(err, "out of memory") : 0;
 }
