@@ -11,7 +11,8 @@
  *
  * Per source, in memory bounded by sources x active seconds (never by
  * records): requests, a 1 s series (peak req/s; windows for the baseline),
- * distinct client addresses (an exact set, capped at addr_cap), the top
+ * distinct client addresses (an exact set up to 256, then a HyperLogLog
+ * estimate, marked; or exact up to addr_cap when that is smaller), the top
  * keys hit (space-saving over LBT_OFF_TOPK counters: exact while a source
  * hits at most that many keys, an upper bound marked approximate after;
  * equal counts listed in key order), status mix, tarpitted requests
@@ -124,6 +125,8 @@ typedef struct lbt_offender {
 	int64_t peak_second;          /* that second (Unix time) */
 	uint64_t addrs;               /* distinct client addresses */
 	int addrs_capped;             /* more than addrs (the cap) */
+	int addrs_approx;             /* addrs is a HyperLogLog estimate (more than
+	                                 256 distinct, +-3.25 %) */
 	uint64_t requests_err;        /* over budget: it sent requests..requests +
 	                                 requests_err; 0 = exact */
 	lbt_off_key keys[LBT_OFF_SHOWKEYS];

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbt/hll.h"
 #include "lbt/num.h"
 #include "lbt/timeparse.h"
 #include "lbt/topn.h"
@@ -165,17 +166,61 @@ lbt_offenders *lbt_offenders_new(const lbt_offenders_opts *op, lbt_err *err)
 	return o;
 }
 
-/* Mix the two halves of an address into a slot number.  The varying bits
- * of addresses in one /64 sit in the top bytes of `lo` (memory order read
- * as a little-endian word), so every bit must reach the low ones:
+/* Mix the two halves of an address into 64 bits.  The varying bits of
+ * addresses in one /64 sit in the top bytes of `lo` (memory order read
+ * as a little-endian word), so every bit must reach every other:
  * splitmix64's finaliser does that. */
-static uint32_t set_hash(uint64_t hi, uint64_t lo)
+static uint64_t set_hash64(uint64_t hi, uint64_t lo)
 {
 	uint64_t z = hi * 0x9e3779b97f4a7c15ull ^ lo;
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return (uint32_t)(z ^ (z >> 31));
+	return z ^ (z >> 31);
+}
+
+/* @return the slot number of an address (set_hash64's low bits). */
+static uint32_t set_hash(uint64_t hi, uint64_t lo)
+{
+	return (uint32_t)set_hash64(hi, lo);
+}
+
+/* Turn the exact set into its sketch: every stored address (the first
+ * one among them, "::" by its flag) counted in a new HyperLogLog.
+ * @return 0 or -1 (no memory; the set is kept). */
+int lbt_offendersi_set_sketch(struct addrset *s)
+{
+	if (s->hll != NULL)
+		return 0;
+	if ((s->hll = lbt_hll_new()) == NULL)
+		return -1;
+	if (s->slot == NULL && s->n > 0)
+		lbt_hll_add(s->hll, set_hash64(s->first[0], s->first[1]));
+	for (uint32_t i = 0; s->slot != NULL && i <= s->mask; i++)
+		if ((s->slot[i][0] | s->slot[i][1]) != 0)
+			lbt_hll_add(s->hll, set_hash64(s->slot[i][0], s->slot[i][1]));
+	if (s->has_zero)
+		lbt_hll_add(s->hll, set_hash64(0, 0));
+	free(s->slot);
+	s->slot = NULL;
+	return 0;
+}
+
+/* Free the set's table or sketch. */
+void lbt_offendersi_set_free(struct addrset *s)
+{
+	free(s->slot);
+	free(s->hll);
+	s->slot = NULL;
+	s->hll = NULL;
+}
+
+/* @return the distinct addresses: exact, or the sketch's estimate
+ * (*approx = 1). */
+uint64_t lbt_offendersi_set_count(const struct addrset *s, int *approx)
+{
+	*approx = s->hll != NULL;
+	return s->hll ? (uint64_t)llround(lbt_hll_estimate(s->hll)) : s->n;
 }
 
 /* Slot of address (hi, lo) in the set's table, or the empty one to use. */
@@ -217,6 +262,10 @@ static int set_store(struct addrset *s, uint64_t hi, uint64_t lo)
  * counted up to cap.  @return 0 or -1 (no memory). */
 int lbt_offendersi_set_add(struct addrset *s, uint64_t hi, uint64_t lo, size_t cap)
 {
+	if (s->hll != NULL) {
+		lbt_hll_add(s->hll, set_hash64(hi, lo));
+		return 0;
+	}
 	if (s->n == 0) {
 		s->first[0] = hi, s->first[1] = lo, s->n = 1;
 		return 0;
@@ -236,6 +285,12 @@ int lbt_offendersi_set_add(struct addrset *s, uint64_t hi, uint64_t lo, size_t c
 		return 0;
 	if (s->n >= cap) {
 		s->capped = 1;
+		return 0;
+	}
+	if (s->n >= ADDR_EXACT) {
+		if (lbt_offendersi_set_sketch(s) < 0)
+			return -1;
+		lbt_hll_add(s->hll, set_hash64(hi, lo));
 		return 0;
 	}
 	if (set_store(s, hi, lo) < 0)
@@ -536,7 +591,7 @@ static int fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 	r->share = (double)s->requests * 100 / (double)o->st.counted;
 	r->peak_count = s->peak_count;
 	r->peak_second = s->peak_bucket;
-	r->addrs = s->addrs.n;
+	r->addrs = lbt_offendersi_set_count(&s->addrs, &r->addrs_approx);
 	r->addrs_capped = s->addrs.capped;
 	r->requests_err = s->err;
 	row_keys(o, &s->top, r);

@@ -98,7 +98,7 @@ static void free_dropped(lbt_offenders *o, uint64_t t)
 		e = he.val;
 		if (e->full != NULL && upper(&he) <= t) {
 			lbt_series_free(e->full->sec);
-			free(e->full->addrs.slot);
+			lbt_offendersi_set_free(&e->full->addrs);
 		}
 	}
 }

@@ -24,7 +24,10 @@
 
 #define SEC 1000000LL
 
-/* Distinct addresses of a source, exact up to a cap. */
+/* Distinct addresses of a source: exact up to ADDR_EXACT (or the cap when
+ * smaller: counted up to it), then a HyperLogLog sketch (hll.h). */
+#define ADDR_EXACT 256
+
 struct addrset {
 	uint64_t first[2];           /* the first address, inline */
 	uint64_t (*slot)[2];         /* NULL until a second address; {0,0} = empty */
@@ -32,6 +35,7 @@ struct addrset {
 	uint32_t n;                  /* distinct addresses counted */
 	uint8_t capped;              /* an address was not counted: the cap was hit */
 	uint8_t has_zero;            /* "::" is in the set (it cannot be stored) */
+	uint8_t *hll;                /* the sketch, once past ADDR_EXACT; slot NULL */
 };
 
 /* Space-saving counters over key numbers. */
@@ -118,6 +122,9 @@ struct lbt_offenders {
 
 /* offenders.c (each function's comment is above its definition) */
 int lbt_offendersi_set_add(struct addrset *s, uint64_t hi, uint64_t lo, size_t cap);
+int lbt_offendersi_set_sketch(struct addrset *s);
+void lbt_offendersi_set_free(struct addrset *s);
+uint64_t lbt_offendersi_set_count(const struct addrset *s, int *approx);
 int lbt_offendersi_key_intern(lbt_offenders *o, const char *p, size_t n, uint32_t *id);
 int lbt_offendersi_file_copy(lbt_offenders *o, const char *file, const char **copy);
 void lbt_offendersi_topk_add(struct topk *t, uint32_t id);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbt/hll.h"
 #include "offenders_int.h"
 
 /* An empty accumulator with o's options (and parsed --baseline).
@@ -43,7 +44,11 @@ lbt_offenders *lbt_offenders_spawn(const lbt_offenders *o, lbt_err *err)
  * flag: the union is exact up to the cap.  @return 0 or -1. */
 static int merge_addrs(struct addrset *to, const struct addrset *from, size_t cap)
 {
-	if (from->slot == NULL) {
+	if (from->hll != NULL) {             /* the union's sketch */
+		if (lbt_offendersi_set_sketch(to) < 0)
+			return -1;
+		lbt_hll_merge(to->hll, from->hll);
+	} else if (from->slot == NULL) {
 		if (from->n > 0 && lbt_offendersi_set_add(to, from->first[0], from->first[1], cap) < 0)
 			return -1;
 	} else {
@@ -198,6 +203,7 @@ static int merge_new(lbt_offenders *o, const lbt_offenders *src, const lbt_hmap_
 	*s = *from;
 	from->sec = NULL;
 	from->addrs.slot = NULL;
+	from->addrs.hll = NULL;
 	s->top.n = 0;
 	s->ev = (lbt_evidence)LBT_EVIDENCE_INIT;
 	return merge_topk(o, src, &s->top, &from->top) < 0 ||

@@ -102,7 +102,7 @@ struct src *lbt_offendersi_full_of(lbt_offenders *o, const lbt_hmap_entry *he, i
 	o->extra += 160;                 /* the series and its malloc headers */
 	if (!fresh && replay(o, e, he->key, s) < 0) {
 		lbt_series_free(s->sec);
-		free(s->addrs.slot);
+		lbt_offendersi_set_free(&s->addrs);
 		return NULL;
 	}
 	e->full = s;
@@ -169,7 +169,7 @@ void lbt_offendersi_free_state(lbt_offenders *o)
 		e = he.val;
 		if (e->full != NULL) {
 			lbt_series_free(e->full->sec);
-			free(e->full->addrs.slot);
+			lbt_offendersi_set_free(&e->full->addrs);
 		}
 	}
 	lbt_arena_free(&o->arena);

@@ -17,7 +17,7 @@ static void row(lbt_out *out, const lbt_offender *w, int country, int asn, int a
 	lbt_out_int(out, (int64_t)w->requests);
 	lbt_out_double(out, w->share, 2);
 	lbt_out_int(out, w->peak_count);
-	snprintf(buf, sizeof buf, "%s%llu", w->addrs_capped ? ">" : "",
+	snprintf(buf, sizeof buf, "%s%llu", w->addrs_capped ? ">" : w->addrs_approx ? "~" : "",
 	    (unsigned long long)w->addrs);
 	lbt_out_cstr(out, buf);
 	lbt_out_cstr(out, lbt_offender_keys_str(w, buf, sizeof buf));

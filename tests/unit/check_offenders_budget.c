@@ -1,11 +1,13 @@
 /*
  * check_offenders_budget.c - the bounded state of lbt-offenders: the top N
  * by selection (topn.h) against a full sort, maps of fixed-size keys
- * (hmap.h), and the memory budget (offenders.h, "Memory budget"): counts
+ * (hmap.h), the distinct addresses (exact up to 256, a HyperLogLog
+ * after, the same merged), and the memory budget (offenders.h, "Memory budget"): counts
  * within the bound they print, checked against counts kept here by a
  * plain array, alone and through a merge of two halves.
  */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,6 +304,61 @@ START_TEST(merge_halves_exact)
 }
 END_TEST
 
+/* ---- distinct addresses ---------------------------------------------------- */
+
+/* A source 2001:db8:a::/64 of k requests from k distinct addresses, the
+ * lines l with l % parts == part of them, into o. */
+static void feed_addrs(lbt_offenders *o, uint32_t k, int parts, int part)
+{
+	char addr[64];
+
+	for (uint32_t i = 0; i < k; i++) {
+		lbt_rec r;
+
+		if ((int)(i % (uint32_t)parts) != part)
+			continue;
+		snprintf(addr, sizeof addr, "2001:db8:a:0:%x:%x::", i >> 16, i & 0xffff);
+		lbt_rec_clear(&r);
+		r.have = LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_CLIENT);
+		r.time_us = (T0 + i / 1000) * SEC;
+		ck_assert_int_eq(lbt_addr_parse(addr, strlen(addr), &r.client), 0);
+		ck_assert_int_eq(lbt_offenders_add(o, &r), 0);
+	}
+}
+
+START_TEST(addrs_sketch)
+{
+	static const uint32_t ks[] = { 1, 2, 255, 256, 257, 5000, 100000 };
+	lbt_err err;
+
+	for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
+		lbt_offenders *o = new_acc(0), *a = new_acc(0), *b = new_acc(0);
+		const lbt_offender *r, *m;
+
+		feed_addrs(o, ks[j], 1, 0);
+		feed_addrs(a, ks[j], 2, 0);
+		feed_addrs(b, ks[j], 2, 1);
+		ck_assert_int_eq(lbt_offenders_merge(a, b, &err), 0);
+		lbt_offenders_free(b);
+		ck_assert_int_eq(lbt_offenders_finish(o, &err), 0);
+		ck_assert_int_eq(lbt_offenders_finish(a, &err), 0);
+		r = lbt_offenders_row_at(o, 0);
+		m = lbt_offenders_row_at(a, 0);
+		if (ks[j] <= 256) {                       /* exact below the threshold */
+			ck_assert_int_eq(r->addrs_approx, 0);
+			ck_assert_uint_eq(r->addrs, ks[j]);
+		} else {                                  /* within 4 standard errors */
+			ck_assert_int_eq(r->addrs_approx, 1);
+			ck_assert_double_le(fabs((double)r->addrs - ks[j]), 4 * 0.0325 * ks[j]);
+		}
+		ck_assert_uint_eq(m->addrs, r->addrs);    /* the union's sketch: the same */
+		ck_assert_int_eq(m->addrs_approx, r->addrs_approx);
+		lbt_offenders_free(o);
+		lbt_offenders_free(a);
+	}
+}
+END_TEST
+
 START_TEST(max_memory_parse)
 {
 	static const struct { const char *s; size_t v; } ok[] = {
@@ -335,6 +392,7 @@ static Suite *budget_suite(void)
 	tcase_add_test(tc, over_budget);
 	tcase_add_test(tc, merge_over_budget);
 	tcase_add_test(tc, merge_halves_exact);
+	tcase_add_test(tc, addrs_sketch);
 	tcase_add_test(tc, max_memory_parse);
 	suite_add_tcase(s, tc);
 	return s;
