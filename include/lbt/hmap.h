@@ -87,7 +87,8 @@ typedef int (*lbt_hmap_cmp)(const lbt_hmap_entry *a, const lbt_hmap_entry *b, vo
  */
 lbt_hmap_entry *lbt_hmap_sorted(const lbt_hmap *m, lbt_hmap_cmp cmp, void *ctx, size_t *n);
 
-/* @return an estimate of the bytes the map holds (index, keys, values). */
+/* @return an estimate of the bytes the map holds (index, keys, the values
+ * stored): what it adds to the resident set. */
 size_t lbt_hmap_bytes(const lbt_hmap *m);
 
 #endif

@@ -40,7 +40,7 @@
  *
  * Memory budget (max_memory, --max-memory): a source of one request costs
  * about 90 bytes, one with its full state a few hundred plus its series.
- * When the estimate passes two thirds of the budget, the sources whose
+ * When the estimate passes the budget, the sources whose
  * requests (upper bound) are at most a threshold T are dropped, T the
  * smallest that drops half of them, and the floor of the accumulator
  * grows to T: a dropped source sent at most the floor; one counted again

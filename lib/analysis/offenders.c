@@ -399,7 +399,7 @@ static int count_second(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 		return -1;
 	c = lbt_series_get(s->sec, b);
 	if (c == 1)
-		o->extra += 32;          /* a new bucket (see offenders_budget.c) */
+		o->extra += 12;          /* a new run cell (see offenders_budget.c) */
 	if (c > s->peak_count || (c == s->peak_count && b < s->peak_bucket)) {
 		s->peak_count = c;
 		s->peak_bucket = b;

@@ -3,10 +3,12 @@
  * "Memory budget").
  *
  * The estimate is the source map's bytes, the arena's and, for the full
- * states, a mean cost per series bucket and per stored address (their
- * tables are at most 3/4 full and double).  Checked every CHECK_EVERY
- * records, it triggers a prune at two thirds of the budget, so that the
- * new map, built while the old one still lives, stays inside it.
+ * states, a mean cost per series cell and per stored address (runs grow
+ * by half, tables double).  Checked every CHECK_EVERY
+ * records, it triggers a prune past the budget; the new map, built while
+ * the old one still lives, holds at most half the sources, so a prune
+ * briefly takes up to half the budget again (a drop is rare, ten million
+ * sources of one request fit in the default 1G).
  *
  * The prune keeps the sources whose upper bound (requests + err) passes a
  * threshold T, T the smallest that drops at least half of them, read in a
@@ -137,11 +139,10 @@ static int prune(lbt_offenders *o)
 	return 0;
 }
 
-/* Prune when over two thirds of the budget.  @return 0, or -1 when out
- * of memory. */
+/* Prune when over the budget.  @return 0, or -1 when out of memory. */
 int lbt_offendersi_budget_now(lbt_offenders *o)
 {
-	if (o->o.max_memory == 0 || state_bytes(o) <= o->o.max_memory / 3 * 2)
+	if (o->o.max_memory == 0 || state_bytes(o) <= o->o.max_memory)
 		return 0;
 	return prune(o);
 }

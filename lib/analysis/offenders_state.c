@@ -99,7 +99,7 @@ struct src *lbt_offendersi_full_of(lbt_offenders *o, const lbt_hmap_entry *he, i
 	    (s->sec = lbt_series_new(SEC)) == NULL)
 		return NULL;
 	s->ev = (lbt_evidence)LBT_EVIDENCE_INIT;
-	o->extra += 160;                 /* the series and its malloc headers */
+	o->extra += 96;                  /* the series and its malloc header */
 	if (!fresh && replay(o, e, he->key, s) < 0) {
 		lbt_series_free(s->sec);
 		lbt_offendersi_set_free(&s->addrs);

@@ -397,17 +397,15 @@ lbt_hmap_entry *lbt_hmap_sorted(const lbt_hmap *m, lbt_hmap_cmp cmp, void *ctx, 
 	return out;
 }
 
-/* @return the bytes held: index, metadata, arena, value blocks. */
+/* @return the bytes held: index, metadata, arena, the values stored (a
+ * value block's pages past the last entry are never touched, so they take
+ * no memory). */
 size_t lbt_hmap_bytes(const lbt_hmap *m)
 {
 	size_t b;
 
 	if (m == NULL)
 		return 0;
-	b = sizeof(*m) + (m->mask + 1) * sizeof(struct slot) + m->meta_cap * sizeof(struct meta);
-	b += m->arena_bytes;
-	for (int k = 0; k < NBLOCKS; k++)
-		if (m->blocks[k] != NULL)
-			b += ((size_t)256 << k) * m->stride;
-	return b;
+	b = sizeof(*m) + (m->mask + 1) * sizeof(struct slot) + m->count * sizeof(struct meta);
+	return b + m->arena_bytes + m->count * m->stride;
 }
