@@ -469,7 +469,7 @@ static int add_first(lbt_offenders *o, struct src_entry *e, const lbt_rec *rec,
 	if ((k = key_id(o, rec, &key)) < 0 || lbt_offendersi_file_id(o, rec->file, &file) < 0 ||
 	    lbt_series_add_bucket(o->all, lbt_bucket_of(rec->time_us, SEC), 1) < 0)
 		return -1;
-	lbt_offendersi_keep_one(o, e, rec, k == 1 ? key : NO_KEY, file);
+	lbt_offendersi_keep_one(e, rec, k == 1 ? key : NO_KEY, file);
 	return 1;
 }
 

@@ -133,8 +133,8 @@ int lbt_offendersi_status_class(int32_t st);
 /* offenders_state.c */
 int lbt_offendersi_tarpitted(const lbt_rec *rec);
 int lbt_offendersi_fits(const lbt_rec *rec, const lbt_addr *net);
-void lbt_offendersi_keep_one(lbt_offenders *o, struct src_entry *e, const lbt_rec *rec,
-    uint32_t key, uint32_t file);
+void lbt_offendersi_keep_one(struct src_entry *e, const lbt_rec *rec, uint32_t key,
+    uint32_t file);
 struct src *lbt_offendersi_full_of(lbt_offenders *o, const lbt_hmap_entry *he, int fresh);
 struct src *lbt_offendersi_full(lbt_offenders *o, const lbt_hmap_entry *he);
 struct src_rank lbt_offendersi_rank(const lbt_hmap_entry *he);

@@ -40,10 +40,9 @@ int lbt_offendersi_fits(const lbt_rec *rec, const lbt_addr *net)
 
 /* Keep rec inline in e: key number key (NO_KEY: none), file number + 1
  * (0: none), its status class + 1 (0: none; see lbt_offendersi_status_class). */
-void lbt_offendersi_keep_one(lbt_offenders *o, struct src_entry *e, const lbt_rec *rec,
-    uint32_t key, uint32_t file)
+void lbt_offendersi_keep_one(struct src_entry *e, const lbt_rec *rec, uint32_t key,
+    uint32_t file)
 {
-	(void)o;
 	e->full = NULL;
 	e->time_us = rec->time_us;
 	e->ev_line = rec->line;
