@@ -67,6 +67,8 @@ int main(int argc, char **argv)
 		LBT_OPT_FN("geoip", 0, opt_geoip, &gf, "FILE",
 		    "MaxMind DB (City, Country or ASN); repeatable"),
 		LBT_OPT_FLAG("no-geoip", 0, &no_geoip, "do not look for GeoIP databases"),
+		LBT_OPT_FN("max-memory", 0, lbt_offenders_opt_max_memory, &o, "SIZE",
+		    "memory for sources (default 1G); past it counts get a bound"),
 		LBT_OPT_END
 	};
 	lbt_cli cli;
@@ -74,7 +76,7 @@ int main(int argc, char **argv)
 	lbt_analysis a;
 	lbt_stream *in;
 	lbt_report_opts p;
-	char note[200];
+	char note[240];
 	int rc;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
@@ -89,6 +91,8 @@ int main(int argc, char **argv)
 		lbt_cli_die(&cli, &err);
 	in = lbt_cli_run(&cli, &a, 1, 0);
 	if (lbt_offenders_report_empty(a.acc, note, sizeof note))
+		lbt_cli_note(&cli, "%s", note);
+	if (lbt_offenders_report_approx(a.acc, note, sizeof note))
 		lbt_cli_note(&cli, "%s", note);
 	p = lbt_cli_report_opts(&cli, 0);
 	rc = episodes ? lbt_offenders_report_episodes(a.acc, stdout, &p)

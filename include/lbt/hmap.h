@@ -48,6 +48,14 @@ uint64_t lbt_hash_bytes(const void *p, size_t n);
  * NULL when out of memory. */
 lbt_hmap *lbt_hmap_new(size_t val_size);
 
+/*
+ * @return an empty map whose keys are all exactly klen bytes (1..255),
+ * stored beside their values with no metadata nor copy elsewhere (a key
+ * of another length is refused by put), or NULL when out of memory.
+ * Such a map's keys (lbt_hmap_entry.key) are not NUL-terminated.
+ */
+lbt_hmap *lbt_hmap_new_fixed(size_t klen, size_t val_size);
+
 /* Free the map, its keys and values; NULL accepted. */
 void lbt_hmap_free(lbt_hmap *m);
 
@@ -79,7 +87,8 @@ typedef int (*lbt_hmap_cmp)(const lbt_hmap_entry *a, const lbt_hmap_entry *b, vo
  */
 lbt_hmap_entry *lbt_hmap_sorted(const lbt_hmap *m, lbt_hmap_cmp cmp, void *ctx, size_t *n);
 
-/* @return an estimate of the bytes the map holds (index, keys, values). */
+/* @return an estimate of the bytes the map holds (index, keys, the values
+ * stored): what it adds to the resident set. */
 size_t lbt_hmap_bytes(const lbt_hmap *m);
 
 #endif

@@ -11,7 +11,8 @@
  *
  * Per source, in memory bounded by sources x active seconds (never by
  * records): requests, a 1 s series (peak req/s; windows for the baseline),
- * distinct client addresses (an exact set, capped at addr_cap), the top
+ * distinct client addresses (an exact set up to 256, then a HyperLogLog
+ * estimate, marked; or exact up to addr_cap when that is smaller), the top
  * keys hit (space-saving over LBT_OFF_TOPK counters: exact while a source
  * hits at most that many keys, an upper bound marked approximate after;
  * equal counts listed in key order), status mix, tarpitted requests
@@ -36,6 +37,20 @@
  * The engine runs on the rows shown only, except for --by ratio, which
  * ranks by it: then on every source that can have a rise at all
  * (lbt_cp_may_rise), the others following by requests.
+ *
+ * Memory budget (max_memory, --max-memory): a source of one request costs
+ * about 90 bytes, one with its full state a few hundred plus its series.
+ * When the estimate passes the budget, the sources whose
+ * requests (upper bound) are at most a threshold T are dropped, T the
+ * smallest that drops half of them, and the floor of the accumulator
+ * grows to T: a dropped source sent at most the floor; one counted again
+ * afterwards starts with that as its error (space-saving, Metwally et al.
+ * 2005, pruned in batches).  Every row then carries requests_err: its true
+ * count is in [requests, requests + requests_err]; its other figures cover
+ * the requests counted since it was last admitted.  A source with more
+ * requests than the floor is never dropped, so the heavy hitters' counts
+ * stay exact when they arrive before the first prune and within the
+ * floor after.  stats.pruned says it happened; the floor is the bound.
  * Includes: analysis.h, changepoint.h, err.h, rec.h, netgroup.h, geoip.h,
  * series.h (lib/analysis/offenders*.c also evidence.h, hmap.h).
  */
@@ -84,10 +99,15 @@ typedef struct lbt_offenders_opts {
 	int64_t jump_min_us;          /* --jump-min; default 10 s */
 	size_t addr_cap;              /* distinct addresses counted per source; 65536 */
 	lbt_geoip *geoip;             /* may be NULL; borrowed */
+	size_t max_memory;            /* bytes of source state (see above) */
 } lbt_offenders_opts;
 
+/* The default budget: ten million sources of one request (the IPv6 /64s
+ * of a rotating client) fit in it, exactly. */
+#define LBT_OFF_MAX_MEMORY ((size_t)1 << 30)
+
 #define LBT_OFFENDERS_OPTS_INIT { LBT_NETGROUP_INIT, LBT_OFF_BY_REQUESTS, 20, 0, 0, NULL, \
-	LBT_CP_OPTS_INIT, 10000000, 65536, NULL }
+	LBT_CP_OPTS_INIT, 10000000, 65536, NULL, LBT_OFF_MAX_MEMORY }
 
 typedef struct lbt_off_key {
 	const char *key;              /* owned by the accumulator */
@@ -105,6 +125,10 @@ typedef struct lbt_offender {
 	int64_t peak_second;          /* that second (Unix time) */
 	uint64_t addrs;               /* distinct client addresses */
 	int addrs_capped;             /* more than addrs (the cap) */
+	int addrs_approx;             /* addrs is a HyperLogLog estimate (more than
+	                                 256 distinct, +-3.25 %) */
+	uint64_t requests_err;        /* over budget: it sent requests..requests +
+	                                 requests_err; 0 = exact */
 	lbt_off_key keys[LBT_OFF_SHOWKEYS];
 	int nkeys;
 	uint64_t status[LBT_OFF_NSTATUS];
@@ -127,6 +151,10 @@ typedef struct lbt_offenders_stats {
 	int baseline;                 /* 0 nothing counted, 1 each source's own, 2 --baseline */
 	int64_t base_from_us, base_to_us;   /* the --baseline window [from, to) */
 	size_t changes;               /* sources the change-point engine ran on */
+	uint64_t pruned;              /* times sources were dropped (over budget) */
+	uint64_t dropped;             /* sources dropped, in all */
+	uint64_t floor;               /* a source not shown sent at most this many
+	                                 more than its row says; 0 = exact */
 } lbt_offenders_stats;
 
 typedef struct lbt_offenders lbt_offenders;
@@ -139,6 +167,11 @@ int lbt_off_by_parse(const char *s, lbt_off_by *by, lbt_err *err);
 int lbt_offenders_opt_by(void *opts, const char *arg, lbt_err *err);
 int lbt_offenders_opt_min_rate(void *opts, const char *arg, lbt_err *err);
 int lbt_offenders_opt_min_share(void *opts, const char *arg, lbt_err *err);
+
+/* lbt_cli_fn for --max-memory SIZE: a number of bytes with an optional
+ * K, M, G or T (powers of 1024; "KiB", "MB" read alike), at least 1M.
+ * @return 0 or -1 with err. */
+int lbt_offenders_opt_max_memory(void *opts, const char *arg, lbt_err *err);
 
 /* Fields the accumulator reads (LBT_BIT mask) for lbt_input_opts.wanted. */
 uint64_t lbt_offenders_fields(const lbt_offenders *o);

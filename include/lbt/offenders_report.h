@@ -36,4 +36,11 @@ int lbt_offenders_report_episodes(const lbt_offenders *o, FILE *fp, const lbt_re
  */
 int lbt_offenders_report_empty(const lbt_offenders *o, char *buf, size_t size);
 
+/*
+ * When the memory budget (--max-memory) made sources be dropped, the
+ * sentence that says what is approximate, and by how much, into buf (the
+ * rows then carry requests_err).  @return 1 with buf filled, 0 when exact.
+ */
+int lbt_offenders_report_approx(const lbt_offenders *o, char *buf, size_t size);
+
 #endif

@@ -26,8 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbt/hll.h"
 #include "lbt/num.h"
 #include "lbt/timeparse.h"
+#include "lbt/topn.h"
 #include "offenders_int.h"
 
 /* --by text to the enum.  @return 0, or -1 with err listing the values. */
@@ -152,7 +154,7 @@ lbt_offenders *lbt_offenders_new(const lbt_offenders_opts *op, lbt_err *err)
 	o->o = *op;
 	o->o.baseline = NULL;        /* parsed; not kept (borrowed memory) */
 	o->st.baseline = op->baseline ? 2 : 0;
-	o->srcs = lbt_hmap_new(sizeof(struct src));
+	o->srcs = lbt_hmap_new_fixed(sizeof(lbt_addr), sizeof(struct src_entry));
 	o->keys = lbt_hmap_new(sizeof(uint32_t));
 	o->files = lbt_hmap_new(sizeof(uint32_t));
 	o->all = lbt_series_new(SEC);
@@ -164,17 +166,61 @@ lbt_offenders *lbt_offenders_new(const lbt_offenders_opts *op, lbt_err *err)
 	return o;
 }
 
-/* Mix the two halves of an address into a slot number.  The varying bits
- * of addresses in one /64 sit in the top bytes of `lo` (memory order read
- * as a little-endian word), so every bit must reach the low ones:
+/* Mix the two halves of an address into 64 bits.  The varying bits of
+ * addresses in one /64 sit in the top bytes of `lo` (memory order read
+ * as a little-endian word), so every bit must reach every other:
  * splitmix64's finaliser does that. */
-static uint32_t set_hash(uint64_t hi, uint64_t lo)
+static uint64_t set_hash64(uint64_t hi, uint64_t lo)
 {
 	uint64_t z = hi * 0x9e3779b97f4a7c15ull ^ lo;
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return (uint32_t)(z ^ (z >> 31));
+	return z ^ (z >> 31);
+}
+
+/* @return the slot number of an address (set_hash64's low bits). */
+static uint32_t set_hash(uint64_t hi, uint64_t lo)
+{
+	return (uint32_t)set_hash64(hi, lo);
+}
+
+/* Turn the exact set into its sketch: every stored address (the first
+ * one among them, "::" by its flag) counted in a new HyperLogLog.
+ * @return 0 or -1 (no memory; the set is kept). */
+int lbt_offendersi_set_sketch(struct addrset *s)
+{
+	if (s->hll != NULL)
+		return 0;
+	if ((s->hll = lbt_hll_new()) == NULL)
+		return -1;
+	if (s->slot == NULL && s->n > 0)
+		lbt_hll_add(s->hll, set_hash64(s->first[0], s->first[1]));
+	for (uint32_t i = 0; s->slot != NULL && i <= s->mask; i++)
+		if ((s->slot[i][0] | s->slot[i][1]) != 0)
+			lbt_hll_add(s->hll, set_hash64(s->slot[i][0], s->slot[i][1]));
+	if (s->has_zero)
+		lbt_hll_add(s->hll, set_hash64(0, 0));
+	free(s->slot);
+	s->slot = NULL;
+	return 0;
+}
+
+/* Free the set's table or sketch. */
+void lbt_offendersi_set_free(struct addrset *s)
+{
+	free(s->slot);
+	free(s->hll);
+	s->slot = NULL;
+	s->hll = NULL;
+}
+
+/* @return the distinct addresses: exact, or the sketch's estimate
+ * (*approx = 1). */
+uint64_t lbt_offendersi_set_count(const struct addrset *s, int *approx)
+{
+	*approx = s->hll != NULL;
+	return s->hll ? (uint64_t)llround(lbt_hll_estimate(s->hll)) : s->n;
 }
 
 /* Slot of address (hi, lo) in the set's table, or the empty one to use. */
@@ -216,6 +262,10 @@ static int set_store(struct addrset *s, uint64_t hi, uint64_t lo)
  * counted up to cap.  @return 0 or -1 (no memory). */
 int lbt_offendersi_set_add(struct addrset *s, uint64_t hi, uint64_t lo, size_t cap)
 {
+	if (s->hll != NULL) {
+		lbt_hll_add(s->hll, set_hash64(hi, lo));
+		return 0;
+	}
 	if (s->n == 0) {
 		s->first[0] = hi, s->first[1] = lo, s->n = 1;
 		return 0;
@@ -237,6 +287,12 @@ int lbt_offendersi_set_add(struct addrset *s, uint64_t hi, uint64_t lo, size_t c
 		s->capped = 1;
 		return 0;
 	}
+	if (s->n >= ADDR_EXACT) {
+		if (lbt_offendersi_set_sketch(s) < 0)
+			return -1;
+		lbt_hll_add(s->hll, set_hash64(hi, lo));
+		return 0;
+	}
 	if (set_store(s, hi, lo) < 0)
 		return -1;
 	s->n++;
@@ -244,7 +300,7 @@ int lbt_offendersi_set_add(struct addrset *s, uint64_t hi, uint64_t lo, size_t c
 }
 
 /* Count key number id in a source's space-saving counters. */
-static void topk_add(struct topk *t, uint32_t id)
+void lbt_offendersi_topk_add(struct topk *t, uint32_t id)
 {
 	uint32_t m = 0;
 
@@ -320,8 +376,8 @@ int lbt_offendersi_file_copy(lbt_offenders *o, const char *file, const char **co
 	return 0;
 }
 
-/* Status class of an HTTP status. */
-static int status_class(int32_t st)
+/* @return the status class (LBT_OFF_S*) of an HTTP status. */
+int lbt_offendersi_status_class(int32_t st)
 {
 	if (st == -1)
 		return LBT_OFF_SNONE;
@@ -342,6 +398,8 @@ static int count_second(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 	if (lbt_series_add_bucket(s->sec, b, 1) < 0 || lbt_series_add_bucket(o->all, b, 1) < 0)
 		return -1;
 	c = lbt_series_get(s->sec, b);
+	if (c == 1)
+		o->extra += 12;          /* a new run cell (see offenders_budget.c) */
 	if (c > s->peak_count || (c == s->peak_count && b < s->peak_bucket)) {
 		s->peak_count = c;
 		s->peak_bucket = b;
@@ -375,9 +433,8 @@ static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 		s->last_us = rec->time_us;
 	s->requests++;
 	if (rec->have & LBT_BIT(LBT_F_STATUS))
-		s->status[status_class(rec->status)]++;
-	if ((rec->have & LBT_BIT(LBT_F_TERM)) && rec->term.n >= 2 && rec->term.p[0] == 'P' &&
-	    rec->term.p[1] == 'T') {
+		s->status[lbt_offendersi_status_class(rec->status)]++;
+	if (lbt_offendersi_tarpitted(rec)) {
 		s->tarpitted++;
 		if ((rec->have & LBT_BIT(LBT_F_TW)) && rec->tw > 0)
 			s->held_ms += rec->tw;
@@ -386,20 +443,43 @@ static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 
 	memcpy(&hi, rec->client.b, 8);
 	memcpy(&lo, rec->client.b + 8, 8);
+	uint32_t had = s->addrs.n;
+
 	if (lbt_offendersi_set_add(&s->addrs, hi, lo, o->o.addr_cap) < 0 ||
 	    (k = key_id(o, rec, &id)) < 0)
 		return -1;
+	if (s->addrs.n != had)
+		o->extra += 24;          /* a stored address */
 	if (k == 1)
-		topk_add(&s->top, id);
+		lbt_offendersi_topk_add(&s->top, id);
 	return 0;
+}
+
+/* Keep rec, the first request of its new source e (net), inline when it
+ * fits (offenders_state.c).  @return 1 when kept, 0 when it needs the full
+ * state, -1 when out of memory. */
+static int add_first(lbt_offenders *o, struct src_entry *e, const lbt_rec *rec,
+    const lbt_addr *net)
+{
+	uint32_t key = NO_KEY, file;
+	int k;
+
+	if (!lbt_offendersi_fits(rec, net))
+		return 0;
+	if ((k = key_id(o, rec, &key)) < 0 || lbt_offendersi_file_id(o, rec->file, &file) < 0 ||
+	    lbt_series_add_bucket(o->all, lbt_bucket_of(rec->time_us, SEC), 1) < 0)
+		return -1;
+	lbt_offendersi_keep_one(e, rec, k == 1 ? key : NO_KEY, file);
+	return 1;
 }
 
 /* Count rec for its source.  @return 0, or -1 when out of memory (sticky). */
 int lbt_offenders_add(lbt_offenders *o, const lbt_rec *rec)
 {
 	lbt_addr net;
+	lbt_hmap_entry he;
 	struct src *s;
-	int created;
+	int created, k = 0;
 
 	o->st.records++;
 	if (o->failed)
@@ -413,29 +493,23 @@ int lbt_offenders_add(lbt_offenders *o, const lbt_rec *rec)
 		o->st.no_client++;
 		return 0;
 	}
-	if ((s = lbt_hmap_put(o->srcs, &net, sizeof(net), &created)) == NULL)
+	if ((he.val = lbt_hmap_put(o->srcs, &net, sizeof(net), &created)) == NULL ||
+	    (created && o->st.floor == 0 && (k = add_first(o, he.val, rec, &net)) < 0))
 		return o->failed = -1;
-	if (created && (s->sec = lbt_series_new(SEC)) == NULL)
+	if (k == 1) {
+		o->st.counted++;
+		return lbt_offendersi_budget(o) < 0 ? (o->failed = -1) : 0;
+	}
+	he.key = &net;
+	if ((s = lbt_offendersi_full_of(o, &he, created)) == NULL)
 		return o->failed = -1;
+	if (created)
+		s->err = o->st.floor;      /* it may have been dropped with as many */
 	if (count_second(o, s, rec) < 0 || count_evidence(o, s, rec) < 0 ||
 	    count_rest(o, s, rec) < 0)
 		return o->failed = -1;
 	o->st.counted++;
-	return 0;
-}
-
-/* The share of every source. */
-static void measure_sources(lbt_offenders *o)
-{
-	lbt_hmap_entry e;
-
-	for (size_t i = 0; i < lbt_hmap_count(o->srcs); i++) {
-		struct src *s;
-
-		lbt_hmap_at(o->srcs, i, &e);
-		s = e.val;
-		s->share = (double)s->requests * 100 / (double)o->st.counted;
-	}
+	return lbt_offendersi_budget(o) < 0 ? (o->failed = -1) : 0;
 }
 
 /* Compare two numbers for a descending order. */
@@ -448,26 +522,26 @@ static int desc(double x, double y)
 static int rank_cmp(const lbt_hmap_entry *a, const lbt_hmap_entry *b, void *ctx)
 {
 	const lbt_offenders *o = ctx;
-	const struct src *x = a->val, *y = b->val;
+	struct src_rank x = lbt_offendersi_rank(a), y = lbt_offendersi_rank(b);
 	int c = 0;
 
 	switch (o->o.by) {
 	case LBT_OFF_BY_RATE:
-		c = desc((double)x->peak_count, (double)y->peak_count);
+		c = desc((double)x.peak_count, (double)y.peak_count);
 		break;
 	case LBT_OFF_BY_HELD:
-		if ((c = desc((double)x->held_ms, (double)y->held_ms)) == 0)
-			c = desc((double)x->tarpitted, (double)y->tarpitted);
+		if ((c = desc((double)x.held_ms, (double)y.held_ms)) == 0)
+			c = desc((double)x.tarpitted, (double)y.tarpitted);
 		break;
 	case LBT_OFF_BY_RATIO:
-		if ((c = desc(x->rank_class, y->rank_class)) == 0 && x->rank_class > 0)
-			c = desc(x->rank_rate, y->rank_rate);
+		if ((c = desc(x.rank_class, y.rank_class)) == 0 && x.rank_class > 0)
+			c = desc(x.rank_rate, y.rank_rate);
 		break;
 	default:
 		break;
 	}
 	if (c == 0)
-		c = desc((double)x->requests, (double)y->requests);
+		c = desc((double)x.requests, (double)y.requests);
 	return c ? c : memcmp(a->key, b->key, sizeof(lbt_addr));
 }
 
@@ -505,18 +579,21 @@ static void row_keys(const lbt_offenders *o, const struct topk *t, lbt_offender 
  * @return 0 or -1 (out of memory). */
 static int fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 {
-	const struct src *s = e->val;
+	const struct src *s = lbt_offendersi_full(o, e);
 	lbt_offender *r = &row->pub;
 
 	memset(row, 0, sizeof(*row));
+	if (s == NULL)
+		return -1;
 	memcpy(&r->net, e->key, sizeof(r->net));
 	r->source = lbt_netgroup_format(&o->o.net, &r->net, row->text, sizeof row->text);
 	r->requests = s->requests;
-	r->share = s->share;
+	r->share = (double)s->requests * 100 / (double)o->st.counted;
 	r->peak_count = s->peak_count;
 	r->peak_second = s->peak_bucket;
-	r->addrs = s->addrs.n;
+	r->addrs = lbt_offendersi_set_count(&s->addrs, &r->addrs_approx);
 	r->addrs_capped = s->addrs.capped;
+	r->requests_err = s->err;
 	row_keys(o, &s->top, r);
 	memcpy(r->status, s->status, sizeof(r->status));
 	r->tarpitted = s->tarpitted;
@@ -530,33 +607,36 @@ static int fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 	return lbt_offendersi_row_changes(o, s, row);
 }
 
-/* True when a source passes --min-rate and --min-share. */
-static int kept(const lbt_offenders *o, const struct src *s)
+/* True when a source passes --min-rate and --min-share (an lbt_hmap_pred). */
+static int kept(const lbt_hmap_entry *e, void *ctx)
 {
-	return (double)s->peak_count >= o->o.min_rate && s->share >= o->o.min_share;
+	const lbt_offenders *o = ctx;
+	struct src_rank s = lbt_offendersi_rank(e);
+
+	return (double)s.peak_count >= o->o.min_rate &&
+	    (double)s.requests * 100 / (double)o->st.counted >= o->o.min_share;
 }
 
-/* Rank, filter and keep the top rows.  @return 0 or -1 (out of memory). */
+/* Rank, filter and keep the top rows: selection of the first --top of
+ * the sources kept (topn.h), not a sort of them all.
+ * @return 0 or -1 (out of memory). */
 static int make_rows(lbt_offenders *o)
 {
-	size_t n, want;
-	lbt_hmap_entry *sorted = lbt_hmap_sorted(o->srcs, rank_cmp, o, &n);
+	size_t n;
+	lbt_hmap_entry *top = lbt_hmap_top(o->srcs, o->o.top, rank_cmp, kept, o, &n, &o->st.kept);
 
-	if (sorted == NULL)
+	if (top == NULL)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		o->st.kept += kept(o, sorted[i].val);
-	want = o->o.top == 0 || o->o.top > o->st.kept ? o->st.kept : o->o.top;
-	if (want > 0 && (o->rows = calloc(want, sizeof(*o->rows))) == NULL) {
-		free(sorted);
+	if (n > 0 && (o->rows = calloc(n, sizeof(*o->rows))) == NULL) {
+		free(top);
 		return -1;
 	}
-	for (size_t i = 0; i < n && o->nrows < want; i++)
-		if (kept(o, sorted[i].val) && fill_row(o, &sorted[i], &o->rows[o->nrows++]) < 0) {
-			free(sorted);
+	for (size_t i = 0; i < n; i++)
+		if (fill_row(o, &top[i], &o->rows[o->nrows++]) < 0) {
+			free(top);
 			return -1;
 		}
-	free(sorted);
+	free(top);
 	return 0;
 }
 
@@ -578,7 +658,6 @@ int lbt_offenders_finish(lbt_offenders *o, lbt_err *err)
 		o->st.baseline = 1;
 	if (lbt_offendersi_changes_setup(o, gfirst, glast, err) < 0)
 		return -1;
-	measure_sources(o);
 	if ((o->o.by == LBT_OFF_BY_RATIO && lbt_offendersi_rank_ratio(o) < 0) || make_rows(o) < 0)
 		return lbt_err_set(err, "out of memory");
 	return 0;
@@ -655,18 +734,9 @@ const char *lbt_offender_keys_str(const lbt_offender *r, char *buf, size_t size)
  * NULL accepted. */
 void lbt_offenders_free(lbt_offenders *o)
 {
-	lbt_hmap_entry e;
-
 	if (o == NULL)
 		return;
-	for (size_t i = 0; i < lbt_hmap_count(o->srcs); i++) {
-		struct src *s;
-
-		lbt_hmap_at(o->srcs, i, &e);
-		s = e.val;
-		lbt_series_free(s->sec);
-		free(s->addrs.slot);
-	}
+	lbt_offendersi_free_state(o);
 	lbt_hmap_free(o->srcs);
 	lbt_hmap_free(o->keys);
 	lbt_hmap_free(o->files);

@@ -80,21 +80,27 @@ static int source_changes(const lbt_offenders *o, const struct src *s, lbt_cp_re
  * (by its ratio), 0 for the rest; the engine runs only on a source that
  * may rise.  @return 0, or -1 when out of memory.
  */
-static int rank_key(lbt_offenders *o, struct src *s)
+static int rank_key(lbt_offenders *o, const lbt_hmap_entry *he)
 {
-	size_t n;
-	lbt_series_point *p = lbt_series_points(s->sec, &n);
+	const struct src_entry *e = he->val;
+	lbt_series_point one = { lbt_bucket_of(e->time_us, SEC), 1 }, *p = &one;
+	size_t n = 1;
 	lbt_cp_result res;
 	lbt_cp_summary sum;
+	struct src *s;
 	int may;
 
-	if (p == NULL)
+	if (e->full != NULL && (p = lbt_series_points(e->full->sec, &n)) == NULL)
 		return -1;
 	may = lbt_cp_may_rise(p, n, 1.0, &o->cp);
-	free(p);
-	s->rank_class = 0;
+	if (p != &one)
+		free(p);
+	if (e->full != NULL)
+		e->full->rank_class = 0;
 	if (!may)
 		return 0;
+	if ((s = lbt_offendersi_full(o, he)) == NULL)   /* a rise of one request: rare */
+		return -1;
 	o->st.changes++;
 	if (source_changes(o, s, &res) < 0)
 		return -1;
@@ -114,7 +120,7 @@ int lbt_offendersi_rank_ratio(lbt_offenders *o)
 
 	for (size_t i = 0; i < lbt_hmap_count(o->srcs); i++) {
 		lbt_hmap_at(o->srcs, i, &e);
-		if (rank_key(o, e.val) < 0)
+		if (rank_key(o, &e) < 0)
 			return -1;
 	}
 	return 0;

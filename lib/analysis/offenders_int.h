@@ -4,22 +4,30 @@
  *   offenders.c          the accumulator: records -> sources, finish, rows
  *   offenders_changes.c  the change points: engine options, --by ratio, rows
  *   offenders_merge.c    spawn, merge (analysis.h) and the vtable
+ *   offenders_state.c    a source's state: one request inline, the rest
+ *                        from the arena when a second one comes
+ *   offenders_budget.c   --max-memory: the estimate, the prune, the floor
  *
  * Direction: offenders_merge.c and offenders.c call offenders_changes.c;
- * offenders_merge.c calls offenders.c; never the other way.
+ * offenders_merge.c calls offenders.c; every file calls offenders_state.c;
+ * never the other way.
  */
 #ifndef LBT_OFFENDERS_INT_H
 #define LBT_OFFENDERS_INT_H
 
 #include <stdint.h>
 
+#include "lbt/arena.h"
 #include "lbt/evidence.h"
 #include "lbt/hmap.h"
 #include "lbt/offenders.h"
 
 #define SEC 1000000LL
 
-/* Distinct addresses of a source, exact up to a cap. */
+/* Distinct addresses of a source: exact up to ADDR_EXACT (or the cap when
+ * smaller: counted up to it), then a HyperLogLog sketch (hll.h). */
+#define ADDR_EXACT 256
+
 struct addrset {
 	uint64_t first[2];           /* the first address, inline */
 	uint64_t (*slot)[2];         /* NULL until a second address; {0,0} = empty */
@@ -27,6 +35,7 @@ struct addrset {
 	uint32_t n;                  /* distinct addresses counted */
 	uint8_t capped;              /* an address was not counted: the cap was hit */
 	uint8_t has_zero;            /* "::" is in the set (it cannot be stored) */
+	uint8_t *hll;                /* the sketch, once past ADDR_EXACT; slot NULL */
 };
 
 /* Space-saving counters over key numbers. */
@@ -37,6 +46,7 @@ struct topk {
 	uint32_t n;
 };
 
+/* A source's full state, from the arena once it sent a second request. */
 struct src {
 	lbt_series *sec;             /* requests per second */
 	uint64_t requests;
@@ -46,12 +56,43 @@ struct src {
 	uint64_t status[LBT_OFF_NSTATUS];
 	uint64_t tarpitted;
 	int64_t held_ms;
+	uint64_t err;                /* requests it may have sent before it was
+	                                last admitted (the floor then) */
 	struct addrset addrs;
 	struct topk top;
 	/* set by finish() */
-	double share;
 	double rank_rate;            /* --by ratio: the main rise's mean (new) or ratio */
 	int rank_class;              /* --by ratio: 2 new with a rise, 1 a rise, 0 */
+};
+
+/*
+ * The value of a source in the map (48 bytes: what most of ten million
+ * distinct /64s ever need).  Until its second request (or a first one
+ * whose address differs from the network in its upper half) it holds
+ * that request inline; after, `full` holds
+ * everything and the rest is stale.
+ */
+struct src_entry {
+	struct src *full;            /* NULL: the one request below */
+	int64_t time_us;
+	uint64_t ev_line;
+	uint64_t addr_lo;            /* the client address's lower half (the upper
+	                                one is the network's) */
+	uint32_t key;                /* key number, NO_KEY: none */
+	uint32_t ev_file;            /* file number + 1, 0: none */
+	int32_t held_ms;             /* its Tw when tarpitted (> 0), else 0 */
+	uint8_t status;              /* status class + 1, 0: none */
+	uint8_t tarpitted;           /* its termination state starts with "PT" */
+};
+
+#define NO_KEY UINT32_MAX
+
+/* What ranking and the thresholds read of a source, whichever its form. */
+struct src_rank {
+	uint64_t requests, tarpitted;
+	int64_t peak_count, held_ms;
+	int rank_class;
+	double rank_rate;
 };
 
 /* A ranked row, its change points and the text it points to. */
@@ -65,7 +106,8 @@ struct lbt_offenders {
 	lbt_offenders_opts o;
 	int64_t base_from, base_to;  /* --baseline as given: µs, or a time of day */
 	int base_tod;                /* bit 0: from is a time of day, bit 1: to */
-	lbt_hmap *srcs;              /* lbt_addr -> struct src */
+	lbt_hmap *srcs;              /* lbt_addr -> struct src_entry */
+	lbt_arena arena;             /* every struct src */
 	lbt_hmap *keys;              /* key text -> uint32 number */
 	lbt_hmap *files;             /* file name -> uint32 number */
 	lbt_series *all;             /* every source, 1 s */
@@ -74,13 +116,35 @@ struct lbt_offenders {
 	struct row *rows;
 	size_t nrows;
 	lbt_offenders_stats st;
+	size_t extra;                /* estimated bytes of series and address sets */
 	int failed, finished;
 };
 
 /* offenders.c (each function's comment is above its definition) */
 int lbt_offendersi_set_add(struct addrset *s, uint64_t hi, uint64_t lo, size_t cap);
+int lbt_offendersi_set_sketch(struct addrset *s);
+void lbt_offendersi_set_free(struct addrset *s);
+uint64_t lbt_offendersi_set_count(const struct addrset *s, int *approx);
 int lbt_offendersi_key_intern(lbt_offenders *o, const char *p, size_t n, uint32_t *id);
 int lbt_offendersi_file_copy(lbt_offenders *o, const char *file, const char **copy);
+void lbt_offendersi_topk_add(struct topk *t, uint32_t id);
+int lbt_offendersi_status_class(int32_t st);
+
+/* offenders_state.c */
+int lbt_offendersi_tarpitted(const lbt_rec *rec);
+int lbt_offendersi_fits(const lbt_rec *rec, const lbt_addr *net);
+void lbt_offendersi_keep_one(struct src_entry *e, const lbt_rec *rec, uint32_t key,
+    uint32_t file);
+struct src *lbt_offendersi_full_of(lbt_offenders *o, const lbt_hmap_entry *he, int fresh);
+struct src *lbt_offendersi_full(lbt_offenders *o, const lbt_hmap_entry *he);
+struct src_rank lbt_offendersi_rank(const lbt_hmap_entry *he);
+int lbt_offendersi_file_id(lbt_offenders *o, const char *file, uint32_t *id);
+const char *lbt_offendersi_file_name(const lbt_offenders *o, uint32_t id);
+void lbt_offendersi_free_state(lbt_offenders *o);
+
+/* offenders_budget.c */
+int lbt_offendersi_budget(lbt_offenders *o);
+int lbt_offendersi_budget_now(lbt_offenders *o);
 
 /* offenders_changes.c */
 int lbt_offendersi_changes_setup(lbt_offenders *o, int64_t gfirst, int64_t glast, lbt_err *err);

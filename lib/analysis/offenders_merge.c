@@ -13,10 +13,16 @@
  * one accumulator, the counts are upper bounds marked approximate: a full
  * summary's smallest count stands for the keys it does not hold
  * (Agarwal et al., "Mergeable summaries", 2012).
+ *
+ * Over budget (offenders.h, "Memory budget"), a part's floor bounds what
+ * a source it does not hold sent in it: a source only in dst may have
+ * sent src's floor there, one only in src dst's floor, and the merged
+ * floor is the sum.  Both floors 0 (both under budget): exact.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbt/hll.h"
 #include "offenders_int.h"
 
 /* An empty accumulator with o's options (and parsed --baseline).
@@ -38,7 +44,11 @@ lbt_offenders *lbt_offenders_spawn(const lbt_offenders *o, lbt_err *err)
  * flag: the union is exact up to the cap.  @return 0 or -1. */
 static int merge_addrs(struct addrset *to, const struct addrset *from, size_t cap)
 {
-	if (from->slot == NULL) {
+	if (from->hll != NULL) {             /* the union's sketch */
+		if (lbt_offendersi_set_sketch(to) < 0)
+			return -1;
+		lbt_hll_merge(to->hll, from->hll);
+	} else if (from->slot == NULL) {
 		if (from->n > 0 && lbt_offendersi_set_add(to, from->first[0], from->first[1], cap) < 0)
 			return -1;
 	} else {
@@ -158,33 +168,93 @@ static void merge_counts(struct src *s, const struct src *from)
 		s->status[i] += from->status[i];
 	s->tarpitted += from->tarpitted;
 	s->held_ms += from->held_ms;
+	s->err += from->err;
 	/* the busiest second, the earliest of equals, as add() keeps it */
 	lbt_series_peak(s->sec, &s->peak_bucket, &s->peak_count);
 }
 
-/* Fold src's source entry e into o.  @return 0 or -1 (out of memory). */
-static int merge_source(lbt_offenders *o, const lbt_offenders *src, const lbt_hmap_entry *e)
+/* Copy the inline request of src's entry `from` into o's new entry `to`,
+ * key and file numbered again in o.  @return 0 or -1 (out of memory). */
+static int merge_one(lbt_offenders *o, const lbt_offenders *src, struct src_entry *to,
+    const struct src_entry *from)
 {
-	struct src *from = e->val, *s;
+	lbt_hmap_entry k;
+
+	*to = *from;
+	if (from->key != NO_KEY) {
+		lbt_hmap_at(src->keys, from->key, &k);
+		if (lbt_offendersi_key_intern(o, k.key, k.klen, &to->key) < 0)
+			return -1;
+	}
+	return lbt_offendersi_file_id(o, lbt_offendersi_file_name(src, from->ev_file),
+	    &to->ev_file);
+}
+
+/* Move src's full state `from` into o's new source `to`, all but the
+ * numbered parts (keys, evidence file) taken over.  @return 0 or -1. */
+static int merge_new(lbt_offenders *o, const lbt_offenders *src, const lbt_hmap_entry *to,
+    struct src *from)
+{
+	struct src *s = lbt_offendersi_full_of(o, to, 1);
+
+	if (s == NULL)
+		return -1;
+	lbt_series_free(s->sec);
+	*s = *from;
+	from->sec = NULL;
+	from->addrs.slot = NULL;
+	from->addrs.hll = NULL;
+	s->top.n = 0;
+	s->ev = (lbt_evidence)LBT_EVIDENCE_INIT;
+	return merge_topk(o, src, &s->top, &from->top) < 0 ||
+	    merge_evidence(o, &s->ev, &from->ev) < 0 ? -1 : 0;
+}
+
+/* Fold src's source entry e into o: a source new to o keeps its form, one
+ * in both is merged in full form.  @return 0 or -1 (out of memory). */
+static int merge_source(lbt_offenders *o, lbt_offenders *src, const lbt_hmap_entry *e)
+{
+	struct src_entry *fe = e->val;
+	struct src *from, *s;
+	lbt_hmap_entry to;
 	int created;
 
-	if ((s = lbt_hmap_put(o->srcs, e->key, e->klen, &created)) == NULL)
+	if ((to.val = lbt_hmap_put(o->srcs, e->key, e->klen, &created)) == NULL)
 		return -1;
-	if (created) {                 /* take everything over but the numbered parts */
-		*s = *from;
-		from->sec = NULL;
-		from->addrs.slot = NULL;
-		s->top.n = 0;
-		s->ev = (lbt_evidence)LBT_EVIDENCE_INIT;
-		return merge_topk(o, src, &s->top, &from->top) < 0 ||
-		    merge_evidence(o, &s->ev, &from->ev) < 0 ? -1 : 0;
+	to.key = e->key;
+	if (created && fe->full == NULL && o->st.floor == 0)
+		return merge_one(o, src, to.val, fe);
+	if ((from = lbt_offendersi_full(src, e)) == NULL)
+		return -1;
+	if (created) {
+		from->err += o->st.floor;          /* it may have sent that in dst's part */
+		return merge_new(o, src, &to, from);
 	}
-	if (lbt_series_merge(s->sec, from->sec) < 0 ||
+	if ((s = lbt_offendersi_full(o, &to)) == NULL ||
+	    lbt_series_merge(s->sec, from->sec) < 0 ||
 	    merge_addrs(&s->addrs, &from->addrs, o->o.addr_cap) < 0 ||
 	    merge_topk(o, src, &s->top, &from->top) < 0 ||
 	    merge_evidence(o, &s->ev, &from->ev) < 0)
 		return -1;
 	merge_counts(s, from);
+	return 0;
+}
+
+/* Every source of o that src does not hold may have sent src's floor in
+ * src's part: its error grows by it.  @return 0 or -1 (out of memory). */
+static int widen_missing(lbt_offenders *o, const lbt_offenders *src)
+{
+	lbt_hmap_entry he;
+	struct src *s;
+
+	for (size_t i = 0; i < lbt_hmap_count(o->srcs); i++) {
+		lbt_hmap_at(o->srcs, i, &he);
+		if (lbt_hmap_get(src->srcs, he.key, he.klen) != NULL)
+			continue;
+		if ((s = lbt_offendersi_full(o, &he)) == NULL)
+			return -1;
+		s->err += src->st.floor;
+	}
 	return 0;
 }
 
@@ -205,7 +275,7 @@ int lbt_offenders_merge(lbt_offenders *o, lbt_offenders *src, lbt_err *err)
 	o->st.counted += src->st.counted;
 	o->st.no_client += src->st.no_client;
 	o->st.no_time += src->st.no_time;
-	if (src->failed)
+	if (src->failed || (src->st.floor > 0 && widen_missing(o, src) < 0))
 		o->failed = -1;
 	for (size_t i = 0; i < lbt_hmap_count(src->srcs) && !o->failed; i++) {
 		lbt_hmap_at(src->srcs, i, &e);
@@ -213,6 +283,12 @@ int lbt_offenders_merge(lbt_offenders *o, lbt_offenders *src, lbt_err *err)
 			o->failed = -1;
 	}
 	if (!o->failed && lbt_series_merge(o->all, src->all) < 0)
+		o->failed = -1;
+	o->st.floor += src->st.floor;
+	o->st.pruned += src->st.pruned;
+	o->st.dropped += src->st.dropped;
+	o->extra += src->extra;
+	if (!o->failed && lbt_offendersi_budget_now(o) < 0)
 		o->failed = -1;
 	return o->failed ? lbt_err_set(err, "out of memory") : 0;
 }

@@ -19,6 +19,7 @@
 #include "lbt/hmap.h"
 #include "lbt/num.h"
 #include "lbt/rate.h"
+#include "lbt/topn.h"
 
 /*
  * Buckets a key counts in its keyval before they go to its series.  Each
@@ -477,7 +478,7 @@ static int measure_keys(lbt_rate *r)
 int lbt_rate_finish(lbt_rate *r, lbt_err *err)
 {
 	lbt_hmap_entry *sorted;
-	size_t n, want;
+	size_t want;
 	int64_t gfirst, glast;
 
 	if (r->failed)
@@ -487,9 +488,8 @@ int lbt_rate_finish(lbt_rate *r, lbt_err *err)
 	r->finished = 1;
 	if (measure_keys(r) < 0)
 		return lbt_err_set(err, "out of memory");
-	if ((sorted = lbt_hmap_sorted(r->keys, rank_cmp, r, &n)) == NULL)
+	if ((sorted = lbt_hmap_top(r->keys, r->o.top, rank_cmp, NULL, r, &want, NULL)) == NULL)
 		return lbt_err_set(err, "out of memory");
-	want = r->o.top == 0 || r->o.top > n ? n : r->o.top;
 	if (want > 0 && (r->rows = calloc(want, sizeof(*r->rows))) == NULL) {
 		free(sorted);
 		return lbt_err_set(err, "out of memory");

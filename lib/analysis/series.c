@@ -2,9 +2,18 @@
  * series.c - sparse time-bucketed counters and the readings taken from
  * them (see series.h).
  *
- * The table is open addressing with linear probing over (bucket, value)
- * pairs, INT64_MIN marking an empty slot, kept at most 3/4 full.  Buckets
- * are hashed with a Fibonacci multiply so consecutive seconds spread out.
+ * Two forms.  A series starts as a run: cells of (bucket - base, value)
+ * in 32 bits each, sorted by bucket, 8 bytes a touched bucket.  Logs come
+ * nearly in time order (a request is logged when it ends, stamped when it
+ * was accepted), so a new bucket is found and inserted a few cells from
+ * the end.  A bucket further back than RUN_REACH cells, outside 32 bits
+ * of the base, or a value that does not fit 32 bits turns the run, once,
+ * into the table: open addressing with linear probing over (bucket,
+ * value) pairs, INT64_MIN marking an empty slot, kept at most 3/4 full
+ * (21 to 43 bytes a bucket), buckets hashed with a Fibonacci multiply so
+ * consecutive seconds spread out.  Per-source series of a large log are
+ * mostly runs: lbt-offenders' memory is a third of what the table alone
+ * took (docs/memory.md).
  * What a series means over time (baselines, episodes) is changepoint.c's.
  */
 #include <stdlib.h>
@@ -15,14 +24,25 @@
 
 #define EMPTY INT64_MIN
 #define MAX_DENSE ((int64_t)1 << 28)
+#define RUN_REACH 32              /* cells a new bucket may sit before the end */
+#define RUN_SLACK 64              /* buckets before the first one the base allows */
+
+/* A cell of a run: bucket base + off. */
+struct cell {
+	uint32_t off;
+	int32_t value;
+};
 
 struct lbt_series {
 	int64_t step_us;
-	lbt_series_point *slots;
+	lbt_series_point *slots;  /* the table; NULL while a run */
 	size_t mask;              /* slot count - 1 */
 	int shift;                /* 64 - log2(slot count) */
 	size_t count;             /* touched buckets */
-	size_t last;              /* slot of the last bucket touched */
+	size_t last;              /* slot (or cell) of the last bucket touched */
+	struct cell *cells;       /* the run, count of cap used */
+	size_t cap;
+	int64_t base;
 };
 
 /* floor(t_us / step_us), rounding towards minus infinity. */
@@ -62,12 +82,6 @@ lbt_series *lbt_series_new(int64_t step_us)
 		return NULL;
 	}
 	s->step_us = step_us;
-	s->mask = 3;
-	s->shift = 62;
-	if ((s->slots = new_slots(s->mask + 1)) == NULL) {
-		free(s);
-		return NULL;
-	}
 	return s;
 }
 
@@ -77,6 +91,7 @@ void lbt_series_free(lbt_series *s)
 	if (s == NULL)
 		return;
 	free(s->slots);
+	free(s->cells);
 	free(s);
 }
 
@@ -141,17 +156,143 @@ static lbt_series_point *slot_for(lbt_series *s, int64_t bucket, int *created)
 	return &s->slots[i];
 }
 
+/* Turn the run into the table (see the file comment), once.
+ * @return 0 or -1 (no memory; the run is kept). */
+static int to_table(lbt_series *s)
+{
+	size_t cap = 4;
+	int shift = 62;
+
+	while ((s->count + 1) * 4 > cap * 3)
+		cap *= 2, shift--;
+	if ((s->slots = new_slots(cap)) == NULL)
+		return -1;
+	s->mask = cap - 1;
+	s->shift = shift;
+	for (size_t i = 0; i < s->count; i++)
+		s->slots[probe(s, s->base + s->cells[i].off)] =
+		    (lbt_series_point){ s->base + s->cells[i].off, s->cells[i].value };
+	free(s->cells);
+	s->cells = NULL;
+	s->cap = 0;
+	s->last = 0;
+	return 0;
+}
+
+/* Binary search of bucket in the run.  @return 1 with *i its cell, or 0
+ * with *i the cell it would go before. */
+static int run_search(const lbt_series *s, int64_t bucket, size_t *i)
+{
+	size_t lo = 0, hi = s->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->base + s->cells[mid].off < bucket)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*i = lo;
+	return lo < s->count && s->base + s->cells[lo].off == bucket;
+}
+
+/* Where bucket goes in the run: the last cell touched, else a search back
+ * from the end of at most RUN_REACH cells.  @return 1 with *i its cell, 0
+ * with *i the cell to insert before, -1 when the run cannot take it. */
+static int run_find(const lbt_series *s, int64_t bucket, size_t *i)
+{
+	size_t k = s->count;
+	uint32_t off;
+
+	if (bucket < s->base || (uint64_t)bucket - (uint64_t)s->base > UINT32_MAX)
+		return -1;
+	off = (uint32_t)(bucket - s->base);
+	if (s->last < s->count && s->cells[s->last].off == off) {
+		*i = s->last;
+		return 1;
+	}
+	for (; k > 0 && s->cells[k - 1].off > off; k--)
+		if (s->count - k >= RUN_REACH)
+			return -1;
+	if (k > 0 && s->cells[k - 1].off == off) {
+		*i = k - 1;
+		return 1;
+	}
+	*i = k;
+	return 0;
+}
+
+/* Insert an empty cell for bucket before cell i.  @return 0 or -1. */
+static int run_insert(lbt_series *s, int64_t bucket, size_t i)
+{
+	if (s->count == s->cap) {
+		size_t ncap = s->cap < 4 ? 4 : s->cap + s->cap / 2;
+		struct cell *nc = realloc(s->cells, ncap * sizeof(*nc));
+
+		if (nc == NULL)
+			return -1;
+		s->cells = nc;
+		s->cap = ncap;
+	}
+	memmove(s->cells + i + 1, s->cells + i, (s->count - i) * sizeof(*s->cells));
+	s->cells[i] = (struct cell){ (uint32_t)(bucket - s->base), 0 };
+	s->count++;
+	return 0;
+}
+
+/* Add n to bucket (is_max: raise it to n) in the run.  @return 0 done,
+ * 1 when it needs the table, -1 when out of memory. */
+static int run_update(lbt_series *s, int64_t bucket, int64_t n, int is_max)
+{
+	size_t i;
+	int found;
+	int64_t v;
+
+	if (s->count == 0)
+		s->base = bucket >= INT64_MIN + 1 + RUN_SLACK ? bucket - RUN_SLACK : bucket;
+	if ((found = run_find(s, bucket, &i)) < 0)
+		return 1;
+	v = !found ? n : is_max ? (n > s->cells[i].value ? n : s->cells[i].value) :
+	    s->cells[i].value + n;
+	if (v < INT32_MIN || v > INT32_MAX)
+		return 1;
+	if (!found && run_insert(s, bucket, i) < 0)
+		return -1;
+	s->cells[i].value = (int32_t)v;
+	s->last = i;
+	return 0;
+}
+
+/* Add n to a bucket, or raise it to n (is_max; a new bucket takes n).
+ * @return 0, or -1 when out of memory or for the reserved INT64_MIN. */
+static int update(lbt_series *s, int64_t bucket, int64_t n, int is_max)
+{
+	lbt_series_point *p;
+	int created, rc;
+
+	if (bucket == EMPTY)
+		return -1;
+	if (s->slots == NULL) {
+		if ((rc = run_update(s, bucket, n, is_max)) <= 0)
+			return rc;
+		if (to_table(s) < 0)
+			return -1;
+	}
+	if ((p = slot_for(s, bucket, &created)) == NULL)
+		return -1;
+	if (!is_max)
+		p->value += n;
+	else if (created || n > p->value)
+		p->value = n;
+	return 0;
+}
+
 /* Add n to a bucket.  @return 0, or -1 when out of memory (or for the
  * reserved bucket INT64_MIN). */
 int lbt_series_add_bucket(lbt_series *s, int64_t bucket, int64_t n)
 {
-	int created;
-	lbt_series_point *p;
-
-	if (bucket == EMPTY || (p = slot_for(s, bucket, &created)) == NULL)
-		return -1;
-	p->value += n;
-	return 0;
+	return update(s, bucket, n, 0);
 }
 
 /* Add n to the bucket of t_us.  @return 0 or -1 (out of memory). */
@@ -160,14 +301,33 @@ int lbt_series_add(lbt_series *s, int64_t t_us, int64_t n)
 	return lbt_series_add_bucket(s, lbt_bucket_of(t_us, s->step_us), n);
 }
 
+/* @return the number of positions point_at() reads. */
+static size_t npos(const lbt_series *s)
+{
+	return s->slots ? s->mask + 1 : s->count;
+}
+
+/* Position i of the run or table as a point in *p.  @return 1, or 0 for
+ * an empty slot. */
+static int point_at(const lbt_series *s, size_t i, lbt_series_point *p)
+{
+	if (s->slots == NULL) {
+		*p = (lbt_series_point){ s->base + s->cells[i].off, s->cells[i].value };
+		return 1;
+	}
+	*p = s->slots[i];
+	return p->bucket != EMPTY;
+}
+
 /* Add src's touched buckets to dst (equal steps).  @return 0 or -1. */
 int lbt_series_merge(lbt_series *dst, const lbt_series *src)
 {
+	lbt_series_point p;
+
 	if (dst->step_us != src->step_us)
 		return -1;
-	for (size_t i = 0; i <= src->mask; i++)
-		if (src->slots[i].bucket != EMPTY &&
-		    lbt_series_add_bucket(dst, src->slots[i].bucket, src->slots[i].value) < 0)
+	for (size_t i = 0; i < npos(src); i++)
+		if (point_at(src, i, &p) && lbt_series_add_bucket(dst, p.bucket, p.value) < 0)
 			return -1;
 	return 0;
 }
@@ -175,14 +335,7 @@ int lbt_series_merge(lbt_series *dst, const lbt_series *src)
 /* Raise the bucket of t_us to v (a new bucket takes v).  @return 0 or -1. */
 int lbt_series_max(lbt_series *s, int64_t t_us, int64_t v)
 {
-	int created;
-	lbt_series_point *p = slot_for(s, lbt_bucket_of(t_us, s->step_us), &created);
-
-	if (p == NULL)
-		return -1;
-	if (created || v > p->value)
-		p->value = v;
-	return 0;
+	return update(s, lbt_bucket_of(t_us, s->step_us), v, 1);
 }
 
 /* @return a bucket's value, 0 when untouched; the cached slot first. */
@@ -192,6 +345,11 @@ int64_t lbt_series_get(const lbt_series *s, int64_t bucket)
 
 	if (bucket == EMPTY)
 		return 0;
+	if (s->slots == NULL) {
+		if (s->last < s->count && s->base + s->cells[s->last].off == bucket)
+			return s->cells[s->last].value;
+		return run_search(s, bucket, &i) ? s->cells[i].value : 0;
+	}
 	if (s->slots[s->last].bucket == bucket)
 		return s->slots[s->last].value;
 	i = probe(s, bucket);
@@ -204,14 +362,15 @@ size_t lbt_series_nbuckets(const lbt_series *s)
 	return s->count;
 }
 
-/* @return the sum of every bucket (one pass over the table). */
+/* @return the sum of every bucket (one pass). */
 int64_t lbt_series_total(const lbt_series *s)
 {
+	lbt_series_point p;
 	int64_t t = 0;
 
-	for (size_t i = 0; i <= s->mask; i++)
-		if (s->slots[i].bucket != EMPTY)
-			t += s->slots[i].value;
+	for (size_t i = 0; i < npos(s); i++)
+		if (point_at(s, i, &p))
+			t += p.value;
 	return t;
 }
 
@@ -219,18 +378,22 @@ int64_t lbt_series_total(const lbt_series *s)
 int lbt_series_span(const lbt_series *s, int64_t *first, int64_t *last)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	lbt_series_point p;
 
 	if (s->count == 0)
 		return -1;
-	for (size_t i = 0; i <= s->mask; i++) {
-		int64_t b = s->slots[i].bucket;
-
-		if (b == EMPTY)
+	if (s->slots == NULL) {           /* a run is sorted */
+		*first = s->base + s->cells[0].off;
+		*last = s->base + s->cells[s->count - 1].off;
+		return 0;
+	}
+	for (size_t i = 0; i < npos(s); i++) {
+		if (!point_at(s, i, &p))
 			continue;
-		if (b < lo)
-			lo = b;
-		if (b > hi)
-			hi = b;
+		if (p.bucket < lo)
+			lo = p.bucket;
+		if (p.bucket > hi)
+			hi = p.bucket;
 	}
 	*first = lo;
 	*last = hi;
@@ -240,35 +403,31 @@ int lbt_series_span(const lbt_series *s, int64_t *first, int64_t *last)
 /* Largest value, earliest bucket on ties.  @return 0, or -1 when empty. */
 int lbt_series_peak(const lbt_series *s, int64_t *bucket, int64_t *value)
 {
-	const lbt_series_point *best = NULL;
+	lbt_series_point p, best = { EMPTY, 0 };
 
-	for (size_t i = 0; i <= s->mask; i++) {
-		const lbt_series_point *p = &s->slots[i];
-
-		if (p->bucket == EMPTY)
+	for (size_t i = 0; i < npos(s); i++) {
+		if (!point_at(s, i, &p))
 			continue;
-		if (best == NULL || p->value > best->value ||
-		    (p->value == best->value && p->bucket < best->bucket))
+		if (best.bucket == EMPTY || p.value > best.value ||
+		    (p.value == best.value && p.bucket < best.bucket))
 			best = p;
 	}
-	if (best == NULL)
+	if (best.bucket == EMPTY)
 		return -1;
-	*bucket = best->bucket;
-	*value = best->value;
+	*bucket = best.bucket;
+	*value = best.value;
 	return 0;
 }
 
 /* @return the sum of the buckets in [from, to]. */
 int64_t lbt_series_sum_range(const lbt_series *s, int64_t from, int64_t to)
 {
+	lbt_series_point p;
 	int64_t t = 0;
 
-	for (size_t i = 0; i <= s->mask; i++) {
-		int64_t b = s->slots[i].bucket;
-
-		if (b != EMPTY && b >= from && b <= to)
-			t += s->slots[i].value;
-	}
+	for (size_t i = 0; i < npos(s); i++)
+		if (point_at(s, i, &p) && p.bucket >= from && p.bucket <= to)
+			t += p.value;
 	return t;
 }
 
@@ -280,19 +439,20 @@ static int point_cmp(const void *a, const void *b)
 	return (x->bucket > y->bucket) - (x->bucket < y->bucket);
 }
 
-/* Touched buckets sorted by time, malloc'ed, *n set.  @return the array,
- * or NULL when out of memory. */
+/* Touched buckets sorted by time, malloc'ed, *n set (a run is sorted
+ * already).  @return the array, or NULL when out of memory. */
 lbt_series_point *lbt_series_points(const lbt_series *s, size_t *n)
 {
-	lbt_series_point *out = malloc((s->count ? s->count : 1) * sizeof(*out));
+	lbt_series_point *out = malloc((s->count ? s->count : 1) * sizeof(*out)), p;
 	size_t k = 0;
 
 	if (out == NULL)
 		return NULL;
-	for (size_t i = 0; i <= s->mask; i++)
-		if (s->slots[i].bucket != EMPTY)
-			out[k++] = s->slots[i];
-	qsort(out, k, sizeof(*out), point_cmp);
+	for (size_t i = 0; i < npos(s); i++)
+		if (point_at(s, i, &p))
+			out[k++] = p;
+	if (s->slots != NULL)
+		qsort(out, k, sizeof(*out), point_cmp);
 	*n = k;
 	return out;
 }
@@ -301,6 +461,7 @@ lbt_series_point *lbt_series_points(const lbt_series *s, size_t *n)
  * or NULL when out of memory or the range is empty or absurd. */
 int64_t *lbt_series_dense(const lbt_series *s, int64_t first, int64_t last)
 {
+	lbt_series_point p;
 	int64_t *v;
 
 	if (last < first || last - first >= MAX_DENSE)
@@ -308,19 +469,17 @@ int64_t *lbt_series_dense(const lbt_series *s, int64_t first, int64_t last)
 	v = calloc((size_t)(last - first + 1), sizeof(*v));
 	if (v == NULL)
 		return NULL;
-	for (size_t i = 0; i <= s->mask; i++) {
-		int64_t b = s->slots[i].bucket;
-
-		if (b != EMPTY && b >= first && b <= last)
-			v[b - first] = s->slots[i].value;
-	}
+	for (size_t i = 0; i < npos(s); i++)
+		if (point_at(s, i, &p) && p.bucket >= first && p.bucket <= last)
+			v[p.bucket - first] = p.value;
 	return v;
 }
 
 /* @return the bytes the series holds. */
 size_t lbt_series_bytes(const lbt_series *s)
 {
-	return sizeof(*s) + (s->mask + 1) * sizeof(lbt_series_point);
+	return sizeof(*s) + (s->slots ? (s->mask + 1) * sizeof(lbt_series_point) :
+	    s->cap * sizeof(struct cell));
 }
 
 /* @return the index of the first largest element (0 when n is 0). */

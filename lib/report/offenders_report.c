@@ -9,7 +9,7 @@
 #define SEC 1000000LL
 
 /* Write the cells of one source. */
-static void row(lbt_out *out, const lbt_offender *w, int country, int asn)
+static void row(lbt_out *out, const lbt_offender *w, int country, int asn, int approx)
 {
 	char buf[1024];
 
@@ -17,7 +17,7 @@ static void row(lbt_out *out, const lbt_offender *w, int country, int asn)
 	lbt_out_int(out, (int64_t)w->requests);
 	lbt_out_double(out, w->share, 2);
 	lbt_out_int(out, w->peak_count);
-	snprintf(buf, sizeof buf, "%s%llu", w->addrs_capped ? ">" : "",
+	snprintf(buf, sizeof buf, "%s%llu", w->addrs_capped ? ">" : w->addrs_approx ? "~" : "",
 	    (unsigned long long)w->addrs);
 	lbt_out_cstr(out, buf);
 	lbt_out_cstr(out, lbt_offender_keys_str(w, buf, sizeof buf));
@@ -37,11 +37,14 @@ static void row(lbt_out *out, const lbt_offender *w, int country, int asn)
 	lbt_episode_report_baseline(out, &w->cp);
 	lbt_out_int(out, (int64_t)w->cp.episodes);
 	lbt_episode_report_main(out, &w->cp, SEC);
+	if (approx)
+		lbt_out_int(out, (int64_t)w->requests_err);
 }
 
 /* The table: columns (GeoIP ones only when a database can fill them, the
  * change points after the evidence, where scripts that cut the older
- * columns do not see them), rows.
+ * columns do not see them, requests_err last and only when the memory
+ * budget made the counts approximate), rows.
  * @return 0 or -1. */
 int lbt_offenders_report(const lbt_offenders *o, FILE *fp, const lbt_report_opts *p)
 {
@@ -59,7 +62,8 @@ int lbt_offenders_report(const lbt_offenders *o, FILE *fp, const lbt_report_opts
 	const lbt_geoip *g = lbt_offenders_opts_get(o)->geoip;
 	int country = lbt_geoip_has_country(g), asn = lbt_geoip_has_asn(g);
 	int n = (int)(sizeof base / sizeof base[0]);
-	lbt_out_col cols[sizeof base / sizeof base[0] + 3 + sizeof changes / sizeof changes[0]];
+	int approx = lbt_offenders_stats_get(o)->floor > 0;
+	lbt_out_col cols[sizeof base / sizeof base[0] + 4 + sizeof changes / sizeof changes[0]];
 	lbt_out *out;
 
 	for (int i = 0; i < n; i++)
@@ -71,10 +75,12 @@ int lbt_offenders_report(const lbt_offenders *o, FILE *fp, const lbt_report_opts
 	cols[n++] = (lbt_out_col){ "evidence", LBT_COL_STR };
 	for (size_t i = 0; i < sizeof changes / sizeof changes[0]; i++)
 		cols[n++] = changes[i];
+	if (approx)
+		cols[n++] = (lbt_out_col){ "requests_err", LBT_COL_NUM };
 	if ((out = lbt_report_writer(fp, p, cols, n)) == NULL)
 		return -1;
 	for (size_t i = 0; i < lbt_offenders_nrows(o); i++)
-		row(out, lbt_offenders_row_at(o, i), country, asn);
+		row(out, lbt_offenders_row_at(o, i), country, asn, approx);
 	return lbt_out_free(out);
 }
 
@@ -105,5 +111,19 @@ int lbt_offenders_report_empty(const lbt_offenders *o, char *buf, size_t size)
 		return 0;
 	snprintf(buf, size, "none of %llu records has a client address",
 	    (unsigned long long)st->records);
+	return 1;
+}
+
+/* The "over --max-memory" sentence.  @return 1 with buf, or 0 (exact). */
+int lbt_offenders_report_approx(const lbt_offenders *o, char *buf, size_t size)
+{
+	const lbt_offenders_stats *st = lbt_offenders_stats_get(o);
+
+	if (st->floor == 0)
+		return 0;
+	snprintf(buf, size, "over --max-memory (%zu MiB): %llu sources of at most %llu requests "
+	    "were dropped; a row's requests are exact to within its requests_err (at most %llu)",
+	    lbt_offenders_opts_get(o)->max_memory >> 20, (unsigned long long)st->dropped,
+	    (unsigned long long)st->floor, (unsigned long long)st->floor);
 	return 1;
 }

@@ -171,6 +171,62 @@ START_TEST(bucket_format)
 END_TEST
 
 /* The series suite. */
+/* Against a plain array: a run in time order with small steps back (it
+ * stays a run), then a step far back, a value past 32 bits and a bucket
+ * far ahead (each turns a run into the table): every reading agrees. */
+START_TEST(run_and_table)
+{
+	enum { N = 3000 };
+	static int64_t ref[N];
+	static const int kinds[] = { 0, 1, 2, 3 };
+
+	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+		lbt_series *s = lbt_series_new(1000000);
+		int64_t b0 = 1762039441, first, last, pb, pv, total = 0;
+		uint64_t x = 7;
+		size_t n;
+		lbt_series_point *p;
+		int64_t *d;
+
+		memset(ref, 0, sizeof ref);
+		for (int i = 0; i < 20000; i++) {
+			int64_t b = i / 8 + (int64_t)(x >> 62);       /* up to 3 buckets back */
+			int64_t v = 1;
+
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			if (kinds[k] == 1 && i == 15000)
+				b = 10;                                  /* far back */
+			if (kinds[k] == 2 && i == 15000)
+				v = (int64_t)1 << 40;                    /* past 32 bits */
+			if (kinds[k] == 3 && i == 15000)
+				b = N - 1;                               /* far ahead: stays a run */
+			ck_assert_int_eq(lbt_series_add_bucket(s, b0 + b, v), 0);
+			ref[b] += v;
+			total += v;
+		}
+		ck_assert_int_eq(lbt_series_total(s), total);
+		ck_assert_int_eq(lbt_series_span(s, &first, &last), 0);
+		ck_assert_int_eq(first, b0);
+		ck_assert_int_eq(last, b0 + (kinds[k] == 3 ? N - 1 : 19999 / 8 + 3) - (kinds[k] != 3 && ref[19999 / 8 + 3] == 0));
+		ck_assert_ptr_nonnull(d = lbt_series_dense(s, b0, b0 + N - 1));
+		for (int i = 0; i < N; i++) {
+			ck_assert_int_eq(d[i], ref[i]);
+			ck_assert_int_eq(lbt_series_get(s, b0 + i), ref[i]);
+		}
+		free(d);
+		ck_assert_ptr_nonnull(p = lbt_series_points(s, &n));
+		ck_assert_uint_eq(n, lbt_series_nbuckets(s));
+		for (size_t i = 1; i < n; i++)
+			ck_assert_int_lt(p[i - 1].bucket, p[i].bucket);
+		free(p);
+		ck_assert_int_eq(lbt_series_peak(s, &pb, &pv), 0);
+		ck_assert_int_eq(pv, ref[lbt_peak_i64(ref, N)]);
+		ck_assert_int_eq(pb, b0 + (int64_t)lbt_peak_i64(ref, N));
+		lbt_series_free(s);
+	}
+}
+END_TEST
+
 static Suite *series_suite(void)
 {
 	Suite *s = suite_create("series");
@@ -184,6 +240,7 @@ static Suite *series_suite(void)
 	tcase_add_test(tc, peak_index);
 	tcase_add_test(tc, sparkline);
 	tcase_add_test(tc, bucket_format);
+	tcase_add_test(tc, run_and_table);
 	suite_add_tcase(s, tc);
 	return s;
 }
