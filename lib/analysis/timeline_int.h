@@ -94,8 +94,13 @@ int lbt_tli_req_merge(struct tl_subj *dst, const struct tl_subj *src, tl_intern_
 
 /* ---- per load balancer, per frontend, per file, HAProxy's lines --------- */
 
+/* The classes with a series per load balancer: the load shedding a
+ * post-mortem counts per LB (429, 503). */
+#define TL_LB_NCLASS 2
+
 struct tl_lb {
 	tl_cells cells;
+	tl_cells cls[TL_LB_NCLASS];   /* its LBT_TL_C429 and LBT_TL_C503 answers */
 	lbt_evidence last;        /* its last request */
 };
 

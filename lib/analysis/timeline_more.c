@@ -365,6 +365,44 @@ static int lb_drops(lbt_timeline *tl, const struct lbv *v, size_t n, size_t i)
 	return 0;
 }
 
+/*
+ * An LB's load shedding: the rises of its 429 and 503 answers, each an
+ * ERRORS event (and its end) with the LB in `lb`, the answers counted on
+ * that LB alone and their share of its own requests: what a post-mortem
+ * reports per LB when the LBs shed differently (one held a long queue,
+ * one got the storm).  @return 0 or -1.
+ */
+static int lb_shedding(lbt_timeline *tl, const struct lbv *x)
+{
+	static const lbt_tl_class cls[TL_LB_NCLASS] = { LBT_TL_C429, LBT_TL_C503 };
+	int rc = 0;
+
+	for (int c = 0; c < TL_LB_NCLASS && rc == 0; c++) {
+		struct tl_dense d;
+
+		if (x->l->cls[c].m == NULL)
+			continue;
+		if ((rc = lbt_tli_dense(tl, &x->l->cls[c], &d, 1)) == 0)
+			for (size_t k = 0; k < d.cp.nep && rc == 0; k++) {
+				const lbt_cp_episode *ep = &d.cp.ep[k];
+				size_t at = tl->res->nev;
+				int64_t all = sum_of(x->d.v, ep->start, ep->end);
+
+				if (ep->kind != LBT_CP_RISE)
+					continue;
+				rc = lbt_tli_episode_events(tl, &d, &x->l->cls[c], ep, LBT_TL_ERRORS,
+				    LBT_TL_ERRORS_END, LBT_TL_W_CLASS, lbt_tl_class_name(cls[c]));
+				for (size_t j = at; rc == 0 && j < tl->res->nev; j++) {
+					tl->res->ev[j].lb = x->name;
+					tl->res->ev[j].share_pct = all > 0 ? 100.0 *
+					    (double)tl->res->ev[j].count / (double)all : NAN;
+				}
+			}
+		lbt_tli_dense_free(&d);
+	}
+	return rc;
+}
+
 /* Every named LB, dense and read.  *n gets their count.  @return the array
  * (free each d, then it), or NULL when out of memory. */
 static struct lbv *lb_views(lbt_timeline *tl, size_t *n)
@@ -416,8 +454,9 @@ int lbt_tli_detect_lbs(lbt_timeline *tl)
 	if (rc == 0)
 		qsort(v, n, sizeof *v, lbv_cmp);
 	for (size_t i = 0; rc == 0 && n >= 2 && i < n; i++)
-		if ((rc = lb_stop(tl, v, n, i)) == 0 && (rc = lb_gaps(tl, &v[i])) == 0)
-			rc = lb_drops(tl, v, n, i);
+		if ((rc = lb_stop(tl, v, n, i)) == 0 && (rc = lb_gaps(tl, &v[i])) == 0 &&
+		    (rc = lb_drops(tl, v, n, i)) == 0)
+			rc = lb_shedding(tl, &v[i]);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		if ((rc = lbt_tli_own(tl, v[i].d.v)) == 0)
 			rc = lbt_tli_chart_add(tl, LBT_TL_CH_LBS, LBT_TL_W_LB, v[i].name, v[i].d.v);
