@@ -645,6 +645,9 @@ static int incident_end(lbt_timeline *tl)
 int lbt_tli_detect(lbt_timeline *tl)
 {
 	tl->st.incident_from = tl->st.incident_to = LBT_TL_NONE;
+	/* HAProxy's lines first: the per-LB shedding is cut at their reloads */
+	if (lbt_tli_detect_lines(tl) < 0)
+		return -1;
 	if (tl->st.requests > 0) {
 		if (total(tl) < 0 || classes(tl) < 0 || keys_hosts(tl) < 0 || sources(tl) < 0 ||
 		    chart_status(tl) < 0)
@@ -653,7 +656,7 @@ int lbt_tli_detect(lbt_timeline *tl)
 		    lbt_tli_detect_retries(tl) < 0)
 			return -1;
 	}
-	if (lbt_tli_detect_lines(tl) < 0 || incident_end(tl) < 0)
+	if (incident_end(tl) < 0)
 		return -1;
 	lbt_tli_events_sort(tl);
 	return 0;

@@ -365,12 +365,83 @@ static int lb_drops(lbt_timeline *tl, const struct lbv *v, size_t n, size_t i)
 	return 0;
 }
 
+/* The bucket index of the first reload of LB lb in buckets (a, b), b
+ * when none (RELOAD events: timeline_lines.c, detected first). */
+static size_t reload_in(const lbt_timeline *tl, const char *lb, size_t a, size_t b)
+{
+	size_t at = b;
+
+	for (size_t i = 0; i < tl->res->nev; i++) {
+		const lbt_tl_event *e = &tl->res->ev[i];
+		int64_t k;
+
+		if (e->kind != LBT_TL_RELOAD || e->lb == NULL || strcmp(e->lb, lb) != 0)
+			continue;
+		k = lbt_tli_floor_div(e->time_us, tl->step) - tl->res->first_b;
+		if (k > (int64_t)a && k < (int64_t)at)
+			at = (size_t)k;
+	}
+	return at;
+}
+
+/* Part [a, b) of episode ep as an episode of its own: its mean and peak
+ * over the part, from_rate the level before it, ongoing only at the end. */
+static lbt_cp_episode part_of(const lbt_timeline *tl, const int64_t *v, const lbt_cp_episode *ep,
+    size_t a, size_t b, double from)
+{
+	lbt_cp_episode p = *ep;
+
+	p.start = a;
+	p.end = b;
+	p.from_rate = from;
+	p.mean_rate = lbt_tli_rate(tl, v, a, b);
+	p.ongoing = ep->ongoing && b == ep->end;
+	p.peak = a;
+	for (size_t i = a; i < b; i++)
+		p.peak = v[i] > v[p.peak] ? i : p.peak;
+	p.peak_rate = (double)v[p.peak] / ((double)tl->step / 1e6);
+	return p;
+}
+
+/*
+ * One rise of an LB's class c, cut at each reload of that LB: the reload
+ * is in the log, and the shedding before it (a backend queue) and after it
+ * (a new rate limit) are two figures in a post-mortem.  @return 0 or -1.
+ */
+static int shed_episode(lbt_timeline *tl, const struct lbv *x, int c, const struct tl_dense *d,
+    const lbt_cp_episode *ep, const char *name)
+{
+	double from = ep->from_rate;
+
+	for (size_t a = ep->start, b; a < ep->end; a = b) {
+		lbt_cp_episode p;
+		size_t at = tl->res->nev;
+		int64_t all;
+
+		b = reload_in(tl, x->name, a, ep->end);
+		if (sum_of(d->v, a, b) == 0)
+			continue;
+		p = part_of(tl, d->v, ep, a, b, from);
+		from = p.mean_rate;
+		all = sum_of(x->d.v, a, b);
+		if (lbt_tli_episode_events(tl, d, &x->l->cls[c], &p, LBT_TL_ERRORS,
+		    LBT_TL_ERRORS_END, LBT_TL_W_CLASS, name) < 0)
+			return -1;
+		for (size_t j = at; j < tl->res->nev; j++) {
+			tl->res->ev[j].lb = x->name;
+			tl->res->ev[j].share_pct = all > 0 ? 100.0 *
+			    (double)tl->res->ev[j].count / (double)all : NAN;
+		}
+	}
+	return 0;
+}
+
 /*
  * An LB's load shedding: the rises of its 429 and 503 answers, each an
  * ERRORS event (and its end) with the LB in `lb`, the answers counted on
- * that LB alone and their share of its own requests: what a post-mortem
- * reports per LB when the LBs shed differently (one held a long queue,
- * one got the storm).  @return 0 or -1.
+ * that LB alone and their share of its own requests, cut at its reloads
+ * (shed_episode): what a post-mortem reports per LB when the LBs shed
+ * differently (one held a long queue, one got the storm).  @return 0 or -1.
  */
 static int lb_shedding(lbt_timeline *tl, const struct lbv *x)
 {
@@ -383,21 +454,10 @@ static int lb_shedding(lbt_timeline *tl, const struct lbv *x)
 		if (x->l->cls[c].m == NULL)
 			continue;
 		if ((rc = lbt_tli_dense(tl, &x->l->cls[c], &d, 1)) == 0)
-			for (size_t k = 0; k < d.cp.nep && rc == 0; k++) {
-				const lbt_cp_episode *ep = &d.cp.ep[k];
-				size_t at = tl->res->nev;
-				int64_t all = sum_of(x->d.v, ep->start, ep->end);
-
-				if (ep->kind != LBT_CP_RISE)
-					continue;
-				rc = lbt_tli_episode_events(tl, &d, &x->l->cls[c], ep, LBT_TL_ERRORS,
-				    LBT_TL_ERRORS_END, LBT_TL_W_CLASS, lbt_tl_class_name(cls[c]));
-				for (size_t j = at; rc == 0 && j < tl->res->nev; j++) {
-					tl->res->ev[j].lb = x->name;
-					tl->res->ev[j].share_pct = all > 0 ? 100.0 *
-					    (double)tl->res->ev[j].count / (double)all : NAN;
-				}
-			}
+			for (size_t k = 0; k < d.cp.nep && rc == 0; k++)
+				if (d.cp.ep[k].kind == LBT_CP_RISE)
+					rc = shed_episode(tl, x, c, &d, &d.cp.ep[k],
+					    lbt_tl_class_name(cls[c]));
 		lbt_tli_dense_free(&d);
 	}
 	return rc;
