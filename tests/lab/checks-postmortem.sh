@@ -395,6 +395,11 @@ pm_tl_run() {
 #                    the expected time is the last request the client sent
 #                    to that LB (truth.tsv), within the tolerance
 #       server-down  a row in [stop, stop + 2 s] (fall 2, inter 500 ms)
+#       reload       the old process stops (its "Proxy stopped" lines)
+#                    between the hook's reload-start for that LB and its
+#                    reload (the hook reloads the LBs one after the other
+#                    and records each ready, seconds apart on a loaded
+#                    machine): a row in [reload-start, reload + tolerance]
 #       server-up    a row in [start, start + 3 s] (rise 2, inter 500 ms,
 #                    1 s for NGINX to listen): the tolerances of
 #                    pm_transitions, from the configuration
@@ -413,7 +418,8 @@ pm_tl_run() {
 pm_tl_events() {
 	pm_tl_run || return 1
 	step=$(col "$tmp/pm.tl" step 2>/dev/null | head -1)
-	gawk -F'\t' -v OFS='\t' 'NR > 1 && $2 == "reload" { print "R", int($1 / 1000), $3 }' "$pm/events.tsv" >"$tmp/pm.rl"
+	gawk -F'\t' -v OFS='\t' 'NR > 1 && $2 == "reload" { print "R", int($1 / 1000), $3 }
+		NR > 1 && $2 == "reload-start" { print "S", int($1 / 1000), $3 }' "$pm/events.tsv" >"$tmp/pm.rl"
 	gawk -F'\t' -v OFS='\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		{ print "T", int($1 / 1000), $(c["lb"]), $(c["src"]), $(c["result"]), ($(c["retry_of"]) != "-") }' \
 		"$pm/truth.tsv" >"$tmp/pm.tt"
@@ -448,6 +454,7 @@ pm_tl_events() {
 			pat["reload"] = "reload"; pat["shed-503"] = "503|error|5xx|shed"; pat["rate-limit-429"] = "429|limit|deny"
 			pat["rate-limit-429-source"] = "429|limit|deny"; pat["retry-storm"] = "storm|retry|jump|change|rate" }
 		$1 == "R" { nrl++; rt[nrl] = $2; rlb[nrl] = $3; next }
+		$1 == "S" { rstart[$3] = $2; next }
 		$1 == "T" { nt++; tt[nt] = $2; tl[nt] = $3; ts[nt] = $4; tr[nt] = $5; tre[nt] = $6
 			if (!($3 in last) || $2 > last[$3]) last[$3] = $2; next }
 		FILENAME ~ /pm\.tl$/ { if (FNR == 1) { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -464,6 +471,7 @@ pm_tl_events() {
 				if ($3 == "server-down") inw = t[i] >= et && t[i] <= et + 2000
 				else if ($3 == "server-up") inw = t[i] >= et && t[i] <= et + 3000
 				else if ($3 == "lb-gone") inw = t[i] - et <= tol && et - t[i] <= tol
+				else if ($3 == "reload" && ($4 in rstart)) inw = t[i] >= rstart[$4] && t[i] <= et + tol
 				else inw = et >= t[i] - tol && et <= e[i] + tol
 				if (!inw) continue
 				if (cnt[i] == "" || $5 == "-") { found = 1; continue }

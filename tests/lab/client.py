@@ -1142,7 +1142,9 @@ def pm_customer(st, cust, src, behaviour, offset):
     keys = pm_keys(cust, plan.batch)
     rr = PM_CUSTOMERS.index((cust, src, behaviour))   # its place in the rotation
     tick = time.monotonic() + offset
-    n_ticks = int(plan.total / plan.period) + 2
+    # every phase may run late (a slow hook lengthens it, cmd_incident2):
+    # ticks until the client stops it, bounded by the same hard end
+    n_ticks = int((plan.total + 60) / plan.period) + 2
     for k in range(n_ticks):
         delay = tick - time.monotonic()
         if delay > 0 and st.stop.wait(delay):
