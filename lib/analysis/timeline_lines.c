@@ -305,13 +305,13 @@ static int server_events(lbt_timeline *tl, struct tl_line *const *v, size_t a, s
 	return 0;
 }
 
-/* The largest time load balancer lb (NULL: any) logged at: its requests
- * and its own lines.  LBT_TL_NONE when none. */
-static int64_t last_logged(const lbt_timeline *tl, const char *lb)
+/* The largest time load balancer lb (NULL: any) logged at: its requests,
+ * and with `lines` its own lines.  LBT_TL_NONE when none. */
+static int64_t last_logged(const lbt_timeline *tl, const char *lb, int lines)
 {
 	int64_t t = LBT_TL_NONE;
 
-	for (size_t i = 0; i < tl->nlines; i++) {
+	for (size_t i = 0; lines && i < tl->nlines; i++) {
 		const struct tl_line *l = &tl->lines[i];
 
 		if (l->time_us != LBT_TL_NONE && (lb == NULL || (l->lb != NULL &&
@@ -343,7 +343,9 @@ static int stop_event(lbt_timeline *tl, struct tl_line *const *v, size_t a, size
 {
 	char list[256];
 	size_t n = 0;
-	int64_t last = last_logged(tl, v[a]->lb);
+	/* a burst placed after every request with no later bound may come
+	 * after any line: only its requests can show the LB went on */
+	int64_t last = last_logged(tl, v[a]->lb, !(v[b - 1]->approx && v[b - 1]->hi_us == LBT_TL_NONE));
 	lbt_tl_event *e;
 
 	for (size_t i = a; i < b && n + 2 < sizeof list; i++) {

@@ -534,12 +534,14 @@ START_TEST(lines_story)
 	/* line 400: after every request (the last at 30 s), nothing after it */
 	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_STOP, "fe"));
 	ck_assert(e->approx == 1 && e->time_us == US(T0 + 30) && e->time_hi_us == LBT_TL_NONE);
-	/* three DOWNs 10 s apart: a crash loop, no single down/up events */
+	/* three DOWNs 10 s apart: a crash loop, and each DOWN and UP an event */
 	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_CRASH_LOOP, "be/app1"));
 	ck_assert(e->count == 3 && e->time_us == US(T0 + 10.5) && e->end_us == US(T0 + 35.5));
 	ck_assert(fabs(e->period_s - 10) < 1e-9 && e->ev_line == 1000);
-	ck_assert_ptr_null(find(tl, LBT_TL_SERVER_DOWN, NULL));
-	ck_assert_ptr_null(find(tl, LBT_TL_SERVER_UP, NULL));
+	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_SERVER_DOWN, "be/app1"));
+	ck_assert(e->time_us == US(T0 + 10.5) && e->ev_line == 1000);
+	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_SERVER_UP, "be/app1"));
+	ck_assert(e->time_us == US(T0 + 15.5) && e->ev_line == 1001);
 	lbt_timeline_free(tl);
 }
 END_TEST
