@@ -115,6 +115,7 @@ typedef enum lbt_tl_kind {
 	LBT_TL_HAPROXY,           /* another line of HAProxy's own */
 	LBT_TL_RETRY,             /* a source re-sends what was refused */
 	LBT_TL_END,               /* every series back within its baseline */
+	LBT_TL_RETRY_STORM,       /* an episode of a RETRY source at ratio x its baseline */
 	LBT_TL_NKINDS
 } lbt_tl_kind;
 

@@ -365,8 +365,9 @@ static int lb_drops(lbt_timeline *tl, const struct lbv *v, size_t n, size_t i)
 	return 0;
 }
 
-/* The bucket index of the first reload of LB lb in buckets (a, b), b
- * when none (RELOAD events: timeline_lines.c, detected first). */
+/* The bucket index of the first reload of LB lb (NULL: any LB) in
+ * buckets (a, b), b when none (RELOAD events: timeline_lines.c, detected
+ * first). */
 static size_t reload_in(const lbt_timeline *tl, const char *lb, size_t a, size_t b)
 {
 	size_t at = b;
@@ -375,7 +376,8 @@ static size_t reload_in(const lbt_timeline *tl, const char *lb, size_t a, size_t
 		const lbt_tl_event *e = &tl->res->ev[i];
 		int64_t k;
 
-		if (e->kind != LBT_TL_RELOAD || e->lb == NULL || strcmp(e->lb, lb) != 0)
+		if (e->kind != LBT_TL_RELOAD || (lb != NULL && (e->lb == NULL ||
+		    strcmp(e->lb, lb) != 0)))
 			continue;
 		k = lbt_tli_floor_div(e->time_us, tl->step) - tl->res->first_b;
 		if (k > (int64_t)a && k < (int64_t)at)
@@ -384,68 +386,67 @@ static size_t reload_in(const lbt_timeline *tl, const char *lb, size_t a, size_t
 	return at;
 }
 
-/* Part [a, b) of episode ep as an episode of its own: its mean and peak
- * over the part, from_rate the level before it, ongoing only at the end. */
-static lbt_cp_episode part_of(const lbt_timeline *tl, const int64_t *v, const lbt_cp_episode *ep,
-    size_t a, size_t b, double from)
+/* v[a..b) without its empty buckets at both ends, into *a, *b. */
+static void trim(const int64_t *v, size_t *a, size_t *b)
 {
-	lbt_cp_episode p = *ep;
-
-	p.start = a;
-	p.end = b;
-	p.from_rate = from;
-	p.mean_rate = lbt_tli_rate(tl, v, a, b);
-	p.ongoing = ep->ongoing && b == ep->end;
-	p.peak = a;
-	for (size_t i = a; i < b; i++)
-		p.peak = v[i] > v[p.peak] ? i : p.peak;
-	p.peak_rate = (double)v[p.peak] / ((double)tl->step / 1e6);
-	return p;
+	while (*a < *b && v[*a] == 0)
+		(*a)++;
+	while (*b > *a && v[*b - 1] == 0)
+		(*b)--;
 }
 
-/*
- * One rise of an LB's class c, cut at each reload of that LB: the reload
- * is in the log, and the shedding before it (a backend queue) and after it
- * (a new rate limit) are two figures in a post-mortem.  @return 0 or -1.
- */
-static int shed_episode(lbt_timeline *tl, const struct lbv *x, int c, const struct tl_dense *d,
-    const lbt_cp_episode *ep, const char *name)
+#define SHED_MIN 10               /* answers of a class that make a shedding episode */
+
+/* One run v[a..b) of an LB's class c as an ERRORS event with the LB in
+ * `lb`: its answers, their share of the LB's requests, mean and peak
+ * rates.  @return 0 or -1. */
+static int shed_event(lbt_timeline *tl, const struct lbv *x, int c, const char *name,
+    const int64_t *v, size_t a, size_t b)
 {
-	double from = ep->from_rate;
+	int64_t cnt = sum_of(v, a, b), all = sum_of(x->d.v, a, b);
+	lbt_tl_event *e;
+	lbt_evidence ev;
+	size_t pk = a;
 
-	for (size_t a = ep->start, b; a < ep->end; a = b) {
-		lbt_cp_episode p;
-		size_t at = tl->res->nev;
-		int64_t all;
-
-		b = reload_in(tl, x->name, a, ep->end);
-		if (sum_of(d->v, a, b) == 0)
-			continue;
-		p = part_of(tl, d->v, ep, a, b, from);
-		from = p.mean_rate;
-		all = sum_of(x->d.v, a, b);
-		if (lbt_tli_episode_events(tl, d, &x->l->cls[c], &p, LBT_TL_ERRORS,
-		    LBT_TL_ERRORS_END, LBT_TL_W_CLASS, name) < 0)
-			return -1;
-		for (size_t j = at; j < tl->res->nev; j++) {
-			tl->res->ev[j].lb = x->name;
-			tl->res->ev[j].share_pct = all > 0 ? 100.0 *
-			    (double)tl->res->ev[j].count / (double)all : NAN;
-		}
-	}
+	if (cnt < SHED_MIN)
+		return 0;
+	if ((e = lbt_tli_event_new(tl, LBT_TL_ERRORS, LBT_TL_W_CLASS, name,
+	    lbt_tli_bucket_us(tl, a))) == NULL)
+		return -1;
+	for (size_t i = a; i < b; i++)
+		pk = v[i] > v[pk] ? i : pk;
+	e->lb = x->name;
+	e->from = 0;
+	e->to = lbt_tli_rate(tl, v, a, b);
+	e->peak = lbt_tli_rate(tl, v, pk, pk + 1);
+	e->peak_us = lbt_tli_bucket_us(tl, pk);
+	e->unit = "req/s";
+	e->count = cnt;
+	e->share_pct = all > 0 ? 100.0 * (double)cnt / (double)all : NAN;
+	e->ongoing = b == tl->res->n;
+	e->end_us = e->ongoing ? LBT_TL_NONE : lbt_tli_bucket_us(tl, b);
+	if (lbt_tli_cells_first(&x->l->cls[c], tl->res->first_b + (int64_t)a,
+	    tl->res->first_b + (int64_t)b, &ev))
+		lbt_tli_event_ev(e, &ev);
+	lbt_tli_incident_note(tl, e->time_us, e->end_us, e->ongoing);
 	return 0;
 }
 
 /*
- * An LB's load shedding: the rises of its 429 and 503 answers, each an
- * ERRORS event (and its end) with the LB in `lb`, the answers counted on
- * that LB alone and their share of its own requests, cut at its reloads
- * (shed_episode): what a post-mortem reports per LB when the LBs shed
- * differently (one held a long queue, one got the storm).  @return 0 or -1.
+ * An LB's load shedding: its 429 and 503 answers in runs of buckets, a
+ * run going on across fewer than min_buckets empty ones (the engine's
+ * shortest lull) and cut at each of the LB's reloads, each run of
+ * SHED_MIN answers or more an ERRORS event with the LB in `lb`.  Any
+ * shedding is abnormal, so there is no baseline to rise from; the runs
+ * keep the bursts of a storm (answers every few seconds) together, where
+ * the engine leaves out an episode shorter than min_buckets.  The reload
+ * is in the log, and the shedding before it (a queue) and after it (a new
+ * rate limit) are two figures in a post-mortem.  @return 0 or -1.
  */
 static int lb_shedding(lbt_timeline *tl, const struct lbv *x)
 {
 	static const lbt_tl_class cls[TL_LB_NCLASS] = { LBT_TL_C429, LBT_TL_C503 };
+	size_t n = tl->res->n, mb = tl->o.cp.min_buckets ? tl->o.cp.min_buckets : 1;
 	int rc = 0;
 
 	for (int c = 0; c < TL_LB_NCLASS && rc == 0; c++) {
@@ -453,11 +454,22 @@ static int lb_shedding(lbt_timeline *tl, const struct lbv *x)
 
 		if (x->l->cls[c].m == NULL)
 			continue;
-		if ((rc = lbt_tli_dense(tl, &x->l->cls[c], &d, 1)) == 0)
-			for (size_t k = 0; k < d.cp.nep && rc == 0; k++)
-				if (d.cp.ep[k].kind == LBT_CP_RISE)
-					rc = shed_episode(tl, x, c, &d, &d.cp.ep[k],
-					    lbt_tl_class_name(cls[c]));
+		if ((rc = lbt_tli_dense(tl, &x->l->cls[c], &d, 0)) < 0)
+			break;
+		for (size_t a = 0, b, gap; a < n && rc == 0; a = b) {
+			for (b = a; b < n && d.v[b] == 0; b++)
+				;
+			if ((a = b) == n)
+				break;
+			for (gap = 0; b < n && gap < mb; b++)
+				gap = d.v[b] ? 0 : gap + 1;
+			for (size_t p = a, q; p < b && rc == 0; p = q) {
+				size_t s = p, e = q = reload_in(tl, x->name, p, b);
+
+				trim(d.v, &s, &e);
+				rc = shed_event(tl, x, c, lbt_tl_class_name(cls[c]), d.v, s, e);
+			}
+		}
 		lbt_tli_dense_free(&d);
 	}
 	return rc;
@@ -606,7 +618,88 @@ static int storm_event(lbt_timeline *tl, const struct storm *st)
 	return 0;
 }
 
-/* The retry storms of the tracked sources, the heaviest `top`.  @return 0 or -1. */
+/*
+ * The source's series read by the engine against its own baseline: the
+ * engine's, or, for a source that began with the data (absent only in
+ * the first buckets, where the engine sees a new series without one), its
+ * mean rate over its first min_buckets buckets.  @return 0 or -1.
+ */
+static int storm_series(lbt_timeline *tl, const struct tl_subj *w, struct tl_dense *d)
+{
+	lbt_cp_opts o = tl->o.cp;
+	size_t f, mb = o.min_buckets ? o.min_buckets : 1;
+
+	if (lbt_tli_dense(tl, &w->cells, d, 1) < 0)
+		return -1;
+	f = d->cp.first_seen;
+	if (!d->cp.is_new || f >= d->n || f + mb >= d->n ||
+	    lbt_tli_rate(tl, d->v, f, f + mb) * (double)f * (double)tl->step / 1e6 > 7.0)
+		return 0;               /* the engine's baseline, or new (timeline_detect.c) */
+	lbt_cp_result_free(&d->cp);
+	o.base_from = f;
+	o.base_to = f + mb;
+	return lbt_cp_find(d->v, d->n, (double)tl->step / 1e6, &o, &d->cp);
+}
+
+/* One part v[a..b) of a storm: the source's requests then, their rate
+ * against its baseline.  @return 0 or -1. */
+static int storm_part(lbt_timeline *tl, const struct storm *st, const struct tl_dense *d,
+    size_t a, size_t b, int ongoing)
+{
+	lbt_tl_event *e;
+	lbt_evidence ev;
+
+	if (a >= b || (e = lbt_tli_event_new(tl, LBT_TL_RETRY_STORM, LBT_TL_W_SOURCE,
+	    lbt_tli_intern(tl, st->name, strlen(st->name), 0), lbt_tli_bucket_us(tl, a))) == NULL ||
+	    e->subject == NULL || (e->text = lbt_tli_intern(tl, st->s.top, st->s.top_len, 0)) ==
+	    NULL)
+		return -1;
+	e->from = d->cp.baseline;
+	e->to = lbt_tli_rate(tl, d->v, a, b);
+	e->unit = "req/s";
+	e->ratio = d->cp.baseline > 0 ? e->to / d->cp.baseline : NAN;
+	e->count = sum_of(d->v, a, b);
+	e->distinct = (int64_t)st->s.distinct;
+	e->ongoing = ongoing && b == d->n;
+	e->end_us = e->ongoing ? LBT_TL_NONE : lbt_tli_bucket_us(tl, b);
+	if (lbt_tli_cells_first(&st->w->cells, tl->res->first_b + (int64_t)a,
+	    tl->res->first_b + (int64_t)b, &ev))
+		lbt_tli_event_ev(e, &ev);
+	return 0;
+}
+
+/*
+ * The episodes of a retry storm: the rises of the re-sending source at
+ * `ratio` x its own baseline or more, each cut at every reload of any LB
+ * (the storm before and after a new limit are two figures), each part
+ * without its empty buckets at both ends.  @return 0 or -1.
+ */
+static int storm_episodes(lbt_timeline *tl, const struct storm *st)
+{
+	struct tl_dense d;
+	int rc = storm_series(tl, st->w, &d);
+
+	for (size_t k = 0; rc == 0 && k < d.cp.nep; k++) {
+		const lbt_cp_episode *ep = &d.cp.ep[k];
+
+		if (ep->kind != LBT_CP_RISE || d.cp.baseline <= 0 ||
+		    ep->mean_rate < tl->o.ratio * d.cp.baseline)
+			continue;
+		for (size_t p = ep->start, q; p < ep->end && rc == 0; p = q) {
+			size_t a = p, b = q = reload_in(tl, NULL, p, ep->end);
+
+			trim(d.v, &a, &b);
+			if (lbt_tli_rate(tl, d.v, a, b) >= tl->o.ratio * d.cp.baseline)
+				rc = storm_part(tl, st, &d, a, b, ep->ongoing && q == ep->end);
+		}
+	}
+	lbt_tli_dense_free(&d);
+	return rc;
+}
+
+/* The retry storms of the tracked sources, the heaviest `top`: each one's
+ * summary over the input (RETRY) and its episodes (RETRY_STORM).
+ * @return 0 or -1. */
 int lbt_tli_detect_retries(lbt_timeline *tl)
 {
 	struct storm *v = malloc((tl->srcs.n ? tl->srcs.n : 1) * sizeof *v);
@@ -628,7 +721,8 @@ int lbt_tli_detect_retries(lbt_timeline *tl)
 	}
 	qsort(v, n, sizeof *v, storm_cmp);
 	for (size_t i = 0; i < n && i < tl->o.top && rc == 0; i++)
-		rc = storm_event(tl, &v[i]);
+		if ((rc = storm_event(tl, &v[i])) == 0)
+			rc = storm_episodes(tl, &v[i]);
 	free(v);
 	return rc;
 }

@@ -418,6 +418,16 @@ void lbt_tl_phrase(const lbt_timeline *tl, const lbt_tl_event *e, char *event, s
 		    (long long)e->distinct, e->text ? e->text : "", e->ratio,
 		    tod(e->end_us, b, sizeof b));
 		break;
+	case LBT_TL_RETRY_STORM:
+		put(&ev, "retry storm of source %s", e->subject);
+		put(&nu, "%lld requests until %s: ", (long long)e->count, e->ongoing ? "the end" :
+		    tod(e->end_us, b, sizeof b));
+		rate(&nu, e->to);
+		put(&nu, " req/s, \u00d7%.1f its baseline of ", e->ratio);
+		rate(&nu, e->from);
+		put(&nu, " req/s (re-sending %lld distinct requests, most: %.80s)",
+		    (long long)e->distinct, e->text ? e->text : "");
+		break;
 	case LBT_TL_END:
 		put(&ev, "end of the incident: every series back within its baseline");
 		rate(&nu, e->from);

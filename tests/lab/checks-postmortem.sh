@@ -410,7 +410,11 @@ pm_tl_run() {
 #                                    503 may also be an answer the client
 #                                    lost to its timeout: up to those)
 #       rate-limit-429-source        429 answered to that source
-#       retry-storm                  that source's re-sends (retry_of)
+#       retry-storm                  that source's requests (what
+#                                    expected-events.tsv counts in a phase;
+#                                    which of them were re-sends the log
+#                                    cannot tell: the same batch comes back
+#                                    at every tick as well)
 #   - a count-bearing row may not span a reload of its LB (any LB for a
 #     source): the reload is in the log, and one figure across it mixes
 #     the shedding before the limit with the limit (the post-mortem's
@@ -421,7 +425,7 @@ pm_tl_events() {
 	gawk -F'\t' -v OFS='\t' 'NR > 1 && $2 == "reload" { print "R", int($1 / 1000), $3 }
 		NR > 1 && $2 == "reload-start" { print "S", int($1 / 1000), $3 }' "$pm/events.tsv" >"$tmp/pm.rl"
 	gawk -F'\t' -v OFS='\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		{ print "T", int($1 / 1000), $(c["lb"]), $(c["src"]), $(c["result"]), ($(c["retry_of"]) != "-") }' \
+		{ print "T", int($1 / 1000), $(c["lb"]), $(c["src"]), $(c["result"]) }' \
 		"$pm/truth.tsv" >"$tmp/pm.tt"
 	gawk -F'\t' -v step="${step:-0s}" '
 		function ms(s,   d, f) { split(s, d, /[-T:.Z]/); f = d[7]; f = f == "" ? 0 : ("0." f) * 1000
@@ -435,14 +439,17 @@ pm_tl_events() {
 			if (index(sj[r], s) || lbc[r] == s) return 1
 			if (sj[r] ~ /\/64$/ && s ~ /:/) { p = sj[r]; sub(/\/64$/, "", p); return substr(hex8(p), 1, 16) == substr(hex8(s), 1, 16) }
 			return 0 }
+		function src_of(r, i, s,   p) { # truth request i is of the source row r reports (a /64: any in it)
+			if (sj[r] !~ /\/64$/) return ts[i] == s
+			p = sj[r]; sub(/\/64$/, "", p); return ts[i] ~ /:/ && substr(hex8(p), 1, 16) == substr(hex8(ts[i]), 1, 16) }
 		function truth(kind, s, r, lo, hi,   i, n, ok) { # requests of the truth in [lo, hi]
 			n = 0
 			for (i = 1; i <= nt; i++) { if (tt[i] < lo || tt[i] > hi) continue
 				if (kind == "shed-503") ok = tl[i] == s && tr[i] == 503
 				else if (kind == "shed-lost") ok = tl[i] == s && tr[i] !~ /^[0-9]+$/
 				else if (kind == "rate-limit-429") ok = tl[i] == s && tr[i] == 429
-				else if (kind == "rate-limit-429-source") ok = ts[i] == s && tr[i] == 429
-				else ok = ts[i] == s && tre[i]
+				else if (kind == "rate-limit-429-source") ok = src_of(r, i, s) && tr[i] == 429
+				else ok = src_of(r, i, s)
 				n += ok }
 			return n }
 		function spans_reload(r, s, kind,   i) {
@@ -455,7 +462,7 @@ pm_tl_events() {
 			pat["rate-limit-429-source"] = "429|limit|deny"; pat["retry-storm"] = "storm|retry|jump|change|rate" }
 		$1 == "R" { nrl++; rt[nrl] = $2; rlb[nrl] = $3; next }
 		$1 == "S" { rstart[$3] = $2; next }
-		$1 == "T" { nt++; tt[nt] = $2; tl[nt] = $3; ts[nt] = $4; tr[nt] = $5; tre[nt] = $6
+		$1 == "T" { nt++; tt[nt] = $2; tl[nt] = $3; ts[nt] = $4; tr[nt] = $5
 			if (!($3 in last) || $2 > last[$3]) last[$3] = $2; next }
 		FILENAME ~ /pm\.tl$/ { if (FNR == 1) { for (i = 1; i <= NF; i++) c[$i] = i; next }
 			n++; t[n] = ms($(c["time"])); k[n] = tolower($(c["kind"])); sj[n] = $(c["subject"])
