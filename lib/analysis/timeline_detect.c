@@ -653,7 +653,7 @@ int lbt_tli_detect(lbt_timeline *tl)
 		    chart_status(tl) < 0)
 			return -1;
 		if (lbt_tli_detect_saturation(tl) < 0 || lbt_tli_detect_lbs(tl) < 0 ||
-		    lbt_tli_detect_retries(tl) < 0)
+		    lbt_tli_detect_retries(tl) < 0 || lbt_tli_detect_source_429(tl) < 0)
 			return -1;
 	}
 	if (incident_end(tl) < 0)

@@ -383,7 +383,8 @@ pm_tl_run() {
 #     subject column, or in the lb column (the timeline's schema keeps the
 #     LB there: a reload's subject is its proxies, a 503 episode's its
 #     class), or an IPv6 source inside the /64 the timeline reports;
-#   - kind: ... an errors row matches by its class too (subject 429);
+#   - kind: ... an errors row matches by its class too (the subject 429,
+#     or for a source's answers the class in the other column);
 #   - time: the expected time within the tolerance (2 s, or a bucket) of
 #     the row's span [time, end] (a row without an end: its time); the
 #     lab's phases are client-side moments the log shows late or not at all
@@ -466,7 +467,7 @@ pm_tl_events() {
 			if (!($3 in last) || $2 > last[$3]) last[$3] = $2; next }
 		FILENAME ~ /pm\.tl$/ { if (FNR == 1) { for (i = 1; i <= NF; i++) c[$i] = i; next }
 			n++; t[n] = ms($(c["time"])); k[n] = tolower($(c["kind"])); sj[n] = $(c["subject"])
-			lbc[n] = ("lb" in c) ? $(c["lb"]) : ""
+			lbc[n] = ("lb" in c) ? $(c["lb"]) : ""; ot[n] = ("other" in c) ? $(c["other"]) : ""
 			e[n] = ("end" in c) && $(c["end"]) != "" ? ms($(c["end"])) : t[n]
 			cnt[n] = ("count" in c) ? $(c["count"]) : ""; next }
 		FNR == 1 { next }
@@ -474,7 +475,8 @@ pm_tl_events() {
 			if ($3 == "lb-gone") et = last[$4]
 			for (i = 1; i <= n && !found; i++) {
 				# an errors row says what it counts in its subject (the class)
-				if ((k[i] !~ pat[$3] && !(k[i] ~ /^errors/ && sj[i] ~ pat[$3])) || !names(i, $4)) continue
+				if ((k[i] !~ pat[$3] && !(k[i] ~ /^errors/ && (sj[i] ~ pat[$3] || ot[i] ~ pat[$3]))) ||
+				    !names(i, $4)) continue
 				if ($3 == "server-down") inw = t[i] >= et && t[i] <= et + 2000
 				else if ($3 == "server-up") inw = t[i] >= et && t[i] <= et + 3000
 				else if ($3 == "lb-gone") inw = t[i] - et <= tol && et - t[i] <= tol

@@ -1206,6 +1206,12 @@ def cmd_incident2(a):
         # it lasts its duration, and after its last action at least as long
         # as the schedule gives after it (a slow reload or start on a loaded
         # machine lengthens the phase, never shortens what follows it).
+        # a reload's preparation (configurations, checks, state dumps)
+        # changes nothing the customers see: done before the phase begins,
+        # so that the phase opens with the reload itself
+        for off, act in actions:
+            if act == "reload" and off == 0.0:
+                run_hook(a.hook, "reload-prepare", "limit")
         t0 = now_us()
         start = time.time()
         st.phase = name
