@@ -274,34 +274,54 @@ static int plain_rises(lbt_timeline *tl, const struct view *v, size_t n, lbt_tl_
 }
 
 /*
- * Is the source new, not merely one that began with the data?  The engine
- * calls a series new when it is absent before its first bucket; that
- * absence says something only when it is improbable at the rate the
- * source had once there (its mean over its first min_buckets buckets):
- * more than 7 requests expected in the buckets before it (the chance of
- * none below 0.1 %, the test timeline_more.c applies to a quiet LB).
- * A customer sending a batch every 5 s, first seen 3 s into the data, is
- * not new; a flood starting 10 min in is.
+ * Did the series of d begin with the data rather than appear in it?  The
+ * engine calls a series new when it is absent before its first bucket;
+ * that absence says something only when it is improbable at the rate the
+ * series had once there (its mean over its first min_buckets buckets):
+ * more than 7 events expected in the buckets before it (the chance of
+ * none below 0.1 %, the test timeline_more.c applies to a quiet LB).  A
+ * customer sending a batch every 5 s, first seen 3 s into the data, began
+ * with it; a flood starting 10 min in is new.
  */
-static int truly_new(const lbt_timeline *tl, const struct view *s)
+int lbt_tli_began_with_data(const lbt_timeline *tl, const struct tl_dense *d)
 {
-	size_t f = s->d.cp.first_seen, mb = tl->o.cp.min_buckets ? tl->o.cp.min_buckets : 1;
-	size_t to = f + mb < s->d.n ? f + mb : s->d.n;
+	size_t f = d->cp.first_seen, mb = tl->o.cp.min_buckets ? tl->o.cp.min_buckets : 1;
+	size_t to = f + mb < d->n ? f + mb : d->n;
 
-	return s->d.cp.is_new && f < s->d.n &&
-	    lbt_tli_rate(tl, s->d.v, f, to) * (double)f * (double)tl->step / 1e6 > 7.0;
+	return d->has_cp && d->cp.is_new && f < d->n &&
+	    lbt_tli_rate(tl, d->v, f, to) * (double)f * (double)tl->step / 1e6 <= 7.0;
+}
+
+/*
+ * Read d again against a baseline of its own when it began with the data
+ * (the engine saw a new series, without one): its mean rate over its first
+ * min_buckets buckets, an explicit window for the engine.  Else unchanged.
+ * @return 0 or -1 (no memory).
+ */
+int lbt_tli_rebase(const lbt_timeline *tl, struct tl_dense *d)
+{
+	lbt_cp_opts o = tl->o.cp;
+	size_t f = d->cp.first_seen, mb = o.min_buckets ? o.min_buckets : 1;
+
+	if (!lbt_tli_began_with_data(tl, d) || f + mb >= d->n)
+		return 0;
+	lbt_cp_result_free(&d->cp);
+	o.base_from = f;
+	o.base_to = f + mb;
+	return lbt_cp_find(d->v, d->n, step_s(tl), &o, &d->cp);
 }
 
 /* A source's rises: the first of a new one (NEW_SOURCE), the others of a
  * new one and those at ratio x its baseline (SOURCE_RISE); a source that
- * began with the data has no baseline to rise from and no rise (its storms
- * are its retry events).  @return 0 or -1. */
-static int source_rises(lbt_timeline *tl, const struct view *s, size_t *shown)
+ * began with the data is read against its first buckets (lbt_tli_rebase).
+ * @return 0 or -1. */
+static int source_rises(lbt_timeline *tl, struct view *s, size_t *shown)
 {
-	int first = 1, any = 0, is_new = truly_new(tl, s);
+	int first = 1, any = 0, is_new;
 
-	if (s->d.cp.is_new && !is_new)
-		return 0;
+	if (lbt_tli_rebase(tl, &s->d) < 0)
+		return -1;
+	is_new = s->d.cp.is_new;
 
 	for (size_t i = 0; i < s->d.cp.nep; i++) {
 		const lbt_cp_episode *ep = &s->d.cp.ep[i];

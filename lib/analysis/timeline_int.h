@@ -236,6 +236,8 @@ int lbt_tli_episode_events(lbt_timeline *tl, const struct tl_dense *d, const tl_
     const lbt_cp_episode *ep, lbt_tl_kind k, lbt_tl_kind kend, lbt_tl_what w,
     const char *subject);
 void lbt_tli_incident_note(lbt_timeline *tl, int64_t start, int64_t end, int ongoing);
+int lbt_tli_began_with_data(const lbt_timeline *tl, const struct tl_dense *d);
+int lbt_tli_rebase(const lbt_timeline *tl, struct tl_dense *d);
 int lbt_tli_detect(lbt_timeline *tl);
 
 /* timeline_more.c: runs of answers (a class of an LB, a source's 429s) */

@@ -90,27 +90,14 @@ static int storm_event(lbt_timeline *tl, const struct storm *st)
 	return 0;
 }
 
-/*
- * The source's series read by the engine against its own baseline: the
- * engine's, or, for a source that began with the data (absent only in
- * the first buckets, where the engine sees a new series without one), its
- * mean rate over its first min_buckets buckets.  @return 0 or -1.
- */
+/* The source's series read by the engine against its own baseline (the
+ * engine's, or its first buckets' when it began with the data:
+ * lbt_tli_rebase).  @return 0 or -1. */
 static int storm_series(lbt_timeline *tl, const struct tl_subj *w, struct tl_dense *d)
 {
-	lbt_cp_opts o = tl->o.cp;
-	size_t f, mb = o.min_buckets ? o.min_buckets : 1;
-
 	if (lbt_tli_dense(tl, &w->cells, d, 1) < 0)
 		return -1;
-	f = d->cp.first_seen;
-	if (!d->cp.is_new || f >= d->n || f + mb >= d->n ||
-	    lbt_tli_rate(tl, d->v, f, f + mb) * (double)f * (double)tl->step / 1e6 > 7.0)
-		return 0;               /* the engine's baseline, or new (timeline_detect.c) */
-	lbt_cp_result_free(&d->cp);
-	o.base_from = f;
-	o.base_to = f + mb;
-	return lbt_cp_find(d->v, d->n, (double)tl->step / 1e6, &o, &d->cp);
+	return lbt_tli_rebase(tl, d);
 }
 
 /* One part v[a..b) of a storm: the source's requests then, their rate

@@ -305,7 +305,7 @@ pm_hook() {
 		;;
 	reload-prepare)
 		# what a reload needs before it changes anything, run by the client
-		# before the limit phase begins (on a loaded machine the checks and
+		# at the end of flap, before limit begins (on a loaded machine the checks and
 		# the state dumps take seconds, which would otherwise open the
 		# phase with seconds of the old configuration): the new
 		# configurations, checked and put in place (the running process

@@ -771,6 +771,40 @@ START_TEST(storm_episodes)
 }
 END_TEST
 
+/*
+ * Background of 2 requests a second over 120 s; 192.0.2.50 sends 1 a
+ * second from 2 s on but 30 a second over 60..80 s (it began with the
+ * data: 2 expected before it, not improbable); 192.0.2.60 sends 10 a
+ * second over 90..110 s (900 expected before it).  By hand: 192.0.2.60 is
+ * a new source; 192.0.2.50 is not, and rises at 60 s to 30 req/s from
+ * the 58 requests of the 60 s before (31x).
+ */
+START_TEST(new_means_absent)
+{
+	lbt_timeline *tl = tl_new(NULL);
+	struct built b;
+	const lbt_tl_event *e;
+	uint64_t ln = 1;
+
+	for (int k = 0; k < 240; k++)
+		add(tl, req(&b, k * 0.5, "192.0.2.1", K1, 200, "----", NULL, -1, "n.log", ln++));
+	for (int t = 2; t < 120; t++)
+		for (int k = 0; k < (t >= 60 && t < 80 ? 30 : 1); k++)
+			add(tl, req(&b, t + k * 0.03, "192.0.2.50", K2, 200, "----", NULL, -1, "n.log",
+			    ln++));
+	for (int k = 0; k < 200; k++)
+		add(tl, req(&b, 90 + k * 0.1, "192.0.2.60", K2, 200, "----", NULL, -1, "n.log", ln++));
+	finish(tl);
+	ck_assert_ptr_null(find(tl, LBT_TL_NEW_SOURCE, "192.0.2.50"));
+	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_SOURCE_RISE, "192.0.2.50"));
+	ck_assert(e->time_us == US(T0 + 60) && e->end_us == US(T0 + 80));
+	ck_assert(fabs(e->from - 58.0 / 60) < 1e-9 && fabs(e->ratio - 30 / (58.0 / 60)) < 1e-9);
+	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_NEW_SOURCE, "192.0.2.60"));
+	ck_assert(e->time_us == US(T0 + 90));
+	lbt_timeline_free(tl);
+}
+END_TEST
+
 /* The sketch is exact while it holds every value, and says so past that. */
 START_TEST(sketch_bound)
 {
@@ -874,6 +908,7 @@ static Suite *timeline_suite(void)
 	tcase_add_test(d, saturation_story);
 	tcase_add_test(d, batch_retries);
 	tcase_add_test(d, storm_episodes);
+	tcase_add_test(d, new_means_absent);
 	tcase_add_test(d, sketch_bound);
 	tcase_add_test(d, auto_step);
 	tcase_add_test(d, errors);
