@@ -22,7 +22,8 @@
 #     time on loopback: a request line belongs to a phase (or comes after
 #     the DNS change) when its %tr is 200 ms past the boundary (1 s for
 #     lb3's last requests: one could wait in the listen queue)
-#   - a 503 from the queue timeout is logged Tw >= timeout queue (1 s)
+#   - a 503 from the queue timeout is logged Tw >= timeout queue (1 s),
+#     less 1 ms: HAProxy logs Tw in whole milliseconds, truncated
 
 lbout=$out2
 pm=$out2
@@ -162,7 +163,7 @@ pm_transitions() {
 # Every 503 of every LB has one of three causes, each read from its line:
 #   shed     "http-request return" (term LR, no server) with the captured
 #            queue(be_app) at the configured threshold or more
-#   queued   the queue timeout (term sQ, Tw >= timeout queue)
+#   queued   the queue timeout (term sQ, Tw >= timeout queue, 1 ms less)
 #   refused  app3's connection refused between its stop and the LB
 #            marking it DOWN (term SC: server app3 after the retries, or
 #            none when the redispatched request then waited in the queue)
@@ -181,7 +182,8 @@ pm_503() {
 			$1 == "req" && $3 == lb && $5 == 503 {
 				why = ""
 				if ($6 ~ /^LR/ && $8 == "<NOSRV>" && $9 >= shed) why = "shed"
-				else if ($6 ~ /^sQ/ && $7 >= qto) why = "queued"
+				# Tw in whole ms, truncated: a queue timeout of 1000 ms can log 999
+				else if ($6 ~ /^sQ/ && $7 >= qto - 1) why = "queued"
 				else if ($6 ~ /^SC/) { # app3, or no server: refused, redispatched, then queued
 					for (i = 1; i <= n; i++) if ($2 >= s[i] && $2 <= d[i] + 500) why = "refused"
 				}
