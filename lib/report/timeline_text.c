@@ -252,7 +252,7 @@ static void phrase_shift(const lbt_timeline *tl, const lbt_tl_event *e, struct t
 			rate(nu, e->to);
 			put(nu, " req/s, peak ");
 			rate(nu, e->peak);
-			put(nu, " at %s%s", tod(e->peak_us, b, sizeof b), e->ongoing ? "" : ";");
+			put(nu, " req/s at %s%s", tod(e->peak_us, b, sizeof b), e->ongoing ? "" : ";");
 			until(nu, e);
 			break;
 		}
