@@ -119,7 +119,7 @@ static int storm_part(lbt_timeline *tl, const struct storm *st, const struct tl_
 	e->ratio = d->cp.baseline > 0 ? e->to / d->cp.baseline : NAN;
 	e->count = lbt_tli_sum_of(d->v, a, b);
 	e->distinct = (int64_t)st->s.distinct;
-	e->ongoing = ongoing && b == d->n;
+	e->ongoing = ongoing;
 	e->end_us = e->ongoing ? LBT_TL_NONE : lbt_tli_bucket_us(tl, b);
 	if (lbt_tli_cells_first(&st->w->cells, tl->res->first_b + (int64_t)a,
 	    tl->res->first_b + (int64_t)b, &ev))
@@ -127,29 +127,49 @@ static int storm_part(lbt_timeline *tl, const struct storm *st, const struct tl_
 	return 0;
 }
 
+/* The hot buckets of v[a..b) at its ends dropped (above `hot` events),
+ * into *a, *b; *a == *b when none is hot. */
+static void hot_trim(const int64_t *v, double hot, size_t *a, size_t *b)
+{
+	while (*a < *b && (double)v[*a] <= hot)
+		(*a)++;
+	while (*b > *a && (double)v[*b - 1] <= hot)
+		(*b)--;
+}
+
 /*
- * The episodes of a retry storm: the rises of the re-sending source at
- * `ratio` x its own baseline or more, each cut at every reload of any LB
- * (the storm before and after a new limit are two figures), each part
- * without its empty buckets at both ends.  @return 0 or -1.
+ * The episodes of a retry storm: runs of the re-sending source's buckets
+ * above `ratio` x its own baseline, a run going on across fewer than
+ * min_buckets buckets below that (a naive client storms for a few seconds
+ * after each refused batch, then waits for its next tick), cut at every
+ * reload of any LB (the storm before and after a new limit are two
+ * figures), each part from its first to its last hot bucket and reported
+ * when its mean is still `ratio` x the baseline.  Runs rather than the
+ * engine's episodes: the engine leaves out an episode shorter than
+ * min_buckets, which a storm between two reloads can be.  A source with
+ * no baseline (a new one) has its new_source event instead.
+ * @return 0 or -1.
  */
 static int storm_episodes(lbt_timeline *tl, const struct storm *st)
 {
 	struct tl_dense d;
 	int rc = storm_series(tl, st->w, &d);
+	size_t mb = tl->o.cp.min_buckets ? tl->o.cp.min_buckets : 1;
+	double want = tl->o.ratio * d.cp.baseline, hot = want * (double)tl->step / 1e6;
 
-	for (size_t k = 0; rc == 0 && k < d.cp.nep; k++) {
-		const lbt_cp_episode *ep = &d.cp.ep[k];
+	for (size_t a = 0, b, gap; rc == 0 && d.cp.baseline > 0 && a < d.n; a = b) {
+		for (b = a; b < d.n && (double)d.v[b] <= hot; b++)
+			;
+		if ((a = b) == d.n)
+			break;
+		for (gap = 0; b < d.n && gap < mb; b++)
+			gap = (double)d.v[b] > hot ? 0 : gap + 1;
+		for (size_t p = a, q; p < b && rc == 0; p = q) {
+			size_t s = p, e = q = lbt_tli_reload_in(tl, NULL, p, b);
 
-		if (ep->kind != LBT_CP_RISE || d.cp.baseline <= 0 ||
-		    ep->mean_rate < tl->o.ratio * d.cp.baseline)
-			continue;
-		for (size_t p = ep->start, q; p < ep->end && rc == 0; p = q) {
-			size_t a = p, b = q = lbt_tli_reload_in(tl, NULL, p, ep->end);
-
-			lbt_tli_trim(d.v, &a, &b);
-			if (lbt_tli_rate(tl, d.v, a, b) >= tl->o.ratio * d.cp.baseline)
-				rc = storm_part(tl, st, &d, a, b, ep->ongoing && q == ep->end);
+			hot_trim(d.v, hot, &s, &e);
+			if (s < e && lbt_tli_rate(tl, d.v, s, e) >= want)
+				rc = storm_part(tl, st, &d, s, e, e == d.n);
 		}
 	}
 	lbt_tli_dense_free(&d);
