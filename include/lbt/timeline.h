@@ -42,13 +42,16 @@
  * ends; new heavy sources and sources at more than `ratio` x their own
  * baseline; drops of all traffic or a Host; sources that stop at once
  * while the others go on (nothing logged says why); error and
- * load-shedding classes as shares over time, start and end; the tarpit
+ * load-shedding classes as shares over time, start and end (with two or
+ * more LBs also each LB's 429 and 503 runs, cut at its reloads; and the
+ * sources answered 429 most); the tarpit
  * giving way to deny; frontends at maxconn (logged fc, rebuilt
  * occupancy, the tarpit's share of held slots) and the moment an alert at
  * alert_pct % would have fired; a load balancer that stops logging, goes
  * quiet for a while, or loses its load to the others; HAProxy's lines
  * (server down and up, crash loops, no server available, reloads and
- * stops); retry storms; the end of the incident.
+ * stops); retry storms (summed up, and each episode at `ratio` x the
+ * source's baseline, cut at reloads); the end of the incident.
  * Includes: analysis.h, err.h, netgroup.h, rec.h, tarpit.h, changepoint.h.
  */
 #ifndef LBT_TIMELINE_H
@@ -115,6 +118,7 @@ typedef enum lbt_tl_kind {
 	LBT_TL_HAPROXY,           /* another line of HAProxy's own */
 	LBT_TL_RETRY,             /* a source re-sends what was refused */
 	LBT_TL_END,               /* every series back within its baseline */
+	LBT_TL_RETRY_STORM,       /* an episode of a RETRY source at ratio x its baseline */
 	LBT_TL_NKINDS
 } lbt_tl_kind;
 

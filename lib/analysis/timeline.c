@@ -27,7 +27,7 @@ static const char *const kind_names[LBT_TL_NKINDS] = {
 	"rise", "new_source", "source_rise", "rise_end", "drop", "drop_end", "vanish",
 	"errors", "errors_end", "switch", "alert", "saturation", "saturation_end",
 	"lb_stop", "lb_gap", "lb_shift", "server_down", "server_up", "crash_loop",
-	"no_server", "reload", "stop", "haproxy", "retry", "end"
+	"no_server", "reload", "stop", "haproxy", "retry", "end", "retry_storm"
 };
 
 static const char *const what_names[LBT_TL_W_NWHAT] = {
@@ -239,9 +239,13 @@ int lbt_tli_rebucket(lbt_timeline *tl, int64_t step)
 		return -1;
 	for (size_t i = 0; i < lbt_hmap_count(tl->lbs); i++) {
 		lbt_hmap_entry e;
+		struct tl_lb *l;
 
 		lbt_hmap_at(tl->lbs, i, &e);
-		if (lbt_tli_cells_rebucket(&((struct tl_lb *)e.val)->cells, f) < 0)
+		l = e.val;
+		if (lbt_tli_cells_rebucket(&l->cells, f) < 0 ||
+		    lbt_tli_cells_rebucket(&l->cls[0], f) < 0 ||
+		    lbt_tli_cells_rebucket(&l->cls[1], f) < 0)
 			return -1;
 	}
 	tl->step = step;
@@ -280,8 +284,9 @@ static struct tl_subj *subj_add(tl_sketch *s, const void *key, size_t n, int64_t
 	return w;
 }
 
-/* Count r in its load balancer.  @return 0 or -1. */
-static int lb_add(lbt_timeline *tl, const lbt_rec *r, int64_t b, const char *file)
+/* Count r (of classes cls) in its load balancer.  @return 0 or -1. */
+static int lb_add(lbt_timeline *tl, const lbt_rec *r, int64_t b, unsigned cls,
+    const char *file)
 {
 	lbt_str lb = (r->have & LBT_BIT(LBT_F_LB)) ? r->lb : lbt_str_make("", 0);
 	struct tl_lb *l = lbt_hmap_get(tl->lbs, lb.n ? lb.p : "", lb.n);
@@ -293,7 +298,9 @@ static int lb_add(lbt_timeline *tl, const lbt_rec *r, int64_t b, const char *fil
 	}
 	if (l == NULL && (l = lbt_hmap_put(tl->lbs, lb.n ? lb.p : "", lb.n, NULL)) == NULL)
 		return -1;
-	if (lbt_tli_cells_add(&l->cells, b, r, file) < 0)
+	if (lbt_tli_cells_add(&l->cells, b, r, file) < 0 ||
+	    ((cls & (1u << LBT_TL_C429)) && lbt_tli_cells_add(&l->cls[0], b, r, file) < 0) ||
+	    ((cls & (1u << LBT_TL_C503)) && lbt_tli_cells_add(&l->cls[1], b, r, file) < 0))
 		return -1;
 	lbt_evidence_set(&e, r, file);
 	if (!l->last.set || lbt_evidence_cmp(&e, &l->last) > 0)
@@ -389,10 +396,12 @@ static int dims_add(lbt_timeline *tl, const lbt_rec *r, int64_t b, unsigned cls,
 	if ((r->have & LBT_BIT(LBT_F_CLIENT)) &&
 	    lbt_netgroup_of(&tl->o.net, &r->client, &net, NULL) == 0) {
 		if ((w = subj_add(&tl->srcs, &net, sizeof net, b, r, file, &fresh)) == NULL ||
-		    (!fresh && lbt_tli_req_add(w, r, is_refused(cls), file) < 0))
+		    (!fresh && lbt_tli_req_add(w, r, is_refused(cls), file) < 0) ||
+		    (!fresh && (cls & (1u << LBT_TL_C429)) &&
+		    lbt_tli_cells_add(&w->c429, b, r, file) < 0))
 			return -1;
 	}
-	return lb_add(tl, r, b, file) < 0 || fe_add(tl, r, file) < 0 ? -1 : 0;
+	return lb_add(tl, r, b, cls, file) < 0 || fe_add(tl, r, file) < 0 ? -1 : 0;
 }
 
 /* Count a request with a time.  @return 0 or -1 (no memory). */
@@ -537,6 +546,8 @@ void lbt_timeline_free(lbt_timeline *tl)
 
 		lbt_hmap_at(tl->lbs, i, &e);
 		lbt_tli_cells_free(&((struct tl_lb *)e.val)->cells);
+		lbt_tli_cells_free(&((struct tl_lb *)e.val)->cls[0]);
+		lbt_tli_cells_free(&((struct tl_lb *)e.val)->cls[1]);
 	}
 	for (size_t i = 0; tl->names != NULL && i < lbt_hmap_count(tl->names); i++) {
 		lbt_hmap_entry e;

@@ -11,7 +11,9 @@
  *   timeline_merge.c    spawn, merge, finish and the vtable
  *   timeline_detect.c   the series made dense, the episodes of traffic,
  *                       keys, Hosts, sources and classes, the end
- *   timeline_more.c     saturation and alert, per-LB volume, retries
+ *   timeline_more.c     saturation and alert, per-LB volume and shedding,
+ *                       runs of answers cut at reloads
+ *   timeline_retry.c    retry storms and their episodes, 429 per source
  *   timeline_lines.c    HAProxy's own lines: kept, placed when they have no
  *                       time, grouped (crash loops, reloads, bursts)
  *   timeline_out.c      the events array, sorting, charts, accessors
@@ -66,6 +68,7 @@ struct tl_subj {
 	size_t klen, kcap;
 	uint64_t count, err;      /* space-saving count and its over-estimate */
 	tl_cells cells;           /* since it entered the sketch */
+	tl_cells c429;            /* sources: their 429 answers, as cells */
 	lbt_evidence last;        /* its largest (time, file, line) */
 	lbt_hmap *req;            /* sources: "METHOD path" -> struct tl_req */
 	uint64_t req_over;        /* requests of pairs past LBT_TL_RETRY_CAP */
@@ -94,8 +97,13 @@ int lbt_tli_req_merge(struct tl_subj *dst, const struct tl_subj *src, tl_intern_
 
 /* ---- per load balancer, per frontend, per file, HAProxy's lines --------- */
 
+/* The classes with a series per load balancer: the load shedding a
+ * post-mortem counts per LB (429, 503). */
+#define TL_LB_NCLASS 2
+
 struct tl_lb {
 	tl_cells cells;
+	tl_cells cls[TL_LB_NCLASS];   /* its LBT_TL_C429 and LBT_TL_C503 answers */
 	lbt_evidence last;        /* its last request */
 };
 
@@ -228,12 +236,35 @@ int lbt_tli_episode_events(lbt_timeline *tl, const struct tl_dense *d, const tl_
     const lbt_cp_episode *ep, lbt_tl_kind k, lbt_tl_kind kend, lbt_tl_what w,
     const char *subject);
 void lbt_tli_incident_note(lbt_timeline *tl, int64_t start, int64_t end, int ongoing);
+int lbt_tli_began_with_data(const lbt_timeline *tl, const struct tl_dense *d);
+int lbt_tli_rebase(const lbt_timeline *tl, struct tl_dense *d);
 int lbt_tli_detect(lbt_timeline *tl);
+
+/* timeline_more.c: runs of answers (a class of an LB, a source's 429s) */
+#define TL_SHED_MIN 10              /* answers of a class that make a shedding episode */
+
+/* Whose answers a run counts: the event's what, subject, lb and other,
+ * the answers' cells and dense counts, the requests they are a share of,
+ * and the LB whose reloads cut the runs (NULL: any LB's). */
+struct tl_answers {
+	lbt_tl_what what;
+	const char *subject, *lb, *other, *cut_lb;
+	const tl_cells *cells;
+	const int64_t *v, *all;
+};
+
+int64_t lbt_tli_sum_of(const int64_t *v, size_t a, size_t b);
+size_t lbt_tli_reload_in(const lbt_timeline *tl, const char *lb, size_t a, size_t b);
+void lbt_tli_trim(const int64_t *v, size_t *a, size_t *b);
+int lbt_tli_answer_runs(lbt_timeline *tl, const struct tl_answers *x);
 
 /* timeline_more.c */
 int lbt_tli_detect_saturation(lbt_timeline *tl);
 int lbt_tli_detect_lbs(lbt_timeline *tl);
+
+/* timeline_retry.c */
 int lbt_tli_detect_retries(lbt_timeline *tl);
+int lbt_tli_detect_source_429(lbt_timeline *tl);
 
 /* timeline_lines.c */
 int lbt_tli_line_add(lbt_timeline *tl, const lbt_rec *r, const char *file);

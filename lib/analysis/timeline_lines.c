@@ -274,8 +274,9 @@ static lbt_tl_event *line_event(lbt_timeline *tl, lbt_tl_kind k, lbt_tl_what w,
 }
 
 /*
- * The DOWN and UP lines of one server, v[a..b) in time order: a crash
- * loop when it went down `flaps` times or more, else one event a line.
+ * The DOWN and UP lines of one server, v[a..b) in time order: one event a
+ * line (a post-mortem needs each transition's time), and a crash loop
+ * summing them up when it went down `flaps` times or more.
  * @return 0 or -1.
  */
 static int server_events(lbt_timeline *tl, struct tl_line *const *v, size_t a, size_t b)
@@ -289,13 +290,12 @@ static int server_events(lbt_timeline *tl, struct tl_line *const *v, size_t a, s
 			first = first == b ? i : first;
 			lastdown = i;
 		}
-	if (downs < (size_t)tl->o.flaps) {
-		for (size_t i = a; i < b; i++)
-			if (line_event(tl, v[i]->kind == TLL_DOWN ? LBT_TL_SERVER_DOWN :
-			    LBT_TL_SERVER_UP, LBT_TL_W_SERVER, v[i]) == NULL)
-				return -1;
+	for (size_t i = a; i < b; i++)
+		if (line_event(tl, v[i]->kind == TLL_DOWN ? LBT_TL_SERVER_DOWN :
+		    LBT_TL_SERVER_UP, LBT_TL_W_SERVER, v[i]) == NULL)
+			return -1;
+	if (downs < (size_t)tl->o.flaps)
 		return 0;
-	}
 	if ((e = line_event(tl, LBT_TL_CRASH_LOOP, LBT_TL_W_SERVER, v[first])) == NULL)
 		return -1;
 	e->count = (int64_t)downs;
@@ -305,11 +305,19 @@ static int server_events(lbt_timeline *tl, struct tl_line *const *v, size_t a, s
 	return 0;
 }
 
-/* The largest request time of load balancer lb (NULL: of any).  LBT_TL_NONE when none. */
-static int64_t last_request(const lbt_timeline *tl, const char *lb)
+/* The largest time load balancer lb (NULL: any) logged at: its requests,
+ * and with `lines` its own lines.  LBT_TL_NONE when none. */
+static int64_t last_logged(const lbt_timeline *tl, const char *lb, int lines)
 {
 	int64_t t = LBT_TL_NONE;
 
+	for (size_t i = 0; lines && i < tl->nlines; i++) {
+		const struct tl_line *l = &tl->lines[i];
+
+		if (l->time_us != LBT_TL_NONE && (lb == NULL || (l->lb != NULL &&
+		    strcmp(l->lb, lb) == 0)) && (t == LBT_TL_NONE || l->time_us > t))
+			t = l->time_us;
+	}
 	for (size_t i = 0; i < lbt_hmap_count(tl->lbs); i++) {
 		lbt_hmap_entry e;
 		const struct tl_lb *l;
@@ -326,14 +334,18 @@ static int64_t last_request(const lbt_timeline *tl, const char *lb)
 
 /*
  * A burst of "Proxy X stopped" lines of one LB, v[a..b) within 2 s: a
- * reload when requests were logged more than 1 s after it, else a stop.
+ * reload when the LB logged anything (a request, a line of its own such as
+ * a health check's UP) more than 1 s after it, else a stop: an LB out of
+ * the DNS rotation gets no request after its reload, but its checks go on.
  * subject lists the proxies.  @return 0 or -1.
  */
 static int stop_event(lbt_timeline *tl, struct tl_line *const *v, size_t a, size_t b)
 {
 	char list[256];
 	size_t n = 0;
-	int64_t last = last_request(tl, v[a]->lb);
+	/* a burst placed after every request with no later bound may come
+	 * after any line: only its requests can show the LB went on */
+	int64_t last = last_logged(tl, v[a]->lb, !(v[b - 1]->approx && v[b - 1]->hi_us == LBT_TL_NONE));
 	lbt_tl_event *e;
 
 	for (size_t i = a; i < b && n + 2 < sizeof list; i++) {
@@ -343,7 +355,7 @@ static int stop_event(lbt_timeline *tl, struct tl_line *const *v, size_t a, size
 		n += k > 0 ? (size_t)k : 0;
 		n = n < sizeof list ? n : sizeof list - 1;
 	}
-	e = line_event(tl, last != LBT_TL_NONE && last > v[a]->time_us + 1000000 ?
+	e = line_event(tl, last != LBT_TL_NONE && last > v[b - 1]->time_us + 1000000 ?
 	    LBT_TL_RELOAD : LBT_TL_STOP, LBT_TL_W_PROXY, v[a]);
 	if (e == NULL || (e->subject = lbt_tli_intern(tl, list, n, 0)) == NULL)
 		return -1;

@@ -95,6 +95,8 @@ static int lbs_merge(lbt_timeline *tl, const lbt_timeline *src)
 		if (d == NULL && (d = lbt_hmap_put(tl->lbs, e.key, e.klen, NULL)) == NULL)
 			return -1;
 		if (lbt_tli_cells_merge(&d->cells, &s->cells, lbt_tli_intern_file, tl) < 0 ||
+		    lbt_tli_cells_merge(&d->cls[0], &s->cls[0], lbt_tli_intern_file, tl) < 0 ||
+		    lbt_tli_cells_merge(&d->cls[1], &s->cls[1], lbt_tli_intern_file, tl) < 0 ||
 		    ev_min(tl, &d->last, &s->last, 1) < 0)
 			return -1;
 	}

@@ -1,7 +1,9 @@
 /*
  * timeline_more.c - the detectors that read more than one series: slot
  * saturation per frontend and the alert that would have fired before it,
- * the volume of each load balancer against the others, and retry storms.
+ * the volume of each load balancer against the others and its shedding
+ * (runs of 429/503 answers cut at its reloads, also used for sources by
+ * timeline_retry.c).
  *
  * Saturation reads the tarpit accumulator (tarpit.h, occupancy.h) run
  * beside the series: runs of its buckets where the logged fc reached
@@ -19,7 +21,7 @@
 #define SAT_GAP 3                 /* buckets between two full ones that join them */
 
 /* Sum of v[a..b). */
-static int64_t sum_of(const int64_t *v, size_t a, size_t b)
+int64_t lbt_tli_sum_of(const int64_t *v, size_t a, size_t b)
 {
 	int64_t s = 0;
 
@@ -297,7 +299,7 @@ static int lb_stop(lbt_timeline *tl, const struct lbv *v, size_t n, size_t i)
 	e->from = r;
 	e->to = 0;
 	e->unit = "req/s";
-	e->count = sum_of(x->d.v, 0, tl->res->n);
+	e->count = lbt_tli_sum_of(x->d.v, 0, tl->res->n);
 	e->other = risers(tl, v, n, i, x->first, x->last + 1, tl->res->n);
 	lbt_tli_event_ev(e, &x->l->last);
 	return 0;
@@ -365,6 +367,128 @@ static int lb_drops(lbt_timeline *tl, const struct lbv *v, size_t n, size_t i)
 	return 0;
 }
 
+/* The bucket index of the first reload of LB lb (NULL: any LB) in
+ * buckets (a, b), b when none (RELOAD events: timeline_lines.c, detected
+ * first). */
+size_t lbt_tli_reload_in(const lbt_timeline *tl, const char *lb, size_t a, size_t b)
+{
+	size_t at = b;
+
+	for (size_t i = 0; i < tl->res->nev; i++) {
+		const lbt_tl_event *e = &tl->res->ev[i];
+		int64_t k;
+
+		if (e->kind != LBT_TL_RELOAD || (lb != NULL && (e->lb == NULL ||
+		    strcmp(e->lb, lb) != 0)))
+			continue;
+		k = lbt_tli_floor_div(e->time_us, tl->step) - tl->res->first_b;
+		if (k > (int64_t)a && k < (int64_t)at)
+			at = (size_t)k;
+	}
+	return at;
+}
+
+/* v[a..b) without its empty buckets at both ends, into *a, *b. */
+void lbt_tli_trim(const int64_t *v, size_t *a, size_t *b)
+{
+	while (*a < *b && v[*a] == 0)
+		(*a)++;
+	while (*b > *a && v[*b - 1] == 0)
+		(*b)--;
+}
+
+/* One run v[a..b) of answers as an ERRORS event: their count, their share
+ * of the requests `all` counts, mean and peak rates.  @return 0 or -1. */
+static int answers_event(lbt_timeline *tl, const struct tl_answers *x, size_t a, size_t b)
+{
+	int64_t cnt = lbt_tli_sum_of(x->v, a, b), all = lbt_tli_sum_of(x->all, a, b);
+	lbt_tl_event *e;
+	lbt_evidence ev;
+	size_t pk = a;
+
+	if (cnt < TL_SHED_MIN)
+		return 0;
+	if ((e = lbt_tli_event_new(tl, LBT_TL_ERRORS, x->what, x->subject,
+	    lbt_tli_bucket_us(tl, a))) == NULL)
+		return -1;
+	for (size_t i = a; i < b; i++)
+		pk = x->v[i] > x->v[pk] ? i : pk;
+	e->lb = x->lb;
+	e->other = x->other;
+	e->from = 0;
+	e->to = lbt_tli_rate(tl, x->v, a, b);
+	e->peak = lbt_tli_rate(tl, x->v, pk, pk + 1);
+	e->peak_us = lbt_tli_bucket_us(tl, pk);
+	e->unit = "req/s";
+	e->count = cnt;
+	e->share_pct = all > 0 ? 100.0 * (double)cnt / (double)all : NAN;
+	e->ongoing = b == tl->res->n;
+	e->end_us = e->ongoing ? LBT_TL_NONE : lbt_tli_bucket_us(tl, b);
+	if (lbt_tli_cells_first(x->cells, tl->res->first_b + (int64_t)a,
+	    tl->res->first_b + (int64_t)b, &ev))
+		lbt_tli_event_ev(e, &ev);
+	lbt_tli_incident_note(tl, e->time_us, e->end_us, e->ongoing);
+	return 0;
+}
+
+/*
+ * The answers of x in runs of buckets, a run going on across fewer than
+ * min_buckets empty ones (the engine's shortest lull) and cut at each
+ * reload of x->cut_lb, each run of TL_SHED_MIN answers or more an ERRORS
+ * event.  Any 429 or 503 is abnormal, so there is no baseline to rise
+ * from; the runs keep the bursts of a storm (answers every few seconds)
+ * together, where the engine leaves out an episode shorter than
+ * min_buckets.  The reload is in the log, and the shedding before it (a
+ * queue) and after it (a new rate limit) are two figures in a post-mortem.
+ * @return 0 or -1.
+ */
+int lbt_tli_answer_runs(lbt_timeline *tl, const struct tl_answers *x)
+{
+	size_t n = tl->res->n, mb = tl->o.cp.min_buckets ? tl->o.cp.min_buckets : 1;
+	int rc = 0;
+
+	for (size_t a = 0, b, gap; a < n && rc == 0; a = b) {
+		for (b = a; b < n && x->v[b] == 0; b++)
+			;
+		if ((a = b) == n)
+			break;
+		for (gap = 0; b < n && gap < mb; b++)
+			gap = x->v[b] ? 0 : gap + 1;
+		for (size_t p = a, q; p < b && rc == 0; p = q) {
+			size_t s = p, e = q = lbt_tli_reload_in(tl, x->cut_lb, p, b);
+
+			lbt_tli_trim(x->v, &s, &e);
+			rc = answers_event(tl, x, s, e);
+		}
+	}
+	return rc;
+}
+
+/* An LB's load shedding: its 429 and 503 answers (answer_runs), each run
+ * an ERRORS event of the class with the LB in `lb`, cut at its reloads:
+ * what a post-mortem reports per LB when the LBs shed differently (one
+ * held a long queue, one got the storm).  @return 0 or -1. */
+static int lb_shedding(lbt_timeline *tl, const struct lbv *x)
+{
+	static const lbt_tl_class cls[TL_LB_NCLASS] = { LBT_TL_C429, LBT_TL_C503 };
+	int rc = 0;
+
+	for (int c = 0; c < TL_LB_NCLASS && rc == 0; c++) {
+		struct tl_dense d;
+		struct tl_answers a = { LBT_TL_W_CLASS, lbt_tl_class_name(cls[c]), x->name, NULL,
+			x->name, &x->l->cls[c], NULL, x->d.v };
+
+		if (x->l->cls[c].m == NULL)
+			continue;
+		if ((rc = lbt_tli_dense(tl, &x->l->cls[c], &d, 0)) < 0)
+			break;
+		a.v = d.v;
+		rc = lbt_tli_answer_runs(tl, &a);
+		lbt_tli_dense_free(&d);
+	}
+	return rc;
+}
+
 /* Every named LB, dense and read.  *n gets their count.  @return the array
  * (free each d, then it), or NULL when out of memory. */
 static struct lbv *lb_views(lbt_timeline *tl, size_t *n)
@@ -416,8 +540,9 @@ int lbt_tli_detect_lbs(lbt_timeline *tl)
 	if (rc == 0)
 		qsort(v, n, sizeof *v, lbv_cmp);
 	for (size_t i = 0; rc == 0 && n >= 2 && i < n; i++)
-		if ((rc = lb_stop(tl, v, n, i)) == 0 && (rc = lb_gaps(tl, &v[i])) == 0)
-			rc = lb_drops(tl, v, n, i);
+		if ((rc = lb_stop(tl, v, n, i)) == 0 && (rc = lb_gaps(tl, &v[i])) == 0 &&
+		    (rc = lb_drops(tl, v, n, i)) == 0)
+			rc = lb_shedding(tl, &v[i]);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		if ((rc = lbt_tli_own(tl, v[i].d.v)) == 0)
 			rc = lbt_tli_chart_add(tl, LBT_TL_CH_LBS, LBT_TL_W_LB, v[i].name, v[i].d.v);
@@ -429,107 +554,3 @@ int lbt_tli_detect_lbs(lbt_timeline *tl)
 	return rc;
 }
 
-/* ---- retry storms --------------------------------------------------------- */
-
-/* What one source re-sent after refusals. */
-struct resent {
-	uint64_t sent, resent, distinct;
-	int64_t first, last;
-	lbt_evidence ev;          /* its smallest refused request */
-	const char *top;          /* the request re-sent most (hmap key) */
-	uint64_t top_n;
-	size_t top_len;
-};
-
-/* Sum up the requests of w that were refused and sent again, each within
- * the retry window of the one before on average. */
-static void resent_of(const lbt_timeline *tl, const struct tl_subj *w, struct resent *s)
-{
-	size_t m = w->req ? lbt_hmap_count(w->req) : 0;
-
-	memset(s, 0, sizeof *s);
-	for (size_t i = 0; i < m; i++) {
-		lbt_hmap_entry e;
-		const struct tl_req *q;
-
-		lbt_hmap_at(w->req, i, &e);
-		q = e.val;
-		if (q->nref == 0 || q->n < 2 || (q->last_us - q->first_us) / (int64_t)(q->n - 1) >
-		    tl->o.retry_window_us)
-			continue;
-		if (s->distinct++ == 0 || q->ref.time_us < s->first)
-			s->first = q->ref.time_us;
-		s->last = q->last_us > s->last ? q->last_us : s->last;
-		s->sent += q->n;
-		s->resent += q->n - 1;
-		if (lbt_evidence_cmp(&q->ref, &s->ev) < 0)
-			s->ev = q->ref;
-		if (q->n > s->top_n || (q->n == s->top_n && (e.klen < s->top_len ||
-		    (e.klen == s->top_len && memcmp(e.key, s->top, e.klen) < 0)))) {
-			s->top = e.key;
-			s->top_n = q->n;
-			s->top_len = e.klen;
-		}
-	}
-}
-
-/* A source's storm while ranking them. */
-struct storm {
-	const struct tl_subj *w;
-	struct resent s;
-	char name[LBT_ADDR_STRLEN + 8];
-};
-
-/* qsort order of storms: re-sent descending, then the source. */
-static int storm_cmp(const void *a, const void *b)
-{
-	const struct storm *x = a, *y = b;
-
-	if (x->s.resent != y->s.resent)
-		return x->s.resent > y->s.resent ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/* The event of one storm.  @return 0 or -1. */
-static int storm_event(lbt_timeline *tl, const struct storm *st)
-{
-	lbt_tl_event *e = lbt_tli_event_new(tl, LBT_TL_RETRY, LBT_TL_W_SOURCE,
-	    lbt_tli_intern(tl, st->name, strlen(st->name), 0), st->s.first);
-
-	if (e == NULL || e->subject == NULL ||
-	    (e->text = lbt_tli_intern(tl, st->s.top, st->s.top_len, 0)) == NULL)
-		return -1;
-	e->end_us = st->s.last;
-	e->count = (int64_t)st->s.resent;
-	e->distinct = (int64_t)st->s.distinct;
-	e->ratio = (double)st->s.sent / (double)st->s.distinct;
-	lbt_tli_event_ev(e, &st->s.ev);
-	return 0;
-}
-
-/* The retry storms of the tracked sources, the heaviest `top`.  @return 0 or -1. */
-int lbt_tli_detect_retries(lbt_timeline *tl)
-{
-	struct storm *v = malloc((tl->srcs.n ? tl->srcs.n : 1) * sizeof *v);
-	size_t n = 0;
-	int rc = 0;
-
-	if (v == NULL)
-		return -1;
-	for (size_t i = 0; i < tl->srcs.n; i++) {
-		struct storm *st = &v[n];
-
-		st->w = &tl->srcs.v[i];
-		resent_of(tl, st->w, &st->s);
-		if (st->s.resent < tl->o.retry_min || st->s.sent < 2 * st->s.distinct)
-			continue;
-		lbt_netgroup_format(&tl->o.net, (const lbt_addr *)st->w->key, st->name,
-		    sizeof st->name);
-		n++;
-	}
-	qsort(v, n, sizeof *v, storm_cmp);
-	for (size_t i = 0; i < n && i < tl->o.top && rc == 0; i++)
-		rc = storm_event(tl, &v[i]);
-	free(v);
-	return rc;
-}

@@ -244,6 +244,18 @@ static void phrase_shift(const lbt_timeline *tl, const lbt_tl_event *e, struct t
 
 	switch (e->kind) {
 	case LBT_TL_ERRORS:
+		if (e->lb != NULL || e->what == LBT_TL_W_SOURCE) {   /* runs of one LB's, one source's */
+			put(ev, e->lb != NULL ? "%s from %s" : "%s to %s", class_words(e->lb != NULL ?
+			    e->subject : e->other), e->lb != NULL ? e->lb : e->subject);
+			put(nu, "%lld (%.1f %% of %s requests), ", (long long)e->count, e->share_pct,
+			    e->lb != NULL ? "its" : "the source's");
+			rate(nu, e->to);
+			put(nu, " req/s, peak ");
+			rate(nu, e->peak);
+			put(nu, " req/s at %s%s", tod(e->peak_us, b, sizeof b), e->ongoing ? "" : ";");
+			until(nu, e);
+			break;
+		}
 		put(ev, "%s rise", class_words(e->subject));
 		put(nu, "%.1f %% \u2192 %.1f %% of requests, peak %.0f %% at %s; %lld requests",
 		    e->from, e->to, e->peak, tod(e->peak_us, b, sizeof b), (long long)e->count);
@@ -418,6 +430,16 @@ void lbt_tl_phrase(const lbt_timeline *tl, const lbt_tl_event *e, char *event, s
 		    (long long)e->distinct, e->text ? e->text : "", e->ratio,
 		    tod(e->end_us, b, sizeof b));
 		break;
+	case LBT_TL_RETRY_STORM:
+		put(&ev, "retry storm of source %s", e->subject);
+		put(&nu, "%lld requests until %s: ", (long long)e->count, e->ongoing ? "the end" :
+		    tod(e->end_us, b, sizeof b));
+		rate(&nu, e->to);
+		put(&nu, " req/s, \u00d7%.1f its baseline of ", e->ratio);
+		rate(&nu, e->from);
+		put(&nu, " req/s (re-sending %lld distinct requests, most: %.80s)",
+		    (long long)e->distinct, e->text ? e->text : "");
+		break;
 	case LBT_TL_END:
 		put(&ev, "end of the incident: every series back within its baseline");
 		rate(&nu, e->from);
@@ -575,8 +597,8 @@ static void sum_errors(const lbt_timeline *tl, struct text *t)
 	for (size_t i = 0; i < lbt_timeline_nevents(tl) && n < 4; i++) {
 		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
 
-		if (e->kind != LBT_TL_ERRORS || strcmp(e->subject, "tarpit") == 0 ||
-		    strcmp(e->subject, "deny") == 0)
+		if (e->kind != LBT_TL_ERRORS || e->lb != NULL || e->what != LBT_TL_W_CLASS ||
+		    strcmp(e->subject, "tarpit") == 0 || strcmp(e->subject, "deny") == 0)
 			continue;
 		put(t, "%s made up %.1f %% of requests from %s", class_words(e->subject),
 		    e->share_pct, tod(e->time_us, b, sizeof b));

@@ -960,6 +960,12 @@ def cmd_incident(a):
         end = t0 / 1e6 + dur
         while time.time() < end and time.monotonic() < hard_end:
             time.sleep(min(0.2, max(0.0, end - time.time())))
+        # the next phase's reload prepared (configurations, checks, state
+        # dumps: seconds on a loaded machine) while this one goes on, as it
+        # changes nothing the customers see: the next phase opens with the
+        # reload itself, back to back with this one
+        if i + 1 < len(plan.phases) and (0.0, "reload") in plan.phases[i + 1][2]:
+            run_hook(a.hook, "reload-prepare", "limit")
         phases.append((name, t0, now_us()))
     st.stop_flood.set()
     st.stop_legit.set()
@@ -1142,7 +1148,9 @@ def pm_customer(st, cust, src, behaviour, offset):
     keys = pm_keys(cust, plan.batch)
     rr = PM_CUSTOMERS.index((cust, src, behaviour))   # its place in the rotation
     tick = time.monotonic() + offset
-    n_ticks = int(plan.total / plan.period) + 2
+    # every phase may run late (a slow hook lengthens it, cmd_incident2):
+    # ticks until the client stops it, bounded by the same hard end
+    n_ticks = int((plan.total + 60) / plan.period) + 2
     for k in range(n_ticks):
         delay = tick - time.monotonic()
         if delay > 0 and st.stop.wait(delay):
@@ -1198,7 +1206,7 @@ def cmd_incident2(a):
                                       args=(st, cust, src, behaviour, offset)))
     phases = []
     hard_end = time.monotonic() + plan.total + 60
-    for name, dur, actions in plan.phases:
+    for i, (name, dur, actions) in enumerate(plan.phases):
         # A phase starts when the previous one ended; its actions at their
         # offsets from its start (at once when a slow hook made one late);
         # it lasts its duration, and after its last action at least as long
@@ -1225,6 +1233,12 @@ def cmd_incident2(a):
             end = max(end, time.time() + dur - off)
         while time.time() < end and time.monotonic() < hard_end:
             time.sleep(min(0.2, max(0.0, end - time.time())))
+        # the next phase's reload prepared (configurations, checks, state
+        # dumps: seconds on a loaded machine) while this one goes on, as it
+        # changes nothing the customers see: the next phase opens with the
+        # reload itself, back to back with this one
+        if i + 1 < len(plan.phases) and (0.0, "reload") in plan.phases[i + 1][2]:
+            run_hook(a.hook, "reload-prepare", "limit")
         phases.append((name, t0, now_us()))
     st.stop.set()
     for t in custs:

@@ -40,7 +40,7 @@
 # sources.txt, conf/ (each configuration), run/; see tests/lab/README.md.
 #
 # Also the client's hook (inside the namespace):
-#     bash incident2.sh --hook OUTDIR app-stop|app-start NAME | reload MODE
+#     bash incident2.sh --hook OUTDIR app-stop|app-start NAME | reload-prepare MODE | reload MODE
 # shellcheck disable=SC2016,SC2086
 # SC2016: sh -c scripts are literal; SC2086: the name lists split on purpose.
 set -eu
@@ -303,7 +303,15 @@ pm_hook() {
 			"$(lab_pid "nginx-$2")" $(((${t:-$t_sig} - t_sig) / 1000)) >>"$LAB_OUT/events.tsv"
 		pm_srvwait UP "$2"
 		;;
-	reload)
+	reload-prepare)
+		# what a reload needs before it changes anything, run by the client
+		# at the end of flap, before limit begins (on a loaded machine the checks and
+		# the state dumps take seconds, which would otherwise open the
+		# phase with seconds of the old configuration): the new
+		# configurations, checked and put in place (the running process
+		# reads its file again only on USR2), and the servers' state, so
+		# that the new worker starts from it (app3 is DOWN from the flap's
+		# last stop until recover: no state changes in between)
 		gen=$(($(cat "$LAB_RUN/gen") + 1))
 		for lb in $PM_LBS; do
 			pm_haproxy_cfg "$lb" "$2" "$gen" >"$LAB_CONF/haproxy-$lb.cfg.new"
@@ -312,9 +320,16 @@ pm_hook() {
 		for lb in $PM_LBS; do
 			cp "$LAB_CONF/haproxy-$lb.cfg.new" "$LAB_CONF/haproxy-$lb-$2.cfg"
 			mv "$LAB_CONF/haproxy-$lb.cfg.new" "$LAB_CONF/haproxy-$lb.cfg"
-			# the servers' state, so that the new worker starts from it
 			"$LAB_PY" "$LAB_DIR/client.py" sockcmd "$LAB_RUN/haproxy-$lb.sock" "show servers state" \
 				>"$LAB_RUN/haproxy-$lb.state"
+		done
+		echo "$gen" >"$LAB_RUN/gen.next"
+		;;
+	reload)
+		[ -s "$LAB_RUN/gen.next" ] || (pm_hook "$out" reload-prepare "$2") # called without the client's preparation
+		gen=$(cat "$LAB_RUN/gen.next")
+		rm -f "$LAB_RUN/gen.next"
+		for lb in $PM_LBS; do
 			pm_event reload-start "$lb" "mode $2 generation $gen"
 			kill -USR2 "$(lab_pid "haproxy-$lb")"
 		done

@@ -501,6 +501,67 @@ START_TEST(flood_story)
 }
 END_TEST
 
+/* The event of kind k about subject on load balancer lb (NULL: none), or NULL. */
+static const lbt_tl_event *find_lb(const lbt_timeline *tl, lbt_tl_kind k, const char *subject,
+    const char *lb, int64_t t_us)
+{
+	for (size_t i = 0; i < lbt_timeline_nevents(tl); i++) {
+		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
+
+		if (e->kind == k && strcmp(e->subject, subject) == 0 && e->time_us == t_us &&
+		    (lb == NULL ? e->lb == NULL : e->lb != NULL && strcmp(e->lb, lb) == 0))
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * Two LBs, 2 requests a second each over 120 s (192.0.2.1 on lb1,
+ * 192.0.2.2 on lb2); lb1 answers 503 ten times a second over 40..49.9 s
+ * and 51..52.9 s and reloads at 50.5 s; lb2 answers 203.0.113.9 429 ten
+ * times a second over 60..61.9 s.  By hand: lb1's 503s are one run cut
+ * at the reload, [40, 50) with 100 and [51, 53) with 20; lb2's 429s one
+ * run [60, 62) with 20, and the same 20 for the source.
+ */
+START_TEST(shed_per_lb)
+{
+	lbt_timeline *tl = tl_new(NULL);
+	struct built b;
+	const lbt_tl_event *e;
+	uint64_t ln = 1;
+
+	for (int k = 0; k < 240; k++) {
+		add(tl, req(&b, k * 0.5, "192.0.2.1", K1, 200, "----", "lb1", -1, "s.log", ln++));
+		add(tl, req(&b, k * 0.5 + 0.25, "192.0.2.2", K1, 200, "----", "lb2", -1, "s.log", ln++));
+	}
+	for (int k = 0; k < 100; k++)
+		add(tl, req(&b, 40 + k * 0.1, "192.0.2.3", K2, 503, "LR--", "lb1", -1, "s.log", ln++));
+	for (int k = 0; k < 20; k++) {
+		add(tl, req(&b, 51 + k * 0.1, "192.0.2.3", K2, 503, "LR--", "lb1", -1, "s.log", ln++));
+		add(tl, req(&b, 60 + k * 0.1, "203.0.113.9", K2, 429, "PR--", "lb2", -1, "s.log",
+		    ln++));
+	}
+	line(&b, 50.5, "Proxy fe stopped (cumulated conns: FE: 1, BE: 0).", NULL, NULL, "s.log", ln++);
+	b.r.frontend = lbt_str_make("fe", 2);
+	b.r.lb = lbt_str_make("lb1", 3);
+	b.r.have |= LBT_BIT(LBT_F_FRONTEND) | LBT_BIT(LBT_F_LB);
+	add(tl, &b.r);
+	finish(tl);
+	ck_assert_ptr_nonnull(e = find_lb(tl, LBT_TL_ERRORS, "503", "lb1", US(T0 + 40)));
+	ck_assert(e->count == 100 && e->end_us == US(T0 + 50));
+	ck_assert_ptr_nonnull(e = find_lb(tl, LBT_TL_ERRORS, "503", "lb1", US(T0 + 51)));
+	ck_assert(e->count == 20 && e->end_us == US(T0 + 53));
+	ck_assert_ptr_nonnull(e = find_lb(tl, LBT_TL_ERRORS, "429", "lb2", US(T0 + 60)));
+	ck_assert(e->count == 20 && e->end_us == US(T0 + 62));
+	ck_assert_ptr_nonnull(e = find_lb(tl, LBT_TL_ERRORS, "203.0.113.9", NULL, US(T0 + 60)));
+	ck_assert(e->what == LBT_TL_W_SOURCE && e->count == 20 && strcmp(e->other, "429") == 0);
+	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_RELOAD, "fe"));
+	ck_assert(e->time_us == US(T0 + 50.5) && strcmp(e->lb, "lb1") == 0);
+	ck_assert_ptr_null(find_lb(tl, LBT_TL_ERRORS, "503", "lb2", US(T0 + 40)));
+	lbt_timeline_free(tl);
+}
+END_TEST
+
 /*
  * Requests every 0.1 s at lines 1..300 (line n at n / 10 s) but line 200,
  * an untimed "Proxy fe stopped", and another after the last request at
@@ -534,12 +595,14 @@ START_TEST(lines_story)
 	/* line 400: after every request (the last at 30 s), nothing after it */
 	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_STOP, "fe"));
 	ck_assert(e->approx == 1 && e->time_us == US(T0 + 30) && e->time_hi_us == LBT_TL_NONE);
-	/* three DOWNs 10 s apart: a crash loop, no single down/up events */
+	/* three DOWNs 10 s apart: a crash loop, and each DOWN and UP an event */
 	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_CRASH_LOOP, "be/app1"));
 	ck_assert(e->count == 3 && e->time_us == US(T0 + 10.5) && e->end_us == US(T0 + 35.5));
 	ck_assert(fabs(e->period_s - 10) < 1e-9 && e->ev_line == 1000);
-	ck_assert_ptr_null(find(tl, LBT_TL_SERVER_DOWN, NULL));
-	ck_assert_ptr_null(find(tl, LBT_TL_SERVER_UP, NULL));
+	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_SERVER_DOWN, "be/app1"));
+	ck_assert(e->time_us == US(T0 + 10.5) && e->ev_line == 1000);
+	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_SERVER_UP, "be/app1"));
+	ck_assert(e->time_us == US(T0 + 15.5) && e->ev_line == 1001);
 	lbt_timeline_free(tl);
 }
 END_TEST
@@ -673,6 +736,75 @@ START_TEST(batch_retries)
 }
 END_TEST
 
+/*
+ * A customer at 1 request a second over 120 s but for 60..70 s, where its
+ * requests are refused with 503 and it sends 50 a second (5 every 0.1 s);
+ * lb1 reloads at 65.5 s.  By hand: a retry storm at 50x its baseline of
+ * 1 req/s, cut at the reload: [60, 65) and [65, 70), 250 requests each.
+ */
+START_TEST(storm_episodes)
+{
+	lbt_timeline *tl = tl_new(NULL);
+	struct built b;
+	const lbt_tl_event *e;
+	uint64_t ln = 1;
+
+	for (int t = 0; t < 120; t++)
+		if (t < 60 || t >= 70)
+			add(tl, req(&b, t, "198.51.100.7", K1, 200, "----", "lb1", -1, "r.log", ln++));
+	for (int k = 0; k < 500; k++)
+		add(tl, req(&b, 60 + (k / 5) * 0.1, "198.51.100.7", K1, 503, "sQ--", "lb1", -1,
+		    "r.log", ln++));
+	line(&b, 65.5, "Proxy fe stopped (cumulated conns: FE: 1, BE: 0).", NULL, NULL, "r.log", ln++);
+	b.r.frontend = lbt_str_make("fe", 2);
+	b.r.lb = lbt_str_make("lb1", 3);
+	b.r.have |= LBT_BIT(LBT_F_FRONTEND) | LBT_BIT(LBT_F_LB);
+	add(tl, &b.r);
+	finish(tl);
+	ck_assert_ptr_nonnull(find(tl, LBT_TL_RETRY, "198.51.100.7"));
+	ck_assert_ptr_nonnull(e = find_lb(tl, LBT_TL_RETRY_STORM, "198.51.100.7", NULL, US(T0 + 60)));
+	ck_assert(e->count == 250 && e->end_us == US(T0 + 65));
+	ck_assert(fabs(e->from - 1) < 1e-9 && fabs(e->to - 50) < 1e-9 && fabs(e->ratio - 50) < 1e-9);
+	ck_assert_ptr_nonnull(e = find_lb(tl, LBT_TL_RETRY_STORM, "198.51.100.7", NULL, US(T0 + 65)));
+	ck_assert(e->count == 250 && e->end_us == US(T0 + 70));
+	lbt_timeline_free(tl);
+}
+END_TEST
+
+/*
+ * Background of 2 requests a second over 120 s; 192.0.2.50 sends 1 a
+ * second from 2 s on but 30 a second over 60..80 s (it began with the
+ * data: 2 expected before it, not improbable); 192.0.2.60 sends 10 a
+ * second over 90..110 s (900 expected before it).  By hand: 192.0.2.60 is
+ * a new source; 192.0.2.50 is not, and rises at 60 s to 30 req/s from
+ * the 58 requests of the 60 s before (31x).
+ */
+START_TEST(new_means_absent)
+{
+	lbt_timeline *tl = tl_new(NULL);
+	struct built b;
+	const lbt_tl_event *e;
+	uint64_t ln = 1;
+
+	for (int k = 0; k < 240; k++)
+		add(tl, req(&b, k * 0.5, "192.0.2.1", K1, 200, "----", NULL, -1, "n.log", ln++));
+	for (int t = 2; t < 120; t++)
+		for (int k = 0; k < (t >= 60 && t < 80 ? 30 : 1); k++)
+			add(tl, req(&b, t + k * 0.03, "192.0.2.50", K2, 200, "----", NULL, -1, "n.log",
+			    ln++));
+	for (int k = 0; k < 200; k++)
+		add(tl, req(&b, 90 + k * 0.1, "192.0.2.60", K2, 200, "----", NULL, -1, "n.log", ln++));
+	finish(tl);
+	ck_assert_ptr_null(find(tl, LBT_TL_NEW_SOURCE, "192.0.2.50"));
+	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_SOURCE_RISE, "192.0.2.50"));
+	ck_assert(e->time_us == US(T0 + 60) && e->end_us == US(T0 + 80));
+	ck_assert(fabs(e->from - 58.0 / 60) < 1e-9 && fabs(e->ratio - 30 / (58.0 / 60)) < 1e-9);
+	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_NEW_SOURCE, "192.0.2.60"));
+	ck_assert(e->time_us == US(T0 + 90));
+	lbt_timeline_free(tl);
+}
+END_TEST
+
 /* The sketch is exact while it holds every value, and says so past that. */
 START_TEST(sketch_bound)
 {
@@ -769,11 +901,14 @@ static Suite *timeline_suite(void)
 	tcase_add_test(m, merge_real);
 	tcase_add_test(d, flood_story);
 	tcase_add_test(d, lines_story);
+	tcase_add_test(d, shed_per_lb);
 	tcase_add_test(d, two_downs);
 	tcase_add_test(d, lb_story);
 	tcase_add_test(d, lb_gap);
 	tcase_add_test(d, saturation_story);
 	tcase_add_test(d, batch_retries);
+	tcase_add_test(d, storm_episodes);
+	tcase_add_test(d, new_means_absent);
 	tcase_add_test(d, sketch_bound);
 	tcase_add_test(d, auto_step);
 	tcase_add_test(d, errors);

@@ -1,0 +1,278 @@
+/*
+ * timeline_retry.c - what customers did with the refusals: retry storms
+ * (a source re-sending the requests it was refused, summed up over the
+ * input, and each episode of it at `ratio` x its own baseline, cut at the
+ * reloads), and the sources a per-source limit answered 429 (runs of
+ * their answers, lbt_tli_answer_runs of timeline_more.c).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeline_int.h"
+
+/* ---- retry storms --------------------------------------------------------- */
+
+/* What one source re-sent after refusals. */
+struct resent {
+	uint64_t sent, resent, distinct;
+	int64_t first, last;
+	lbt_evidence ev;          /* its smallest refused request */
+	const char *top;          /* the request re-sent most (hmap key) */
+	uint64_t top_n;
+	size_t top_len;
+};
+
+/* Sum up the requests of w that were refused and sent again, each within
+ * the retry window of the one before on average. */
+static void resent_of(const lbt_timeline *tl, const struct tl_subj *w, struct resent *s)
+{
+	size_t m = w->req ? lbt_hmap_count(w->req) : 0;
+
+	memset(s, 0, sizeof *s);
+	for (size_t i = 0; i < m; i++) {
+		lbt_hmap_entry e;
+		const struct tl_req *q;
+
+		lbt_hmap_at(w->req, i, &e);
+		q = e.val;
+		if (q->nref == 0 || q->n < 2 || (q->last_us - q->first_us) / (int64_t)(q->n - 1) >
+		    tl->o.retry_window_us)
+			continue;
+		if (s->distinct++ == 0 || q->ref.time_us < s->first)
+			s->first = q->ref.time_us;
+		s->last = q->last_us > s->last ? q->last_us : s->last;
+		s->sent += q->n;
+		s->resent += q->n - 1;
+		if (lbt_evidence_cmp(&q->ref, &s->ev) < 0)
+			s->ev = q->ref;
+		if (q->n > s->top_n || (q->n == s->top_n && (e.klen < s->top_len ||
+		    (e.klen == s->top_len && memcmp(e.key, s->top, e.klen) < 0)))) {
+			s->top = e.key;
+			s->top_n = q->n;
+			s->top_len = e.klen;
+		}
+	}
+}
+
+/* A source's storm while ranking them. */
+struct storm {
+	const struct tl_subj *w;
+	struct resent s;
+	char name[LBT_ADDR_STRLEN + 8];
+};
+
+/* qsort order of storms: re-sent descending, then the source. */
+static int storm_cmp(const void *a, const void *b)
+{
+	const struct storm *x = a, *y = b;
+
+	if (x->s.resent != y->s.resent)
+		return x->s.resent > y->s.resent ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The event of one storm.  @return 0 or -1. */
+static int storm_event(lbt_timeline *tl, const struct storm *st)
+{
+	lbt_tl_event *e = lbt_tli_event_new(tl, LBT_TL_RETRY, LBT_TL_W_SOURCE,
+	    lbt_tli_intern(tl, st->name, strlen(st->name), 0), st->s.first);
+
+	if (e == NULL || e->subject == NULL ||
+	    (e->text = lbt_tli_intern(tl, st->s.top, st->s.top_len, 0)) == NULL)
+		return -1;
+	e->end_us = st->s.last;
+	e->count = (int64_t)st->s.resent;
+	e->distinct = (int64_t)st->s.distinct;
+	e->ratio = (double)st->s.sent / (double)st->s.distinct;
+	lbt_tli_event_ev(e, &st->s.ev);
+	return 0;
+}
+
+/* The source's series read by the engine against its own baseline (the
+ * engine's, or its first buckets' when it began with the data:
+ * lbt_tli_rebase).  @return 0 or -1. */
+static int storm_series(lbt_timeline *tl, const struct tl_subj *w, struct tl_dense *d)
+{
+	if (lbt_tli_dense(tl, &w->cells, d, 1) < 0)
+		return -1;
+	return lbt_tli_rebase(tl, d);
+}
+
+/* One part v[a..b) of a storm: the source's requests then, their rate
+ * against its baseline.  @return 0 or -1. */
+static int storm_part(lbt_timeline *tl, const struct storm *st, const struct tl_dense *d,
+    size_t a, size_t b, int ongoing)
+{
+	lbt_tl_event *e;
+	lbt_evidence ev;
+
+	if (a >= b || (e = lbt_tli_event_new(tl, LBT_TL_RETRY_STORM, LBT_TL_W_SOURCE,
+	    lbt_tli_intern(tl, st->name, strlen(st->name), 0), lbt_tli_bucket_us(tl, a))) == NULL ||
+	    e->subject == NULL || (e->text = lbt_tli_intern(tl, st->s.top, st->s.top_len, 0)) ==
+	    NULL)
+		return -1;
+	e->from = d->cp.baseline;
+	e->to = lbt_tli_rate(tl, d->v, a, b);
+	e->unit = "req/s";
+	e->ratio = d->cp.baseline > 0 ? e->to / d->cp.baseline : NAN;
+	e->count = lbt_tli_sum_of(d->v, a, b);
+	e->distinct = (int64_t)st->s.distinct;
+	e->ongoing = ongoing;
+	e->end_us = e->ongoing ? LBT_TL_NONE : lbt_tli_bucket_us(tl, b);
+	if (lbt_tli_cells_first(&st->w->cells, tl->res->first_b + (int64_t)a,
+	    tl->res->first_b + (int64_t)b, &ev))
+		lbt_tli_event_ev(e, &ev);
+	return 0;
+}
+
+/* The hot buckets of v[a..b) at its ends dropped (above `hot` events),
+ * into *a, *b; *a == *b when none is hot. */
+static void hot_trim(const int64_t *v, double hot, size_t *a, size_t *b)
+{
+	while (*a < *b && (double)v[*a] <= hot)
+		(*a)++;
+	while (*b > *a && (double)v[*b - 1] <= hot)
+		(*b)--;
+}
+
+/*
+ * The episodes of a retry storm: runs of the re-sending source's buckets
+ * above `ratio` x its own baseline, a run going on across fewer than
+ * min_buckets buckets below that (a naive client storms for a few seconds
+ * after each refused batch, then waits for its next tick), cut at every
+ * reload of any LB (the storm before and after a new limit are two
+ * figures), each part from its first to its last hot bucket and reported
+ * when its mean is still `ratio` x the baseline.  Runs rather than the
+ * engine's episodes: the engine leaves out an episode shorter than
+ * min_buckets, which a storm between two reloads can be.  A source with
+ * no baseline (a new one) has its new_source event instead.
+ * @return 0 or -1.
+ */
+static int storm_episodes(lbt_timeline *tl, const struct storm *st)
+{
+	struct tl_dense d;
+	int rc = storm_series(tl, st->w, &d);
+	size_t mb = tl->o.cp.min_buckets ? tl->o.cp.min_buckets : 1;
+	double want = tl->o.ratio * d.cp.baseline, hot = want * (double)tl->step / 1e6;
+
+	for (size_t a = 0, b, gap; rc == 0 && d.cp.baseline > 0 && a < d.n; a = b) {
+		for (b = a; b < d.n && (double)d.v[b] <= hot; b++)
+			;
+		if ((a = b) == d.n)
+			break;
+		for (gap = 0; b < d.n && gap < mb; b++)
+			gap = (double)d.v[b] > hot ? 0 : gap + 1;
+		for (size_t p = a, q; p < b && rc == 0; p = q) {
+			size_t s = p, e = q = lbt_tli_reload_in(tl, NULL, p, b);
+
+			hot_trim(d.v, hot, &s, &e);
+			if (s < e && lbt_tli_rate(tl, d.v, s, e) >= want)
+				rc = storm_part(tl, st, &d, s, e, e == d.n);
+		}
+	}
+	lbt_tli_dense_free(&d);
+	return rc;
+}
+
+/* qsort order of sources by their 429 answers, descending, then name. */
+static int by_429(const void *a, const void *b)
+{
+	const struct storm *x = a, *y = b;
+
+	if (x->s.sent != y->s.sent)
+		return x->s.sent > y->s.sent ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* One source's 429 answers in runs (answer_runs, cut at any LB's reload):
+ * ERRORS events of what `source`, other "429".  @return 0 or -1. */
+static int source_429_runs(lbt_timeline *tl, const struct storm *st)
+{
+	struct tl_dense d, all;
+	struct tl_answers a = { LBT_TL_W_SOURCE, NULL, NULL, "429", NULL, &st->w->c429, NULL, NULL };
+	int rc;
+
+	if ((a.subject = lbt_tli_intern(tl, st->name, strlen(st->name), 0)) == NULL)
+		return -1;
+	if (lbt_tli_dense(tl, &st->w->c429, &d, 0) < 0)
+		return -1;
+	if ((rc = lbt_tli_dense(tl, &st->w->cells, &all, 0)) == 0) {
+		a.v = d.v;
+		a.all = all.v;
+		rc = lbt_tli_answer_runs(tl, &a);
+	}
+	lbt_tli_dense_free(&all);
+	lbt_tli_dense_free(&d);
+	return rc;
+}
+
+/*
+ * The sources answered 429 (a rate limit per source), the `top` with the
+ * most: what the limit did to whom, next to their storms.  @return 0 or -1.
+ */
+int lbt_tli_detect_source_429(lbt_timeline *tl)
+{
+	struct storm *v = malloc((tl->srcs.n ? tl->srcs.n : 1) * sizeof *v);
+	size_t n = 0;
+	int rc = 0;
+
+	if (v == NULL)
+		return -1;
+	for (size_t i = 0; i < tl->srcs.n; i++) {
+		struct storm *st = &v[n];
+		const lbt_hmap *m = tl->srcs.v[i].c429.m;
+		uint64_t c = 0;
+
+		for (size_t k = 0; m != NULL && k < lbt_hmap_count(m); k++) {
+			lbt_hmap_entry e;
+
+			lbt_hmap_at(m, k, &e);
+			c += (uint64_t)((const struct tl_cell *)e.val)->n;
+		}
+		if (c < TL_SHED_MIN)
+			continue;
+		memset(st, 0, sizeof *st);
+		st->w = &tl->srcs.v[i];
+		st->s.sent = c;
+		lbt_netgroup_format(&tl->o.net, (const lbt_addr *)st->w->key, st->name,
+		    sizeof st->name);
+		n++;
+	}
+	qsort(v, n, sizeof *v, by_429);
+	for (size_t i = 0; i < n && i < tl->o.top && rc == 0; i++)
+		rc = source_429_runs(tl, &v[i]);
+	free(v);
+	return rc;
+}
+
+/* The retry storms of the tracked sources, the heaviest `top`: each one's
+ * summary over the input (RETRY) and its episodes (RETRY_STORM).
+ * @return 0 or -1. */
+int lbt_tli_detect_retries(lbt_timeline *tl)
+{
+	struct storm *v = malloc((tl->srcs.n ? tl->srcs.n : 1) * sizeof *v);
+	size_t n = 0;
+	int rc = 0;
+
+	if (v == NULL)
+		return -1;
+	for (size_t i = 0; i < tl->srcs.n; i++) {
+		struct storm *st = &v[n];
+
+		st->w = &tl->srcs.v[i];
+		resent_of(tl, st->w, &st->s);
+		if (st->s.resent < tl->o.retry_min || st->s.sent < 2 * st->s.distinct)
+			continue;
+		lbt_netgroup_format(&tl->o.net, (const lbt_addr *)st->w->key, st->name,
+		    sizeof st->name);
+		n++;
+	}
+	qsort(v, n, sizeof *v, storm_cmp);
+	for (size_t i = 0; i < n && i < tl->o.top && rc == 0; i++)
+		if ((rc = storm_event(tl, &v[i])) == 0)
+			rc = storm_episodes(tl, &v[i]);
+	free(v);
+	return rc;
+}
