@@ -21,6 +21,8 @@ typedef struct lbt_err {
 	char file[256];     /* input it concerns, "" when none */
 	uint64_t line;      /* 1-based line number, 0 when none */
 	uint64_t offset;    /* byte offset in the (decompressed) input, when known */
+	int empty;          /* 1: not a failure but nothing to answer from (a window
+	                       outside the data): the program exits "empty" (cli.h) */
 } lbt_err;
 
 /*

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lbt/cli.h"
+#include "cli_int.h"
 #include "lbt/driver.h"
 #include "lbt/num.h"
 #include "lbt/version.h"
@@ -605,29 +605,46 @@ int lbt_cli_next(lbt_cli *cli, lbt_stream *s, lbt_rec **rec)
 	int r;
 
 	while ((r = lbt_stream_next(s, rec, &err)) < 0)
-		lbt_cli_error(cli, &err);
+		lbt_clii_input_error(cli, s, &err);
+	cli->records += r == 1;
 	return r;
 }
 
-/* lbt_driver_error_fn printing a file's error (status 1). */
+/* The program and the stream a run's file errors are told about. */
+struct run_ctx {
+	lbt_cli *cli;
+	const lbt_stream *s;
+};
+
+/* lbt_driver_error_fn printing a file's error (status 1, or unread). */
 static void run_error(void *ctx, const lbt_err *err)
 {
-	lbt_cli_error(ctx, err);
+	struct run_ctx *r = ctx;
+
+	lbt_clii_input_error(r->cli, r->s, err);
 }
 
 /* Read the operands once through v[0..n) (fields they read, and `also`);
  * exits when an analysis fails.  @return the stream, for lbt_cli_finish. */
 lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also)
 {
+	struct run_ctx ctx = { cli, NULL };
 	lbt_stream *s;
 	lbt_err err;
+	int64_t fed;
 
 	cli->in.wanted = lbt_analysis_fields(v, n) | also;
 	if (cli->in.use_tier == LBT_TIER_USE_DEFAULT)
 		cli->in.use_tier = LBT_TIER_USE_AUTO;     /* count each request once */
 	s = lbt_cli_stream(cli);
-	if (lbt_driver_run(s, v, n, run_error, cli, &err) < 0)
+	ctx.s = s;
+	if ((fed = lbt_driver_run(s, v, n, run_error, &ctx, &err)) < 0 && err.empty) {
+		say_err(cli, &err);       /* nothing to answer from, not a failure */
+		exit(cli->status != 0 ? cli->status : LBT_EXIT_EMPTY);
+	}
+	if (fed < 0)
 		lbt_cli_die(cli, &err);
+	cli->records += (uint64_t)fed;
 	return s;
 }
 
@@ -709,10 +726,11 @@ int lbt_cli_finish(lbt_cli *cli, lbt_stream *in, lbt_out *out)
 	if (in != NULL) {
 		tier_note(cli, lbt_stream_tiers_get(in));
 		lbt_cli_summary(cli, lbt_stream_stats(in));
+		lbt_clii_explain(cli, in);
 		lbt_stream_free(in);
 	}
 	lbt_input_specs_free(&cli->specs);
 	cli->in.specs = NULL;
 	cli->in.nspecs = 0;
-	return cli->status;
+	return lbt_clii_status(cli);
 }

@@ -124,6 +124,10 @@ struct lbt_input {
 	lbt_filter *filter;
 	lbt_rec rec;
 	lbt_input_stats st;
+	uint64_t file_read;      /* st.records when the file was opened */
+	uint64_t file_lines;     /* st.lines ... */
+	uint64_t file_bad;       /* st.malformed ... */
+	int undetected;          /* detection found no format for the current file */
 	int64_t ref_s;           /* year reference of RFC 3164 stamps */
 	int reported;
 	int stopped;             /* strict: no more records after an error */

@@ -1,0 +1,207 @@
+/*
+ * cli_status.c - the exit status of a run, and the notes that say why an
+ * answer is empty or partial.  See include/lbt/cli.h and docs/exit-status.md.
+ *
+ * A run that printed a header and nothing else must never look like an
+ * answer: `lbt-offenders ... | cut -f1 > acl.lst` behind a wrong --format
+ * would write an empty ACL and report success.  So the status says what
+ * happened (an input unread, nothing left by the filters), and stderr says
+ * why, with what it takes to fix it: the format detection would choose,
+ * the data's first and last time, the day a bare HH:MM was taken on.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_int.h"
+#include "lbt/timeparse.h"
+
+#define US_PER_DAY 86400000000LL
+#define NSCORES 3
+
+/* Print "NAME: " and a formatted note to stderr. */
+static void note(const lbt_cli *cli, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void note(const lbt_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", cli->prog->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Print the error of one input: unread (no format detected) or an error. */
+void lbt_clii_input_error(lbt_cli *cli, const lbt_stream *s, const lbt_err *err)
+{
+	uint64_t unread = lbt_stream_stats(s)->unread_files;
+	char buf[1024];
+
+	fprintf(stderr, "%s: %s\n", cli->prog->name, lbt_err_str(err, buf, sizeof buf));
+	if (unread > (uint64_t)cli->unread)
+		cli->unread = (int)unread;      /* the file was read: nothing in it parsed */
+	else
+		cli->status = LBT_EXIT_ERROR;
+}
+
+/* Print "NAME: " and a note; the run exits LBT_EXIT_EMPTY at best. */
+void lbt_cli_empty(lbt_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", cli->prog->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	cli->empty = 1;
+}
+
+/* The time us as ISO 8601 UTC, whole seconds unless it has a fraction, in buf. */
+static const char *when(int64_t us, char *buf, size_t size)
+{
+	lbt_time_format_s(us, buf, size);
+	return buf;
+}
+
+/*
+ * The unread input: its lines, and what detection makes of its first
+ * lines (the format it would choose and the lines that one reads), so
+ * that a wrong --format, --frontend or --log-name names its fix.
+ */
+static void unread_note(const lbt_cli *cli, const lbt_input_stats *st)
+{
+	lbt_format_score sc[NSCORES];
+	const char *path = st->unread_path;
+	int tried = 0, n;
+	lbt_err err;
+
+	if (strcmp(path, "-") == 0) {
+		note(cli, "standard input: none of its %llu lines could be read (detection "
+		    "cannot read standard input twice: try lbt-formats on a copy)",
+		    (unsigned long long)st->unread_lines);
+		return;
+	}
+	n = lbt_input_score_file(path, cli->in.log_tz, sc, NSCORES, &tried, &err);
+	if (n > 0 && sc[0].parsed > 0)
+		note(cli, "%s: none of its %llu lines could be read; detection would choose %s "
+		    "(%d of %d sample lines): check --format, --frontend, --log-name", path,
+		    (unsigned long long)st->unread_lines, sc[0].name, sc[0].parsed, tried);
+	else
+		note(cli, "%s: none of its %llu lines could be read, and no known format reads "
+		    "them (%s %d of %d sample lines): give its template (--log-format, "
+		    "--haproxy-cfg, --nginx-conf)", path, (unsigned long long)st->unread_lines,
+		    n > 0 ? sc[0].name : "best:", n > 0 ? sc[0].parsed : 0, tried);
+	if (st->unread_files > 1)
+		note(cli, "%llu inputs in all could not be read", (unsigned long long)st->unread_files);
+}
+
+/* True when the records read have a time span. */
+static int has_span(const lbt_input_stats *st)
+{
+	return st->first_us != 0 || st->last_us != 0;
+}
+
+/* The window of the filter f as "--since A --until B" into buf (resolved times). */
+static const char *window_str(const lbt_filter *f, char *buf, size_t size)
+{
+	int64_t since, until;
+	char a[40], b[40];
+
+	lbt_filter_bounds(f, &since, &until);
+	snprintf(buf, size, "%s%s%s%s%s", since != INT64_MIN ? "--since " : "",
+	    since != INT64_MIN ? when(since, a, sizeof a) : "",
+	    since != INT64_MIN && until != INT64_MAX ? " " : "",
+	    until != INT64_MAX ? "--until " : "", until != INT64_MAX ? when(until, b, sizeof b) : "");
+	return buf;
+}
+
+/* True when the --since/--until window of f holds no instant of [first, last]. */
+static int window_outside(const lbt_filter *f, const lbt_input_stats *st)
+{
+	int64_t since, until;
+
+	lbt_filter_bounds(f, &since, &until);
+	if (since == INT64_MIN && until == INT64_MAX)
+		return 0;
+	return since > st->last_us || until <= st->first_us;
+}
+
+/* Why no record reached the program: none read, filters, tier. */
+static void empty_note(const lbt_cli *cli, const lbt_stream *s, const lbt_input_stats *st)
+{
+	const lbt_filter *f = lbt_stream_filter(s);
+	char a[40], b[40], w[120];
+
+	if (st->records == 0) {
+		if (!cli->unread)
+			note(cli, "no request in the input (%llu lines: %llu malformed, %llu events)",
+			    (unsigned long long)st->lines, (unsigned long long)st->malformed,
+			    (unsigned long long)st->events);
+		return;
+	}
+	if (!has_span(st) || st->filtered == 0) {
+		note(cli, "no record to answer from: %llu requests read, %llu left out by the "
+		    "filters", (unsigned long long)st->records, (unsigned long long)st->filtered);
+		return;
+	}
+	when(st->first_us, a, sizeof a);
+	when(st->last_us, b, sizeof b);
+	if (f != NULL && window_outside(f, st))
+		note(cli, "the window %s lies outside the data (%s .. %s): nothing to answer from",
+		    window_str(f, w, sizeof w), a, b);
+	else
+		note(cli, "the filters left none of the %llu records (data %s .. %s)",
+		    (unsigned long long)st->records, a, b);
+}
+
+/*
+ * When a bare HH:MM bound was given and the data spans more than a day,
+ * say which day it was taken on: the one nearest the first record.
+ */
+static void day_note(const lbt_cli *cli, const lbt_stream *s, const lbt_input_stats *st)
+{
+	const lbt_filter *f = lbt_stream_filter(s);
+	int64_t since, until, ref;
+	char a[40], b[40], w[120], r[40];
+
+	if (f == NULL || lbt_filter_tod(f) == 0 || !has_span(st) ||
+	    st->last_us - st->first_us <= US_PER_DAY || (ref = lbt_filter_tod_ref(f)) == 0)
+		return;
+	lbt_filter_bounds(f, &since, &until);
+	note(cli, "note: the data spans more than a day (%s .. %s): the bare time%s taken as "
+	    "%s, nearest the first record (%s); give a full date for another day",
+	    when(st->first_us, a, sizeof a), when(st->last_us, b, sizeof b),
+	    lbt_filter_tod(f) == (LBT_FILTER_TOD_SINCE | LBT_FILTER_TOD_UNTIL) ? "s were" : " was",
+	    window_str(f, w, sizeof w), when(ref, r, sizeof r));
+}
+
+/* Say why the answer of the run over s is empty or partial; mark cli. */
+void lbt_clii_explain(lbt_cli *cli, const lbt_stream *s)
+{
+	const lbt_input_stats *st = lbt_stream_stats(s);
+
+	if (st->unread_files > 0) {
+		cli->unread = 1;
+		unread_note(cli, st);
+	}
+	day_note(cli, s, st);
+	if (cli->records == 0) {
+		cli->empty = 1;
+		if (cli->status == 0)
+			empty_note(cli, s, st);
+	}
+}
+
+/* The status of the run, by precedence. */
+int lbt_clii_status(const lbt_cli *cli)
+{
+	if (cli->status != 0)
+		return cli->status;
+	if (cli->unread)
+		return LBT_EXIT_UNREAD;
+	return cli->empty ? LBT_EXIT_EMPTY : LBT_EXIT_OK;
+}
