@@ -172,7 +172,9 @@ void lbt_cli_parse(lbt_cli *cli, const lbt_cli_prog *prog, const lbt_cli_opt *op
 /* Print "usage: NAME SYNOPSIS" (every form) to stderr and exit 1. */
 _Noreturn void lbt_cli_usage(const lbt_cli *cli);
 
-/* Print "NAME: file:line: msg" to stderr and set cli->status to 1. */
+/* Print "NAME: file:line: msg" to stderr and set cli->status to 1; an
+ * error of kind LBT_ERR_UNREAD or LBT_ERR_EMPTY (err.h) marks the run
+ * unread or empty instead. */
 void lbt_cli_error(lbt_cli *cli, const lbt_err *err);
 
 /* Print "NAME: " and a printf-style message to stderr; status 1. */

@@ -35,7 +35,7 @@ typedef void (*lbt_driver_error_fn)(void *ctx, const lbt_err *err);
  * error of the stream.
  * @return the number of records fed (0: the analyses saw nothing, which
  * the program says: cli.h's LBT_EXIT_EMPTY), or -1 with err: the first
- * finish() that failed (err->empty when it failed for want of data, such
+ * finish() that failed (err->kind LBT_ERR_EMPTY when it failed for want of data, such
  * as a --baseline window outside it).
  */
 int64_t lbt_driver_run(lbt_stream *s, lbt_analysis *v, size_t n, lbt_driver_error_fn on_error,

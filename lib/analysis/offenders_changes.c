@@ -54,7 +54,7 @@ int lbt_offendersi_changes_setup(lbt_offenders *o, int64_t gfirst, int64_t glast
 		lbt_time_format((glast + 1) * SEC, 0, b, sizeof b);
 		lbt_err_set(err, "--baseline: the window is outside the input (%s .. %s)", a, b);
 		if (err != NULL)
-			err->empty = 1;     /* no failure: nothing to compare with (exit "empty") */
+			err->kind = LBT_ERR_EMPTY;     /* no failure: nothing to compare with (exit "empty") */
 		return -1;
 	}
 	o->cp.base_from = (size_t)(bf > gfirst ? bf - gfirst : 0);

@@ -514,11 +514,16 @@ void lbt_cli_parse(lbt_cli *cli, const lbt_cli_prog *prog, const lbt_cli_opt *op
 	free(s.all);
 }
 
-/* Print "NAME: file:line: msg" to stderr; status 1. */
+/* Print "NAME: file:line: msg" to stderr; status 1, or as err->kind says. */
 void lbt_cli_error(lbt_cli *cli, const lbt_err *err)
 {
 	say_err(cli, err);
-	cli->status = 1;
+	if (err->kind == LBT_ERR_UNREAD)
+		cli->unread = 1;       /* the file was read: nothing in it parsed */
+	else if (err->kind == LBT_ERR_EMPTY)
+		cli->empty = 1;
+	else
+		cli->status = LBT_EXIT_ERROR;
 }
 
 /* Print "NAME: " and a formatted message to stderr; status 1. */
@@ -605,30 +610,21 @@ int lbt_cli_next(lbt_cli *cli, lbt_stream *s, lbt_rec **rec)
 	int r;
 
 	while ((r = lbt_stream_next(s, rec, &err)) < 0)
-		lbt_clii_input_error(cli, s, &err);
+		lbt_cli_error(cli, &err);
 	cli->records += r == 1;
 	return r;
 }
 
-/* The program and the stream a run's file errors are told about. */
-struct run_ctx {
-	lbt_cli *cli;
-	const lbt_stream *s;
-};
-
 /* lbt_driver_error_fn printing a file's error (status 1, or unread). */
 static void run_error(void *ctx, const lbt_err *err)
 {
-	struct run_ctx *r = ctx;
-
-	lbt_clii_input_error(r->cli, r->s, err);
+	lbt_cli_error(ctx, err);
 }
 
 /* Read the operands once through v[0..n) (fields they read, and `also`);
  * exits when an analysis fails.  @return the stream, for lbt_cli_finish. */
 lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also)
 {
-	struct run_ctx ctx = { cli, NULL };
 	lbt_stream *s;
 	lbt_err err;
 	int64_t fed;
@@ -637,8 +633,7 @@ lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also)
 	if (cli->in.use_tier == LBT_TIER_USE_DEFAULT)
 		cli->in.use_tier = LBT_TIER_USE_AUTO;     /* count each request once */
 	s = lbt_cli_stream(cli);
-	ctx.s = s;
-	if ((fed = lbt_driver_run(s, v, n, run_error, &ctx, &err)) < 0 && err.empty) {
+	if ((fed = lbt_driver_run(s, v, n, run_error, cli, &err)) < 0 && err.kind == LBT_ERR_EMPTY) {
 		say_err(cli, &err);       /* nothing to answer from, not a failure */
 		exit(cli->status != 0 ? cli->status : LBT_EXIT_EMPTY);
 	}

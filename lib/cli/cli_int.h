@@ -11,13 +11,6 @@
 #include "lbt/cli.h"
 
 /*
- * Print the error that ended one input of s.  An input none of whose lines
- * could be read (no format detected) makes the run LBT_EXIT_UNREAD; any
- * other error LBT_EXIT_ERROR.
- */
-void lbt_clii_input_error(lbt_cli *cli, const lbt_stream *s, const lbt_err *err);
-
-/*
  * After the run over `s`: say on stderr why the answer is empty or partial
  * (cli.h, lbt_cli_finish) and mark cli unread or empty accordingly.
  */

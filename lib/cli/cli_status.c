@@ -34,19 +34,6 @@ static void note(const lbt_cli *cli, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* Print the error of one input: unread (no format detected) or an error. */
-void lbt_clii_input_error(lbt_cli *cli, const lbt_stream *s, const lbt_err *err)
-{
-	uint64_t unread = lbt_stream_stats(s)->unread_files;
-	char buf[1024];
-
-	fprintf(stderr, "%s: %s\n", cli->prog->name, lbt_err_str(err, buf, sizeof buf));
-	if (unread > (uint64_t)cli->unread)
-		cli->unread = (int)unread;      /* the file was read: nothing in it parsed */
-	else
-		cli->status = LBT_EXIT_ERROR;
-}
-
 /* Print "NAME: " and a note; the run exits LBT_EXIT_EMPTY at best. */
 void lbt_cli_empty(lbt_cli *cli, const char *fmt, ...)
 {

@@ -64,7 +64,7 @@ expect_success 'malformed log lines: reported, the status stays that of the find
 	printf "not a log line\n" > junk.log &&
 	test_expect_code 0 lbt-audit --frontend fe_clean clean.cfg junk.log > out 2> err &&
 	grep -F "lbt-audit: junk.log:1:" err &&
-	test_expect_code 2 lbt-audit --frontend fe_api tarpit.cfg junk.log > out 2> err &&
+	test_expect_code 4 lbt-audit --frontend fe_api tarpit.cfg junk.log > out 2> err &&
 	grep -F "lbt-audit: junk.log:1:" err
 '
 
