@@ -74,13 +74,9 @@ static int index_one(lbt_cli *cli, lbt_db *db, const char *path, const char *nam
 		lbt_cli_diag(cli, &err);   /* a duplicate left out: a note, not a failure */
 	if (rc < 0)
 		lbt_cli_error(cli, &err);
-	if (rc >= 0 && st->lines > before.lines && st->malformed > before.malformed &&
-	    st->records == before.records) {
-		lbt_cli_note(cli, "%s: none of its %llu lines could be read (lbt-formats %s "
-		    "shows what detection makes of it)", path,
-		    (unsigned long long)(st->lines - before.lines), path);
-		cli->unread = 1;       /* the status says it: LBT_EXIT_UNREAD */
-	}
+	if (rc >= 0)
+		lbt_cli_check_read(cli, path, st->lines - before.lines,
+		    st->malformed - before.malformed, st->records - before.records);
 	return rc < 0 ? -1 : 0;
 }
 

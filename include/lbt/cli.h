@@ -243,6 +243,14 @@ void lbt_cli_empty(lbt_cli *cli, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
+ * For a program that reads its inputs itself (lbt-index): an input of
+ * `lines` lines, `malformed` of them, none read as a request (`requests`
+ * 0) is named on stderr and makes the run LBT_EXIT_UNREAD.
+ */
+void lbt_cli_check_read(lbt_cli *cli, const char *path, uint64_t lines, uint64_t malformed,
+    uint64_t requests);
+
+/*
  * End of run: free `out` (may be NULL), flush stdout (a write error is
  * printed, status 1), print the summary of stream `in` (may be NULL; a
  * note when --tier left records out) and free it, free the --input list.

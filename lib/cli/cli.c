@@ -661,6 +661,17 @@ void lbt_cli_note(const lbt_cli *cli, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Print "NAME: " and a note saying why the answer is empty; mark it empty. */
+void lbt_cli_empty(lbt_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(cli, fmt, ap);
+	va_end(ap);
+	cli->empty = 1;
+}
+
 /* A writer on stdout configured by cli; exits when out of memory. */
 lbt_out *lbt_cli_out(lbt_cli *cli, const lbt_out_col *cols, int ncols)
 {

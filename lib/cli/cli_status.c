@@ -9,7 +9,6 @@
  * why, with what it takes to fix it: the format detection would choose,
  * the data's first and last time, the day a bare HH:MM was taken on.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,34 +17,7 @@
 
 #define US_PER_DAY 86400000000LL
 #define NSCORES 3
-
-/* Print "NAME: " and a formatted note to stderr. */
-static void note(const lbt_cli *cli, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void note(const lbt_cli *cli, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", cli->prog->name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-/* Print "NAME: " and a note; the run exits LBT_EXIT_EMPTY at best. */
-void lbt_cli_empty(lbt_cli *cli, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", cli->prog->name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	cli->empty = 1;
-}
+#define ULL(x) ((unsigned long long)(x))
 
 /* The time us as ISO 8601 UTC, whole seconds unless it has a fraction, in buf. */
 static const char *when(int64_t us, char *buf, size_t size)
@@ -67,23 +39,22 @@ static void unread_note(const lbt_cli *cli, const lbt_input_stats *st)
 	lbt_err err;
 
 	if (strcmp(path, "-") == 0) {
-		note(cli, "standard input: none of its %llu lines could be read (detection "
-		    "cannot read standard input twice: try lbt-formats on a copy)",
-		    (unsigned long long)st->unread_lines);
+		lbt_cli_note(cli, "standard input: none of its %llu lines could be read "
+		    "(detection cannot read it twice: try lbt-formats --detect on a copy)",
+		    ULL(st->unread_lines));
 		return;
 	}
 	n = lbt_input_score_file(path, cli->in.log_tz, sc, NSCORES, &tried, &err);
 	if (n > 0 && sc[0].parsed > 0)
-		note(cli, "%s: none of its %llu lines could be read; detection would choose %s "
-		    "(%d of %d sample lines): check --format, --frontend, --log-name", path,
-		    (unsigned long long)st->unread_lines, sc[0].name, sc[0].parsed, tried);
+		lbt_cli_note(cli, "%s: none of its %llu lines could be read; detection would "
+		    "choose %s (%d of %d sample lines): check --format, --frontend, --log-name",
+		    path, ULL(st->unread_lines), sc[0].name, sc[0].parsed, tried);
 	else
-		note(cli, "%s: none of its %llu lines could be read, and no known format reads "
-		    "them (%s %d of %d sample lines): give its template (--log-format, "
-		    "--haproxy-cfg, --nginx-conf)", path, (unsigned long long)st->unread_lines,
-		    n > 0 ? sc[0].name : "best:", n > 0 ? sc[0].parsed : 0, tried);
+		lbt_cli_note(cli, "%s: none of its %llu lines could be read, and no known "
+		    "format reads them (%d sample lines): give its template (--log-format, "
+		    "--haproxy-cfg, --nginx-conf)", path, ULL(st->unread_lines), tried);
 	if (st->unread_files > 1)
-		note(cli, "%llu inputs in all could not be read", (unsigned long long)st->unread_files);
+		lbt_cli_note(cli, "%llu inputs in all could not be read", ULL(st->unread_files));
 }
 
 /* True when the records read have a time span. */
@@ -99,10 +70,13 @@ static const char *window_str(const lbt_filter *f, char *buf, size_t size)
 	char a[40], b[40];
 
 	lbt_filter_bounds(f, &since, &until);
-	snprintf(buf, size, "%s%s%s%s%s", since != INT64_MIN ? "--since " : "",
-	    since != INT64_MIN ? when(since, a, sizeof a) : "",
-	    since != INT64_MIN && until != INT64_MAX ? " " : "",
-	    until != INT64_MAX ? "--until " : "", until != INT64_MAX ? when(until, b, sizeof b) : "");
+	a[0] = b[0] = '\0';
+	if (since != INT64_MIN)
+		when(since, a, sizeof a);
+	if (until != INT64_MAX)
+		when(until, b, sizeof b);
+	snprintf(buf, size, "%s%s%s%s%s", a[0] ? "--since " : "", a, a[0] && b[0] ? " " : "",
+	    b[0] ? "--until " : "", b);
 	return buf;
 }
 
@@ -117,6 +91,18 @@ static int window_outside(const lbt_filter *f, const lbt_input_stats *st)
 	return since > st->last_us || until <= st->first_us;
 }
 
+/* An input of `lines` lines, `malformed` of them, `requests` read: when
+ * none was read, say so and mark the run unread; see cli.h. */
+void lbt_cli_check_read(lbt_cli *cli, const char *path, uint64_t lines, uint64_t malformed,
+    uint64_t requests)
+{
+	if (lines == 0 || malformed == 0 || requests > 0)
+		return;
+	lbt_cli_note(cli, "%s: none of its %llu lines could be read (lbt-formats --detect "
+	    "%s shows what detection makes of it)", path, ULL(lines), path);
+	cli->unread = 1;
+}
+
 /* Why no record reached the program: none read, filters, tier. */
 static void empty_note(const lbt_cli *cli, const lbt_stream *s, const lbt_input_stats *st)
 {
@@ -125,24 +111,23 @@ static void empty_note(const lbt_cli *cli, const lbt_stream *s, const lbt_input_
 
 	if (st->records == 0) {
 		if (!cli->unread)
-			note(cli, "no request in the input (%llu lines: %llu malformed, %llu events)",
-			    (unsigned long long)st->lines, (unsigned long long)st->malformed,
-			    (unsigned long long)st->events);
+			lbt_cli_note(cli, "no request in the input (%llu lines: %llu malformed, "
+			    "%llu events)", ULL(st->lines), ULL(st->malformed), ULL(st->events));
 		return;
 	}
 	if (!has_span(st) || st->filtered == 0) {
-		note(cli, "no record to answer from: %llu requests read, %llu left out by the "
-		    "filters", (unsigned long long)st->records, (unsigned long long)st->filtered);
+		lbt_cli_note(cli, "no record to answer from: %llu requests read, %llu left out "
+		    "by the filters", ULL(st->records), ULL(st->filtered));
 		return;
 	}
 	when(st->first_us, a, sizeof a);
 	when(st->last_us, b, sizeof b);
 	if (f != NULL && window_outside(f, st))
-		note(cli, "the window %s lies outside the data (%s .. %s): nothing to answer from",
-		    window_str(f, w, sizeof w), a, b);
+		lbt_cli_note(cli, "the window %s lies outside the data (%s .. %s): nothing to "
+		    "answer from", window_str(f, w, sizeof w), a, b);
 	else
-		note(cli, "the filters left none of the %llu records (data %s .. %s)",
-		    (unsigned long long)st->records, a, b);
+		lbt_cli_note(cli, "the filters left none of the %llu records (data %s .. %s)",
+		    ULL(st->records), a, b);
 }
 
 /*
@@ -152,18 +137,18 @@ static void empty_note(const lbt_cli *cli, const lbt_stream *s, const lbt_input_
 static void day_note(const lbt_cli *cli, const lbt_stream *s, const lbt_input_stats *st)
 {
 	const lbt_filter *f = lbt_stream_filter(s);
-	int64_t since, until, ref;
+	const unsigned both = LBT_FILTER_TOD_SINCE | LBT_FILTER_TOD_UNTIL;
 	char a[40], b[40], w[120], r[40];
+	int64_t ref;
 
 	if (f == NULL || lbt_filter_tod(f) == 0 || !has_span(st) ||
 	    st->last_us - st->first_us <= US_PER_DAY || (ref = lbt_filter_tod_ref(f)) == 0)
 		return;
-	lbt_filter_bounds(f, &since, &until);
-	note(cli, "note: the data spans more than a day (%s .. %s): the bare time%s taken as "
-	    "%s, nearest the first record (%s); give a full date for another day",
+	lbt_cli_note(cli, "note: the data spans more than a day (%s .. %s): the bare time%s "
+	    "taken as %s, nearest the first record (%s); give a full date for another day",
 	    when(st->first_us, a, sizeof a), when(st->last_us, b, sizeof b),
-	    lbt_filter_tod(f) == (LBT_FILTER_TOD_SINCE | LBT_FILTER_TOD_UNTIL) ? "s were" : " was",
-	    window_str(f, w, sizeof w), when(ref, r, sizeof r));
+	    lbt_filter_tod(f) == both ? "s were" : " was", window_str(f, w, sizeof w),
+	    when(ref, r, sizeof r));
 }
 
 /* Say why the answer of the run over s is empty or partial; mark cli. */

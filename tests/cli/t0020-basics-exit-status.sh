@@ -109,7 +109,7 @@ expect_success 'one unread input among good ones: exit 3 (the answer is partial)
 expect_success 'lbt-index: a file none of whose lines is read: exit 3' '
 	test_expect_code 3 lbt-index -q -d i.db --format nginx-combined haproxy-httplog.log \
 	    2>err &&
-	grep -x "lbt-index: haproxy-httplog.log: none of its 76 lines could be read (lbt-formats haproxy-httplog.log shows what detection makes of it)" err
+	grep -x "lbt-index: haproxy-httplog.log: none of its 76 lines could be read (lbt-formats --detect haproxy-httplog.log shows what detection makes of it)" err
 '
 
 # three days of the same four lines: Nov 1, 2 and 3, 23:24
