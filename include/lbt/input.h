@@ -90,7 +90,9 @@ typedef struct lbt_input_stats {
 	uint64_t filtered;         /* records that did not pass the filters */
 	uint64_t failed_files;     /* files that could not be opened or broke */
 	int64_t first_us, last_us; /* earliest and latest time of the records read,
-	                              before the filters (0 0: none had a time) */
+	                              before the filters, kept when a filter is set
+	                              (first > last, or both 0 from an index: none
+	                              known) */
 	uint64_t unread_files;     /* files with lines and no request read: every
 	                              one malformed (or an event), or no format detected */
 	uint64_t unread_lines;     /* ... the lines of the first of them */

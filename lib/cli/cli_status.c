@@ -57,10 +57,11 @@ static void unread_note(const lbt_cli *cli, const lbt_input_stats *st)
 		lbt_cli_note(cli, "%llu inputs in all could not be read", ULL(st->unread_files));
 }
 
-/* True when the records read have a time span. */
+/* True when the records read have a time span (input.h: an empty one is
+ * first > last, or 0 0 from an index, which does not know it). */
 static int has_span(const lbt_input_stats *st)
 {
-	return st->first_us != 0 || st->last_us != 0;
+	return st->first_us <= st->last_us && (st->first_us != 0 || st->last_us != 0);
 }
 
 /* The window of the filter f as "--since A --until B" into buf (resolved times). */

@@ -86,6 +86,7 @@ static int input_setup(lbt_input *in, lbt_err *err)
 
 	if ((in->filter = lbt_filter_new(&o->filter, in->now_us, err)) == NULL)
 		return -1;
+	in->span = !lbt_filter_is_empty(in->filter);
 	wanted_setup(in);
 	if ((in->want_key || o->key_regex) && (in->key = lbt_key_new(o->key_regex, err)) == NULL)
 		return -1;
@@ -109,6 +110,8 @@ lbt_input *lbt_input_new(const lbt_input_opts *opts, lbt_err *err)
 		return NULL;
 	}
 	in->o = *opts;
+	in->st.first_us = INT64_MAX;      /* no record yet: an empty span (input.h) */
+	in->st.last_us = INT64_MIN;
 	in->now_us = opts->now_us ? opts->now_us : lbt_time_now_us();
 	in->o.max_reported = opts->max_reported == 0 ? DEFAULT_REPORTED : opts->max_reported;
 	if (input_setup(in, err) < 0) {
@@ -365,15 +368,12 @@ int lbt_inputi_msg_parse(lbt_input *in, struct fmtset *s, const char *line, size
 	return r == LBT_PARSE_BAD ? 2 : 1;
 }
 
-/* Widen the span of the records read (before the filters) to t. */
+/* Widen the span of the records read (before the filters) to t: two
+ * compares a record, no branch on "the first one" (it starts empty). */
 static inline void span_add(lbt_input_stats *st, int64_t t)
 {
-	if (st->first_us == 0 && st->last_us == 0)
-		st->first_us = st->last_us = t;
-	else if (t < st->first_us)
-		st->first_us = t;
-	else if (t > st->last_us)
-		st->last_us = t;
+	st->first_us = t < st->first_us ? t : st->first_us;
+	st->last_us = t > st->last_us ? t : st->last_us;
 }
 
 /*
@@ -421,7 +421,7 @@ static int line_parse(lbt_input *in, const char *line, const struct sline *l, lb
 	if (r == 2 && (in->st.events++, !in->o.events))
 		return 0;
 	in->st.records += r == 1;
-	if (r == 1 && (in->rec.have & LBT_BIT(LBT_F_TIME)))
+	if (in->span && r == 1 && (in->rec.have & LBT_BIT(LBT_F_TIME)))
 		span_add(&in->st, in->rec.time_us);
 	hold = in->o.events ? lbt_inputi_evtime_note(in, line, l) : 1;   /* events only */
 	if (hold == 0)
