@@ -110,6 +110,10 @@ static void empty_note(const lbt_cli *cli, const lbt_stream *s, const lbt_input_
 	const lbt_filter *f = lbt_stream_filter(s);
 	char a[40], b[40], w[120];
 
+	if (f == NULL && cli->in.db != NULL) {      /* the index filtered in SQL */
+		lbt_cli_note(cli, "no request of the index %s passes the filters", cli->in.db);
+		return;
+	}
 	if (st->records == 0) {
 		if (!cli->unread)
 			lbt_cli_note(cli, "no request in the input (%llu lines: %llu malformed, "

@@ -112,6 +112,13 @@ expect_success 'lbt-index: a file none of whose lines is read: exit 3' '
 	grep -x "lbt-index: haproxy-httplog.log: none of its 76 lines could be read (lbt-formats --detect haproxy-httplog.log shows what detection makes of it)" err
 '
 
+expect_success 'from an index: records read exit 0, a window that holds none exit 2' '
+	lbt-index -q -d w.db haproxy-httplog.log &&
+	lbt-rate --db w.db >out 2>err &&
+	test_expect_code 2 lbt-rate --db w.db --since 2030-01-01 >out 2>err &&
+	echo "lbt-rate: no request of the index w.db passes the filters" >expect && test_cmp expect err
+'
+
 # three days of the same four lines: Nov 1, 2 and 3, 23:24
 for d in 01 02 03; do sed "s|01/Nov/2025|$d/Nov/2025|" "$DATA/cli/httplog.log"; done >days.log
 
