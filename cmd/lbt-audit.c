@@ -17,7 +17,6 @@
 #include "lbt/cli.h"
 #include "lbt/format.h"
 
-#define EXIT_FINDINGS 2
 
 /* --fail-on SEVERITY.  @return 0 or -1 with err */
 static int opt_fail_on(void *ctx, const char *arg, lbt_err *err)
@@ -99,7 +98,7 @@ int main(int argc, char **argv)
 		LBT_OPT_INT("full-within", 0, &near, 0, 1000000, "N",
 		    "fc >= maxconn - N means full (default 1)"),
 		LBT_OPT_FN("fail-on", 0, opt_fail_on, &fail_on, "SEVERITY",
-		    "exit 2 on a finding of info, warn (default) or crit"),
+		    "exit 4 on a finding of info, warn (default) or crit"),
 		LBT_OPT_END
 	};
 	lbt_report_opts rep;
@@ -124,8 +123,8 @@ int main(int argc, char **argv)
 	if (lbt_audit_write(a, stdout, &rep) < 0)
 		cli.status = 1;
 	status = lbt_cli_finish(&cli, in, NULL);
-	if (status == 0 && lbt_audit_worst(a) >= (int)fail_on)
-		status = EXIT_FINDINGS;
+	if (status == LBT_EXIT_OK && lbt_audit_worst(a) >= (int)fail_on)
+		status = LBT_EXIT_FOUND;
 	lbt_audit_free(a);
 	return status;
 }

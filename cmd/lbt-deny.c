@@ -18,7 +18,6 @@
 #include "lbt/num.h"
 #include "lbt/timeparse.h"
 
-#define EXIT_NOTHING 2
 #define MAX_LIST 64
 
 /* A repeatable option's values. */
@@ -284,7 +283,7 @@ int main(int argc, char **argv)
 		    "(no file written)\n", lbt_deny_totals_get(d)->selected,
 		    lbt_deny_totals_get(d)->sources);
 		lbt_deny_free(d);
-		return EXIT_NOTHING;
+		return LBT_EXIT_EMPTY;
 	}
 	write_all(&cli, &o, d);
 	lbt_deny_free(d);

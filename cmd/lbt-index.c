@@ -63,6 +63,7 @@ static int index_one(lbt_cli *cli, lbt_db *db, const char *path, const char *nam
     const lbt_input_opts *o, int quiet, lbt_db_stats *st)
 {
 	struct progress pr = { now_s(), 0 };
+	lbt_db_stats before = *st;
 	lbt_err err;
 	int rc = lbt_db_index_file(db, path, strcmp(path, "-") == 0 ? name : NULL, o,
 	    !quiet && isatty(2) ? show_progress : NULL, &pr, st, &err);
@@ -73,6 +74,9 @@ static int index_one(lbt_cli *cli, lbt_db *db, const char *path, const char *nam
 		lbt_cli_diag(cli, &err);   /* a duplicate left out: a note, not a failure */
 	if (rc < 0)
 		lbt_cli_error(cli, &err);
+	if (rc >= 0)
+		lbt_cli_check_read(cli, path, st->lines - before.lines,
+		    st->malformed - before.malformed, st->records - before.records);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 		lbt_cli_die(&cli, &err);
 	in = lbt_cli_run(&cli, &a, 1, 0);
 	if (lbt_offenders_report_empty(a.acc, note, sizeof note))
-		lbt_cli_note(&cli, "%s", note);
+		lbt_cli_empty(&cli, "%s", note);
 	if (lbt_offenders_report_approx(a.acc, note, sizeof note))
 		lbt_cli_note(&cli, "%s", note);
 	p = lbt_cli_report_opts(&cli, 0);

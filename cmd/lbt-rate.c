@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 		lbt_cli_die(&cli, &err);
 	in = lbt_cli_run(&cli, &a, 1, LBT_BIT(LBT_F_LINE));
 	if (lbt_rate_report_empty(a.acc, note, sizeof note))
-		lbt_cli_note(&cli, "%s", note);
+		lbt_cli_empty(&cli, "%s", note);
 	p = lbt_cli_report_opts(&cli, 0);
 	if (series)
 		rc = lbt_rate_report_series(a.acc, stdout, &p);

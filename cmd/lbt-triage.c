@@ -7,8 +7,9 @@
  * driver; what they say together is lib/report/triage*.c, the rule
  * lib/rule.  This file is options, the pass, the output, the status.
  *
- * Exit status: 0 calm, 1 bad usage or input, 2 no records, 3 an anomaly
- * that is over by now, 4 an anomaly that is ongoing.
+ * Exit status (docs/exit-status.md): 0 calm, 1 bad usage or input, 2 no
+ * records, 3 an input unread, 4 an anomaly that is over by now, 5 an
+ * anomaly that is ongoing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +21,6 @@
 
 #define MAX_ALLOW 64
 #define RATE_KEYS 50      /* keys ranked by peak whose rises are looked for */
-
-enum { EXIT_NO_RECORDS = 2, EXIT_OVER = 3, EXIT_ONGOING = 4 };
 
 /* The options that are not plain values. */
 struct opts {
@@ -116,7 +115,8 @@ static lbt_triage *triage(lbt_cli *cli, struct opts *o, lbt_analysis *v, lbt_str
 /* The exit status of the verdict. */
 static int status_of(const lbt_triage *t)
 {
-	static const int by_verdict[] = { EXIT_NO_RECORDS, 0, EXIT_OVER, EXIT_ONGOING };
+	static const int by_verdict[] = { LBT_EXIT_EMPTY, LBT_EXIT_OK, LBT_EXIT_FOUND,
+		LBT_EXIT_ONGOING };
 
 	return by_verdict[lbt_triage_summary_get(t)->verdict];
 }
@@ -172,16 +172,14 @@ int main(int argc, char **argv)
 	make_analyses(&cli, &o, cfg, v);
 	in = lbt_cli_run(&cli, v, 4, 0);
 	t = triage(&cli, &o, v, in);
-	if (lbt_triage_summary_get(t)->verdict == LBT_TRIAGE_NO_RECORDS && cli.status == 0)
-		lbt_cli_note(&cli, "no records to triage: %llu lines, %llu records left out by the "
-		    "filters, %llu without a time", (unsigned long long)lbt_stream_stats(in)->lines,
-		    (unsigned long long)lbt_stream_stats(in)->filtered,
-		    (unsigned long long)lbt_triage_summary_get(t)->records);
+	if (lbt_triage_summary_get(t)->verdict == LBT_TRIAGE_NO_RECORDS && cli.records > 0)
+		lbt_cli_empty(&cli, "no records to triage: none of the %llu records has a time",
+		    (unsigned long long)cli.records);
 	pr.color = cli.color;
 	rc = o.json ? lbt_triage_write_json(t, stdout, &err) : lbt_triage_write(t, stdout, &pr, &err);
 	if (rc < 0)
 		lbt_cli_error(&cli, &err);
-	if ((rc = lbt_cli_finish(&cli, in, NULL)) == 0)      /* an error comes first */
+	if ((rc = lbt_cli_finish(&cli, in, NULL)) == LBT_EXIT_OK)   /* an error comes first */
 		rc = status_of(t);
 	lbt_triage_free(t);
 	for (size_t i = 0; i < 4; i++)

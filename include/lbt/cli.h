@@ -31,10 +31,12 @@
  * An analysis program runs its analyses through lbt_cli_run() instead of
  * the loop (driver.h), then writes its report (lib/report/).
  *
- * Messages have one shape: "lbt-cat: access.log:12: why".  Exit status: 0
- * success; 1 bad usage, a bad option value, or an input that could not be
- * read or broke (the other inputs are still processed, then the status is
- * 1).  Malformed lines alone do not change the status, unless --strict.
+ * Messages have one shape: "lbt-cat: access.log:12: why".  The exit status
+ * is one table for every program (docs/exit-status.md): LBT_EXIT_* below.
+ * Some malformed lines alone do not change it, unless --strict; an input of
+ * which no line could be read does (LBT_EXIT_UNREAD), and so does an answer
+ * made of nothing (LBT_EXIT_EMPTY): a script's `prog > list || handle` never
+ * takes an empty list for success.
  * Includes: analysis.h, err.h, input.h, out.h, report.h, stream.h.
  */
 #ifndef LBT_CLI_H
@@ -50,6 +52,26 @@
 #include "lbt/report.h"
 #include "lbt/stream.h"
 #include "lbt/tarpit_cfg.h"
+
+/*
+ * The exit status of every program, in order of precedence when several
+ * apply (ERROR first, then UNREAD, then EMPTY, then a program's verdict):
+ * 1..3 say the output is not an answer to trust, 4..5 that the records were
+ * read and something was found.
+ */
+enum {
+	LBT_EXIT_OK = 0,        /* records were read and the answer printed */
+	LBT_EXIT_ERROR = 1,     /* bad usage or option value, an input that could not
+	                           be read or broke, output not written */
+	LBT_EXIT_EMPTY = 2,     /* nothing to answer from: no record, or none left by
+	                           the filters (--since/--until, --key, --tier...);
+	                           lbt-deny: no source to deny */
+	LBT_EXIT_UNREAD = 3,    /* an input with lines none of which could be read
+	                           (wrong --format, --frontend, --log-name...) */
+	LBT_EXIT_FOUND = 4,     /* lbt-audit: a finding at --fail-on; lbt-triage: an
+	                           anomaly, over by the end of the data */
+	LBT_EXIT_ONGOING = 5    /* lbt-triage: an anomaly still going on */
+};
 
 /* What an option does with its argument. */
 typedef enum lbt_cli_type {
@@ -132,6 +154,10 @@ typedef struct lbt_cli {
 	char **args;               /* operands, NULL-terminated (argv's memory) */
 	int nargs;
 	int status;                /* exit status so far: 1 once an error was printed */
+	uint64_t records;          /* records handed to the program (lbt_cli_next,
+	                              lbt_cli_run): 0 makes the run LBT_EXIT_EMPTY */
+	int empty;                 /* lbt_cli_empty: the answer is empty anyway */
+	int unread;                /* an input none of whose lines could be read */
 } lbt_cli;
 
 /*
@@ -147,7 +173,9 @@ void lbt_cli_parse(lbt_cli *cli, const lbt_cli_prog *prog, const lbt_cli_opt *op
 /* Print "usage: NAME SYNOPSIS" (every form) to stderr and exit 1. */
 _Noreturn void lbt_cli_usage(const lbt_cli *cli);
 
-/* Print "NAME: file:line: msg" to stderr and set cli->status to 1. */
+/* Print "NAME: file:line: msg" to stderr and set cli->status to 1; an
+ * error of kind LBT_ERR_UNREAD or LBT_ERR_EMPTY (err.h) marks the run
+ * unread or empty instead. */
 void lbt_cli_error(lbt_cli *cli, const lbt_err *err);
 
 /* Print "NAME: " and a printf-style message to stderr; status 1. */
@@ -218,11 +246,30 @@ lbt_out *lbt_cli_out(lbt_cli *cli, const lbt_out_col *cols, int ncols);
  */
 void lbt_cli_summary(lbt_cli *cli, const lbt_input_stats *st);
 
+/* Print "NAME: " and a note saying why the answer is empty; the run exits
+ * LBT_EXIT_EMPTY unless something worse happened. */
+void lbt_cli_empty(lbt_cli *cli, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * For a program that reads its inputs itself (lbt-index): an input of
+ * `lines` lines, `malformed` of them, none read as a request (`requests`
+ * 0) is named on stderr and makes the run LBT_EXIT_UNREAD.
+ */
+void lbt_cli_check_read(lbt_cli *cli, const char *path, uint64_t lines, uint64_t malformed,
+    uint64_t requests);
+
 /*
  * End of run: free `out` (may be NULL), flush stdout (a write error is
  * printed, status 1), print the summary of stream `in` (may be NULL; a
  * note when --tier left records out) and free it, free the --input list.
- * @return the exit status for main().
+ * With a stream, say why the answer is empty or partial (cli_status.c): an
+ * unread input (its lines, and the format detection would choose, with its
+ * score), no record at all, the filters leaving none (the data's first and
+ * last time; a --since/--until window outside them), and which day a bare
+ * HH:MM was taken on when the data spans more than a day.
+ * @return the exit status for main(): LBT_EXIT_ERROR, UNREAD, EMPTY or OK,
+ * in that precedence (a program's verdict may replace OK).
  */
 int lbt_cli_finish(lbt_cli *cli, lbt_stream *in, lbt_out *out);
 

@@ -19,6 +19,7 @@
 #define LBT_DRIVER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lbt/analysis.h"
 #include "lbt/err.h"
@@ -32,9 +33,12 @@ typedef void (*lbt_driver_error_fn)(void *ctx, const lbt_err *err);
  * analysis out of memory stops the feeding (its add() failure is sticky);
  * finish() then reports it.  `on_error` (may be NULL) hears every file
  * error of the stream.
- * @return 0, or -1 with err: the first finish() that failed.
+ * @return the number of records fed (0: the analyses saw nothing, which
+ * the program says: cli.h's LBT_EXIT_EMPTY), or -1 with err: the first
+ * finish() that failed (err->kind LBT_ERR_EMPTY when it failed for want of data, such
+ * as a --baseline window outside it).
  */
-int lbt_driver_run(lbt_stream *s, lbt_analysis *v, size_t n, lbt_driver_error_fn on_error,
+int64_t lbt_driver_run(lbt_stream *s, lbt_analysis *v, size_t n, lbt_driver_error_fn on_error,
     void *ctx, lbt_err *err);
 
 #endif

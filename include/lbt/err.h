@@ -21,7 +21,16 @@ typedef struct lbt_err {
 	char file[256];     /* input it concerns, "" when none */
 	uint64_t line;      /* 1-based line number, 0 when none */
 	uint64_t offset;    /* byte offset in the (decompressed) input, when known */
+	int kind;           /* LBT_ERR_FAIL, or what else it is (cli.h's exit status) */
 } lbt_err;
+
+/* What an error is, beyond its message: the exit status a program gives. */
+enum {
+	LBT_ERR_FAIL = 0,   /* a failure: the input or the command is at fault */
+	LBT_ERR_EMPTY,      /* nothing to answer from (a --baseline window outside the data) */
+	LBT_ERR_UNREAD      /* an input read whole, none of whose lines parsed (no
+	                       format detected) */
+};
 
 /*
  * Fill `err` (may be NULL) with a printf-style message; file and line are

@@ -53,6 +53,14 @@ int lbt_filter_match(lbt_filter *f, const lbt_rec *rec);
 /* The time bounds after resolution (INT64_MIN / INT64_MAX when open). */
 void lbt_filter_bounds(const lbt_filter *f, int64_t *since_us, int64_t *until_us);
 
+/* Which bounds were given as a bare time of day: LBT_FILTER_TOD_SINCE | _UNTIL. */
+#define LBT_FILTER_TOD_SINCE 0x1u
+#define LBT_FILTER_TOD_UNTIL 0x2u
+unsigned lbt_filter_tod(const lbt_filter *f);
+
+/* The first record's time the time-of-day bounds were fixed on, or 0 when not yet. */
+int64_t lbt_filter_tod_ref(const lbt_filter *f);
+
 /*
  * Parse one absolute time as --since accepts it (ISO with or without zone,
  * "@EPOCH", "-15m" before now_us; not "HH:MM"), for options such as --now.

@@ -89,6 +89,14 @@ typedef struct lbt_input_stats {
 	uint64_t malformed;
 	uint64_t filtered;         /* records that did not pass the filters */
 	uint64_t failed_files;     /* files that could not be opened or broke */
+	int64_t first_us, last_us; /* earliest and latest time of the records read,
+	                              before the filters, kept when a filter is set
+	                              (first > last, or both 0 from an index: none
+	                              known) */
+	uint64_t unread_files;     /* files with lines and no request read: every
+	                              one malformed (or an event), or no format detected */
+	uint64_t unread_lines;     /* ... the lines of the first of them */
+	char unread_path[256];     /* ... its path as queued, "" none */
 } lbt_input_stats;
 
 typedef struct lbt_input lbt_input;
@@ -114,6 +122,9 @@ void lbt_input_add(lbt_input *in, const char *path);
 int lbt_input_next(lbt_input *in, lbt_rec **rec, lbt_err *err);
 
 const lbt_input_stats *lbt_input_stats_get(const lbt_input *in);
+
+/* The filter of the input (its --since/--until bounds once fixed: filter.h). */
+const lbt_filter *lbt_input_filter(const lbt_input *in);
 
 /* Format in use for the current (or last) file (of several, the one that
  * read the last line), or NULL. */

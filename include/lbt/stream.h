@@ -67,6 +67,9 @@ const lbt_stream_tiers *lbt_stream_tiers_get(const lbt_stream *s);
 /* Counters so far (files, lines, records, malformed, failed files...). */
 const lbt_input_stats *lbt_stream_stats(const lbt_stream *s);
 
+/* The filter of the log files (its bounds: filter.h), or NULL with --db. */
+const lbt_filter *lbt_stream_filter(const lbt_stream *s);
+
 /*
  * The whole line of the record last returned (syslog wrapper included);
  * from an index, the raw line kept by lbt-index --keep-raw.  Valid until

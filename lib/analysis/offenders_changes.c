@@ -52,8 +52,10 @@ int lbt_offendersi_changes_setup(lbt_offenders *o, int64_t gfirst, int64_t glast
 	if (bt <= gfirst || bf > glast) {
 		lbt_time_format(gfirst * SEC, 0, a, sizeof a);
 		lbt_time_format((glast + 1) * SEC, 0, b, sizeof b);
-		return lbt_err_set(err, "--baseline: the window is outside the input (%s .. %s)",
-		    a, b);
+		lbt_err_set(err, "--baseline: the window is outside the input (%s .. %s)", a, b);
+		if (err != NULL)
+			err->kind = LBT_ERR_EMPTY;     /* no failure: nothing to compare with (exit "empty") */
+		return -1;
 	}
 	o->cp.base_from = (size_t)(bf > gfirst ? bf - gfirst : 0);
 	o->cp.base_to = (size_t)((bt <= glast ? bt : glast + 1) - gfirst);

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lbt/cli.h"
+#include "cli_int.h"
 #include "lbt/driver.h"
 #include "lbt/num.h"
 #include "lbt/version.h"
@@ -514,11 +514,16 @@ void lbt_cli_parse(lbt_cli *cli, const lbt_cli_prog *prog, const lbt_cli_opt *op
 	free(s.all);
 }
 
-/* Print "NAME: file:line: msg" to stderr; status 1. */
+/* Print "NAME: file:line: msg" to stderr; status 1, or as err->kind says. */
 void lbt_cli_error(lbt_cli *cli, const lbt_err *err)
 {
 	say_err(cli, err);
-	cli->status = 1;
+	if (err->kind == LBT_ERR_UNREAD)
+		cli->unread = 1;       /* the file was read: nothing in it parsed */
+	else if (err->kind == LBT_ERR_EMPTY)
+		cli->empty = 1;
+	else
+		cli->status = LBT_EXIT_ERROR;
 }
 
 /* Print "NAME: " and a formatted message to stderr; status 1. */
@@ -606,10 +611,11 @@ int lbt_cli_next(lbt_cli *cli, lbt_stream *s, lbt_rec **rec)
 
 	while ((r = lbt_stream_next(s, rec, &err)) < 0)
 		lbt_cli_error(cli, &err);
+	cli->records += r == 1;
 	return r;
 }
 
-/* lbt_driver_error_fn printing a file's error (status 1). */
+/* lbt_driver_error_fn printing a file's error (status 1, or unread). */
 static void run_error(void *ctx, const lbt_err *err)
 {
 	lbt_cli_error(ctx, err);
@@ -621,13 +627,19 @@ lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also)
 {
 	lbt_stream *s;
 	lbt_err err;
+	int64_t fed;
 
 	cli->in.wanted = lbt_analysis_fields(v, n) | also;
 	if (cli->in.use_tier == LBT_TIER_USE_DEFAULT)
 		cli->in.use_tier = LBT_TIER_USE_AUTO;     /* count each request once */
 	s = lbt_cli_stream(cli);
-	if (lbt_driver_run(s, v, n, run_error, cli, &err) < 0)
+	if ((fed = lbt_driver_run(s, v, n, run_error, cli, &err)) < 0 && err.kind == LBT_ERR_EMPTY) {
+		say_err(cli, &err);       /* nothing to answer from, not a failure */
+		exit(cli->status != 0 ? cli->status : LBT_EXIT_EMPTY);
+	}
+	if (fed < 0)
 		lbt_cli_die(cli, &err);
+	cli->records += (uint64_t)fed;
 	return s;
 }
 
@@ -647,6 +659,17 @@ void lbt_cli_note(const lbt_cli *cli, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsay(cli, fmt, ap);
 	va_end(ap);
+}
+
+/* Print "NAME: " and a note saying why the answer is empty; mark it empty. */
+void lbt_cli_empty(lbt_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(cli, fmt, ap);
+	va_end(ap);
+	cli->empty = 1;
 }
 
 /* A writer on stdout configured by cli; exits when out of memory. */
@@ -709,10 +732,11 @@ int lbt_cli_finish(lbt_cli *cli, lbt_stream *in, lbt_out *out)
 	if (in != NULL) {
 		tier_note(cli, lbt_stream_tiers_get(in));
 		lbt_cli_summary(cli, lbt_stream_stats(in));
+		lbt_clii_explain(cli, in);
 		lbt_stream_free(in);
 	}
 	lbt_input_specs_free(&cli->specs);
 	cli->in.specs = NULL;
 	cli->in.nspecs = 0;
-	return cli->status;
+	return lbt_clii_status(cli);
 }

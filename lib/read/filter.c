@@ -507,3 +507,16 @@ void lbt_filter_bounds(const lbt_filter *f, int64_t *since_us, int64_t *until_us
 	*since_us = f->since.set && !f->since.tod ? f->since.us : INT64_MIN;
 	*until_us = f->until.set && !f->until.tod ? f->until.us : INT64_MAX;
 }
+
+/* The bounds given as a bare time of day. */
+unsigned lbt_filter_tod(const lbt_filter *f)
+{
+	return (f->since.set && f->since.tod ? LBT_FILTER_TOD_SINCE : 0) |
+	    (f->until.set && f->until.tod ? LBT_FILTER_TOD_UNTIL : 0);
+}
+
+/* The record time the time-of-day bounds were fixed on, or 0. */
+int64_t lbt_filter_tod_ref(const lbt_filter *f)
+{
+	return f->resolved ? f->ref_us : 0;
+}

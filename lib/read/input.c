@@ -86,6 +86,7 @@ static int input_setup(lbt_input *in, lbt_err *err)
 
 	if ((in->filter = lbt_filter_new(&o->filter, in->now_us, err)) == NULL)
 		return -1;
+	in->span = !lbt_filter_is_empty(in->filter);
 	wanted_setup(in);
 	if ((in->want_key || o->key_regex) && (in->key = lbt_key_new(o->key_regex, err)) == NULL)
 		return -1;
@@ -109,6 +110,8 @@ lbt_input *lbt_input_new(const lbt_input_opts *opts, lbt_err *err)
 		return NULL;
 	}
 	in->o = *opts;
+	in->st.first_us = INT64_MAX;      /* no record yet: an empty span (input.h) */
+	in->st.last_us = INT64_MIN;
 	in->now_us = opts->now_us ? opts->now_us : lbt_time_now_us();
 	in->o.max_reported = opts->max_reported == 0 ? DEFAULT_REPORTED : opts->max_reported;
 	if (input_setup(in, err) < 0) {
@@ -201,6 +204,10 @@ static int file_open(lbt_input *in, lbt_err *err)
 		return 0;
 	p = &in->paths[in->next++];
 	in->st.files++;
+	in->file_read = in->st.records;
+	in->file_lines = in->st.lines;
+	in->file_bad = in->st.malformed;
+	in->undetected = 0;
 	in->cp = in->prof[p->prof];
 	in->tz = in->cp->tz;
 	free(in->name);
@@ -361,6 +368,35 @@ int lbt_inputi_msg_parse(lbt_input *in, struct fmtset *s, const char *line, size
 	return r == LBT_PARSE_BAD ? 2 : 1;
 }
 
+/* Widen the span of the records read (before the filters) to t: two
+ * compares a record, no branch on "the first one" (it starts empty). */
+static inline void span_add(lbt_input_stats *st, int64_t t)
+{
+	st->first_us = t < st->first_us ? t : st->first_us;
+	st->last_us = t > st->last_us ? t : st->last_us;
+}
+
+/*
+ * Count the file just ended as unread when it had malformed lines and gave
+ * no request (its event lines, which any format reads, do not count), or
+ * when no format was detected (then the lines are the sample's).  The
+ * first such file is named in the stats.
+ */
+static void unread_check(lbt_input *in)
+{
+	uint64_t lines = in->undetected ? (uint64_t)in->ns : in->st.lines - in->file_lines;
+
+	if (lines == 0 || in->st.records != in->file_read)
+		return;
+	if (!in->undetected && in->st.malformed == in->file_bad)
+		return;
+	if (in->st.unread_files++ == 0) {
+		in->st.unread_lines = lines;
+		snprintf(in->st.unread_path, sizeof in->st.unread_path, "%s",
+		    in->paths[in->next - 1].path);
+	}
+}
+
 /*
  * Parse one line into in->rec, counting it.  @return 1 a record that
  * passes the filters, 0 nothing to return (blank, skipped, event not asked
@@ -385,6 +421,8 @@ static int line_parse(lbt_input *in, const char *line, const struct sline *l, lb
 	if (r == 2 && (in->st.events++, !in->o.events))
 		return 0;
 	in->st.records += r == 1;
+	if (in->span && r == 1 && (in->rec.have & LBT_BIT(LBT_F_TIME)))
+		span_add(&in->st, in->rec.time_us);
 	hold = in->o.events ? lbt_inputi_evtime_note(in, line, l) : 1;   /* events only */
 	if (hold == 0)
 		return 0;      /* an event without a stamp waits for the next request line */
@@ -458,6 +496,8 @@ int lbt_input_next(lbt_input *in, lbt_rec **rec, lbt_err *err)
 			return 1;      /* held events, then the request line that timed them */
 		if (in->src == NULL && (r = file_open(in, err)) <= 0) {
 			if (r < 0) {
+				if (in->undetected)
+					unread_check(in);
 				file_close(in);
 				in->st.failed_files++;
 				in->stopped = in->o.strict;
@@ -466,6 +506,8 @@ int lbt_input_next(lbt_input *in, lbt_rec **rec, lbt_err *err)
 		}
 		if ((r = line_next(in, &l, &line, err)) <= 0) {
 			lbt_inputi_evtime_eof(in);
+			if (r == 0)
+				unread_check(in);
 			file_close(in);
 			if (r == 0)
 				continue;
@@ -485,6 +527,12 @@ int lbt_input_next(lbt_input *in, lbt_rec **rec, lbt_err *err)
 const lbt_input_stats *lbt_input_stats_get(const lbt_input *in)
 {
 	return &in->st;
+}
+
+/* The input's filter. */
+const lbt_filter *lbt_input_filter(const lbt_input *in)
+{
+	return in->filter;
 }
 
 /* Format of the current (or last) file; before the first, the one the options name, or NULL. */

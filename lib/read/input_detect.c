@@ -278,7 +278,8 @@ int lbt_inputi_detect(lbt_input *in, lbt_err *err)
 	if (nsc < 0)
 		rc = lbt_err_at(err, in->name, 0, "out of memory while detecting the format");
 	else if (tried > 0 && (nsc == 0 || sc[0].parsed == 0))
-		detect_fail(in, sc, nsc, tried, err), rc = -1;
+		detect_fail(in, sc, nsc, tried, err), in->undetected = 1, rc = -1,
+		    err->kind = LBT_ERR_UNREAD;
 	else if (tried > 0) {
 		npick = cover(sc, nsc, tried, pick, &covered);
 		if ((rc = detect_use(in, sc, pick, npick, err)) >= 0)

@@ -124,6 +124,12 @@ struct lbt_input {
 	lbt_filter *filter;
 	lbt_rec rec;
 	lbt_input_stats st;
+	uint64_t file_read;      /* st.records when the file was opened */
+	uint64_t file_lines;     /* st.lines ... */
+	uint64_t file_bad;       /* st.malformed ... */
+	int undetected;          /* detection found no format for the current file */
+	int span;                /* keep st.first_us/last_us: a filter may leave
+	                            nothing, whose note gives the data's span */
 	int64_t ref_s;           /* year reference of RFC 3164 stamps */
 	int reported;
 	int stopped;             /* strict: no more records after an error */

@@ -32,6 +32,38 @@ static void row(lbt_out *out, const lbt_rate *r, size_t i, int spark)
 	}
 }
 
+/*
+ * With --by lb and more than one LB, the total across them: every LB's
+ * requests in one series (the analysis's series of every key), its total,
+ * peak and first bucket; baseline and episodes are per LB only (absent).
+ * The name "(total)" is none a host can have.
+ */
+static void total_row(lbt_out *out, const lbt_rate *r, int spark)
+{
+	int64_t first, last, peak = 0, peak_b = 0, sum = 0, step = lbt_rate_step(r);
+
+	if (lbt_rate_span(r, &first, &last) < 0)
+		return;
+	for (int64_t b = first; b <= last; b++) {
+		int64_t c = lbt_rate_total_count(r, b);
+
+		sum += c;
+		if (c > peak)
+			peak = c, peak_b = b;
+	}
+	lbt_out_cstr(out, "(total)");
+	lbt_out_int(out, sum);
+	lbt_out_double(out, (double)peak * 1e6 / (double)step, 2);
+	lbt_report_bucket(out, peak_b, step);
+	for (int i = 0; i < 4; i++)        /* baseline, jump start/end, sustained */
+		lbt_out_absent(out);
+	lbt_report_bucket(out, first, step);
+	lbt_out_absent(out);               /* episodes */
+	lbt_out_absent(out);               /* ratio */
+	if (spark)
+		lbt_out_absent(out);
+}
+
 /* The ranked keys, one row each.  @return 0 or -1. */
 int lbt_rate_report_rows(const lbt_rate *r, FILE *fp, const lbt_report_opts *p, int spark)
 {
@@ -50,6 +82,8 @@ int lbt_rate_report_rows(const lbt_rate *r, FILE *fp, const lbt_report_opts *p, 
 		return -1;
 	for (size_t i = 0; i < lbt_rate_nrows(r); i++)
 		row(out, r, i, spark);
+	if (lbt_rate_opts_get(r)->by == LBT_RATE_BY_LB && lbt_rate_nrows(r) > 1)
+		total_row(out, r, spark);
 	return lbt_out_free(out);
 }
 

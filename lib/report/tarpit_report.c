@@ -45,6 +45,134 @@ static int64_t periods_total(const lbt_tarpit_group *g, int whatif, size_t *n)
 	return sum;
 }
 
+/* ---- the total across LBs -------------------------------------------- */
+
+static __attribute__((format(printf, 3, 4))) void kv(lbt_out *o, const char *k,
+    const char *fmt, ...);
+
+/* What adds up across the groups of several LBs (a peak does not: the
+ * LBs' peaks fall at different times). */
+struct total {
+	size_t nlb;               /* distinct LB names among the groups */
+	char lbs[200];            /* "lb1, lb2" */
+	const char *frontend;     /* the one frontend of every group, or NULL */
+	uint64_t requests, pt, ct, pt_tw, pt_ta;
+	int64_t held_tw_ms, held_ta_ms, slot_us, tarpit_us;
+	int64_t first_us, last_us;
+	int has_time;
+};
+
+/* True when group i's LB name is not one of groups 0..i-1's. */
+static int lb_first_seen(const lbt_tarpit *t, size_t i)
+{
+	const char *lb = lbt_tarpit_group_at(t, i)->lb;
+
+	for (size_t k = 0; k < i; k++)
+		if (strcmp(lbt_tarpit_group_at(t, k)->lb, lb) == 0)
+			return 0;
+	return 1;
+}
+
+/* Add group g to the total. */
+static void total_add(struct total *x, const lbt_tarpit_group *g)
+{
+	const lbt_occ_stats *os = lbt_occ_stats_get(g->occ);
+
+	x->requests += g->requests;
+	x->pt += g->pt, x->ct += g->ct, x->pt_tw += g->pt_tw, x->pt_ta += g->pt_ta;
+	x->held_tw_ms += g->held_tw_ms, x->held_ta_ms += g->held_ta_ms;
+	x->slot_us += os->slot_us, x->tarpit_us += os->tarpit_us;
+	if (g->has_time && (!x->has_time || g->first_us < x->first_us))
+		x->first_us = g->first_us;
+	if (g->has_time && (!x->has_time || g->last_us > x->last_us))
+		x->last_us = g->last_us;
+	x->has_time |= g->has_time;
+	if (x->frontend != NULL && strcmp(x->frontend, g->frontend) != 0)
+		x->frontend = NULL;
+}
+
+/* The total of every group into x.  @return 1 when the groups are of more
+ * than one LB (a total to show), else 0. */
+static int total_of(const lbt_tarpit *t, struct total *x)
+{
+	size_t n = lbt_tarpit_ngroups(t);
+
+	memset(x, 0, sizeof *x);
+	if (n > 0)
+		x->frontend = lbt_tarpit_group_at(t, 0)->frontend;
+	for (size_t i = 0; i < n; i++) {
+		const lbt_tarpit_group *g = lbt_tarpit_group_at(t, i);
+		size_t len = strlen(x->lbs);
+
+		total_add(x, g);
+		if (g->lb[0] == '\0' || !lb_first_seen(t, i))
+			continue;
+		snprintf(x->lbs + len, sizeof x->lbs - len, "%s%s", x->nlb ? ", " : "", g->lb);
+		x->nlb++;
+	}
+	if (x->frontend != NULL && x->frontend[0] == '\0')
+		x->frontend = NULL;
+	return x->nlb > 1;
+}
+
+/* The total as a summary row: lb "(total)", which no host name can be. */
+static void total_row(lbt_out *o, const lbt_tarpit *t, const struct total *x)
+{
+	int term = ST(t)->no_term < ST(t)->requests;
+
+	lbt_out_cstr(o, "(total)");
+	lbt_out_cstr(o, x->frontend);
+	lbt_out_int(o, (int64_t)x->requests);
+	term ? lbt_out_int(o, (int64_t)x->pt) : lbt_out_absent(o);
+	term ? lbt_out_int(o, (int64_t)x->ct) : lbt_out_absent(o);
+	term && !(x->pt > 0 && x->pt_tw == 0) ? lbt_out_double(o, (double)x->held_tw_ms / 1e3, 3)
+	    : lbt_out_absent(o);
+	term && !(x->pt > 0 && x->pt_ta == 0) ? lbt_out_double(o, (double)x->held_ta_ms / 1e3, 3)
+	    : lbt_out_absent(o);
+	x->slot_us > 0 ? lbt_out_double(o, (double)x->slot_us / 1e6, 3) : lbt_out_absent(o);
+	term && x->slot_us > 0 ?
+	    lbt_out_double(o, 100.0 * (double)x->tarpit_us / (double)x->slot_us, 1) :
+	    lbt_out_absent(o);
+	for (int i = 0; i < 14; i++)       /* peak .. whatif_periods_s: per LB only */
+		lbt_out_absent(o);
+	x->has_time ? lbt_report_time(o, x->first_us) : lbt_out_absent(o);
+	x->has_time ? lbt_report_time(o, x->last_us) : lbt_out_absent(o);
+}
+
+/* The total as a block (TABLE).  @return 0 or -1. */
+static int total_block(const lbt_tarpit *t, const struct total *x, FILE *fp,
+    const lbt_tarpit_print *p)
+{
+	char lab[300], f[48], l[48];
+	lbt_out_col cols[2] = { { lab, LBT_COL_STR }, { "", LBT_COL_STR } };
+	lbt_out *o;
+
+	snprintf(lab, sizeof lab, "%s on all %zu LBs (%s)", x->frontend ? x->frontend :
+	    "every frontend", x->nlb, x->lbs);
+	if ((o = writer(fp, p, cols, 2)) == NULL)
+		return -1;
+	lbt_time_format(x->first_us, 0, f, sizeof f);
+	lbt_time_format(x->last_us, 0, l, sizeof l);
+	kv(o, "requests", "%llu%s%s%s%s", (unsigned long long)x->requests,
+	    x->has_time ? ", " : "", x->has_time ? f : "", x->has_time ? " .. " : "",
+	    x->has_time ? l : "");
+	if (ST(t)->no_term < ST(t)->requests) {
+		kv(o, "tarpitted (PT)", "%llu; %llu more left during the tarpit (CT)",
+		    (unsigned long long)x->pt, (unsigned long long)x->ct);
+		if (x->pt_tw > 0)
+			kv(o, "held, sum of Tw", "%.3f s over %llu PT lines",
+			    (double)x->held_tw_ms / 1e3, (unsigned long long)x->pt_tw);
+		if (x->pt_ta > 0)
+			kv(o, "held, sum of Ta", "%.3f s over %llu PT lines",
+			    (double)x->held_ta_ms / 1e3, (unsigned long long)x->pt_ta);
+	}
+	if (x->slot_us > 0)
+		kv(o, "slots held by tarpit", "%.1f %% of %.3f slot-seconds",
+		    100.0 * (double)x->tarpit_us / (double)x->slot_us, (double)x->slot_us / 1e6);
+	kv(o, "peak slots", "per LB above (the LBs' peaks do not add up)");
+	return done(o, fp, p);
+}
+
 /* ---- summary, machine modes ------------------------------------------- */
 
 static const lbt_out_col sum_cols[] = {
@@ -124,6 +252,7 @@ static void sum_row_occ(lbt_out *o, const lbt_tarpit_group *g)
 static int summary_rows(const lbt_tarpit *t, FILE *fp, const lbt_tarpit_print *p)
 {
 	lbt_out *o = writer(fp, p, sum_cols, (int)(sizeof sum_cols / sizeof sum_cols[0]));
+	struct total x;
 	size_t i;
 
 	if (o == NULL)
@@ -139,6 +268,8 @@ static int summary_rows(const lbt_tarpit *t, FILE *fp, const lbt_tarpit_print *p
 		g->has_time ? lbt_report_time(o, g->first_us) : lbt_out_absent(o);
 		g->has_time ? lbt_report_time(o, g->last_us) : lbt_out_absent(o);
 	}
+	if (total_of(t, &x))
+		total_row(o, t, &x);
 	return done(o, fp, p);
 }
 
@@ -242,6 +373,7 @@ static void block_conns(lbt_out *o, const lbt_tarpit *t, const lbt_tarpit_group 
 /* The summary as one block per group (TABLE).  @return 0 or -1. */
 static int summary_blocks(const lbt_tarpit *t, FILE *fp, const lbt_tarpit_print *p)
 {
+	struct total x;
 	size_t i;
 
 	for (i = 0; i < lbt_tarpit_ngroups(t); i++) {
@@ -266,7 +398,7 @@ static int summary_blocks(const lbt_tarpit *t, FILE *fp, const lbt_tarpit_print 
 		if (done(o, fp, p) < 0)
 			return -1;
 	}
-	return 0;
+	return total_of(t, &x) ? total_block(t, &x, fp, p) : 0;
 }
 
 /* ---- periods ------------------------------------------------------------ */

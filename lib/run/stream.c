@@ -131,6 +131,12 @@ const lbt_input_stats *lbt_stream_stats(const lbt_stream *s)
 	return s->in != NULL ? lbt_input_stats_get(s->in) : &s->dbst;
 }
 
+/* The filter of the log files, or NULL (the index filters in SQL). */
+const lbt_filter *lbt_stream_filter(const lbt_stream *s)
+{
+	return s->in != NULL ? lbt_input_filter(s->in) : NULL;
+}
+
 /* The line of the last record, or NULL with *len 0. */
 const char *lbt_stream_line(lbt_stream *s, size_t *len)
 {

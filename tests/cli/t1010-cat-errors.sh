@@ -109,17 +109,19 @@ expect_success 'lbt-tsv: a NUL byte in the file column makes the line malformed'
 	test_cmp expect out && test_cmp expect.err err
 '
 
-expect_success 'no format matches: the file fails with the best candidates' '
+expect_success 'no format matches: the file is unread (exit 3), with the best candidates' '
 	printf "hello\nworld\nagain\n" >junk.log &&
-	test_expect_code 1 lbt-cat -f line junk.log nginx.log >out 2>err &&
+	test_expect_code 3 lbt-cat -f line junk.log nginx.log >out 2>err &&
 	printf "line\n1\n2\n" >expect && test_cmp expect out &&
 	head -n 1 err >got &&
 	grep "^lbt-cat: junk.log: no known format matches the first 3 lines (best: [a-z-]* 0/3, [a-z-]* 0/3, [a-z-]* 0/3); use --format, --log-format, --haproxy-cfg or --nginx-conf\$" got
 '
 
-expect_success 'an empty file is no error' '
-	: >empty.log && lbt-cat -f line empty.log >out 2>err &&
-	echo line >expect && test_cmp expect out && test ! -s err
+expect_success 'an empty file is no error, but an empty answer (exit 2, a note)' '
+	: >empty.log && test_expect_code 2 lbt-cat -f line empty.log >out 2>err &&
+	echo line >expect && test_cmp expect out &&
+	echo "lbt-cat: no request in the input (0 lines: 0 malformed, 0 events)" >expect &&
+	test_cmp expect err
 '
 
 # exact messages of bad option values; nothing on stdout, exit 1

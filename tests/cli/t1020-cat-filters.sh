@@ -10,7 +10,12 @@ H="--format haproxy-httplog"
 
 # lines LIST: the --no-header line column expected for a filter
 lines() { printf "%s\n" "$@" >expect; }
-cat_lines() { lbt-cat $H --no-header -f line "$@" httplog.log >out && test_cmp expect out; }
+# (an empty expectation is an empty answer: exit 2)
+cat_lines() {
+	if [ -s expect ]; then lbt-cat $H --no-header -f line "$@" httplog.log >out
+	else test_expect_code 2 lbt-cat $H --no-header -f line "$@" httplog.log >out 2>/dev/null
+	fi && test_cmp expect out
+}
 
 expect_success '--since and --until, ISO with zone' '
 	lines 2 3 && cat_lines --since 2025-11-01T23:24:02Z --until 2025-11-01T23:24:05Z

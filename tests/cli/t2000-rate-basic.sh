@@ -106,8 +106,8 @@ expect_success 'a sparkline on a terminal' '
 	fi
 '
 
-expect_success 'no record with the --by field: a header, a note, exit 0' '
-	lbt-rate --by host flood.log > out 2> err &&
+expect_success 'no record with the --by field: a header, a note, exit 2 (empty)' '
+	test_expect_code 2 lbt-rate --by host flood.log > out 2> err &&
 	test "$(cat out)" = "host	total	peak_rps	peak_at	baseline_rps	jump_start	jump_end	sustained_rps	first_seen	episodes	ratio" &&
 	grep "^lbt-rate: none of 655 records has a host" err
 '

@@ -43,12 +43,12 @@ expect_success 'NGINX combined: no timers, no fc, no termination state' '
 	! grep -F "maxconn known" out
 '
 
-expect_success 'syslog-wrapped, two load balancers: one group each' '
+expect_success 'syslog-wrapped, two load balancers: one group each, and their total' '
 	sed "s/^/Nov  1 23:24:30 lb1 haproxy[7]: /" httplog.log > lb1.log &&
 	head -n 2 httplog.log | sed "s/^/Nov  1 23:24:30 lb2 haproxy[7]: /" > lb2.log &&
 	lbt-tarpit --maxconn 4 --summary lb2.log lb1.log > out 2> err &&
 	cut -f 1-6 out > got &&
-	printf "lb\tfrontend\trequests\ttarpitted\tclient_left\theld_s\nlb1\tfe_http\t8\t4\t1\t17.008\nlb2\tfe_http\t2\t1\t0\t5.002\n" > expect &&
+	printf "lb\tfrontend\trequests\ttarpitted\tclient_left\theld_s\nlb1\tfe_http\t8\t4\t1\t17.008\nlb2\tfe_http\t2\t1\t0\t5.002\n(total)\tfe_http\t10\t5\t1\t22.010\n" > expect &&
 	test_cmp expect got
 '
 

@@ -51,7 +51,7 @@ expect_success 'no maxconn: no periods or full check, and a note asking for it' 
 
 expect_success 'an empty input says there is nothing to analyse' '
 	: > empty.log &&
-	lbt-tarpit $F --summary empty.log > out 2> err &&
+	test_expect_code 2 lbt-tarpit $F --summary empty.log > out 2> err &&
 	grep -F "note: no request records in the input" err
 '
 

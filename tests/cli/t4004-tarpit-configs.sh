@@ -78,7 +78,12 @@ expect_success 'two load balancers, each with its haproxy.cfg: per LB its fronte
 	test "$m1" = 20 && test "$m2" = 50 &&
 	{ printf "lb1\tfe_http\t%s\t%s\tlb1.cfg:%s (frontend fe_http)\n" "$(held lb1.log 10 5)" $m1 $l1 &&
 	  printf "lb2\tfe_edge\t%s\t%s\tlb2.cfg:%s (frontend fe_edge)\n" "$(held lb2.log 7 4)" $m2 $l2; } > expect &&
-	awk -F "\t" -v OFS="\t" "NR > 1 { print \$1, \$2, \$4, \$6, \$15, \$16 }" out > got &&
+	awk -F "\t" -v OFS="\t" "NR > 1 && \$1 != \"(total)\" { print \$1, \$2, \$4, \$6, \$15, \$16 }" \
+	    out > got &&
+	test_cmp expect got &&
+	awk -F "\t" "NR > 1 && \$1 != \"(total)\" { n += \$3; pt += \$4; w += \$6 }
+	    END { printf \"(total)\t%d\t%d\t%.3f\n\", n, pt, w }" out > expect &&
+	awk -F "\t" -v OFS="\t" "\$1 == \"(total)\" { print \$1, \$3, \$4, \$6 }" out > got &&
 	test_cmp expect got
 '
 
@@ -87,12 +92,13 @@ expect_success 'one frontend name on two load balancers: each its own configurat
 	lbt-tarpit --tsv --summary --input "lb1.log haproxy-cfg=lb1.cfg lb=lb1" \
 	    --input "lb1.log haproxy-cfg=other.cfg lb=lb9" > out 2> err &&
 	awk -F "\t" -v OFS="\t" "NR > 1 { print \$1, \$2, \$15 }" out > got &&
-	printf "lb1\tfe_http\t20\nlb9\tfe_http\t30\n" > expect && test_cmp expect got
+	printf "lb1\tfe_http\t20\nlb9\tfe_http\t30\n(total)\tfe_http\t\n" > expect && test_cmp expect got
 '
 
 expect_success '--maxconn still wins over every configuration' '
 	lbt-tarpit --tsv --summary --maxconn 7 --sources sources.txt > out &&
-	test "$(awk -F "\t" "NR > 1 { print \$15 \$16 }" out | sort -u)" = "7--maxconn"
+	test "$(awk -F "\t" "NR > 1 && \$1 != \"(total)\" { print \$15 \$16 }" out | sort -u)" = \
+	    "7--maxconn"
 '
 
 expect_success 'a bad maxconn in one input'\''s configuration: file:line, exit 1' '

@@ -53,9 +53,9 @@ expect_success 'an unwritable --html path is named, exit 1, the report still pri
 	grep -F "lbt-timeline: nodir/x.html" err && grep -q "	end	" out
 '
 
-expect_success 'an empty input: a note, no event, exit 0' '
+expect_success 'an empty input: a note, no event, exit 2 (empty)' '
 	: > empty.log &&
-	lbt-timeline --tsv empty.log >out 2>err &&
+	test_expect_code 2 lbt-timeline --tsv empty.log >out 2>err &&
 	grep -F "lbt-timeline: no request with a time in the input" err &&
 	test "$(wc -l < out)" -eq 1
 '

@@ -35,10 +35,10 @@ Q="'"
 # wide FILE - print the lines longer than 80 columns (none expected)
 wide() { awk 'length($0) > 80 { print FILENAME ":" FNR ": " length($0) ": " $0 }' "$1"; }
 
-expect_success 'the incident: an anomaly that is over by now, exit 3, screen and document' '
-	test_expect_code 3 lbt-triage $CFG httplog.log > screen 2> err &&
+expect_success 'the incident: an anomaly that is over by now, exit 4, screen and document' '
+	test_expect_code 4 lbt-triage $CFG httplog.log > screen 2> err &&
 	test ! -s err &&
-	test_expect_code 3 lbt-triage --json $CFG httplog.log > tri.json &&
+	test_expect_code 4 lbt-triage --json $CFG httplog.log > tri.json &&
 	test "$(js "d[\"verdict\"]")" = over &&
 	grep -q "^ANOMALY 07:45:30 to 07:46:01, over: " screen
 '
@@ -146,12 +146,12 @@ expect_success 'every line of the screen fits in 80 columns, on every input shap
 	test ! -s long
 '
 
-expect_success 'ongoing: cut in the tarpit phase, the rise lasts to now and fe_http is FULL now, exit 4' '
-	test_expect_code 4 lbt-triage --json --until 2026-11-30T07:45:45Z $CFG httplog.log > tri.json &&
+expect_success 'ongoing: cut in the tarpit phase, the rise lasts to now and fe_http is FULL now, exit 5' '
+	test_expect_code 5 lbt-triage --json --until 2026-11-30T07:45:45Z $CFG httplog.log > tri.json &&
 	test "$(js "d[\"verdict\"]")" = ongoing &&
 	test "$(js "d[\"hot_keys\"][0][\"rise\"][\"ongoing\"]")" = True &&
 	test "$(js "d[\"pressure\"][0][\"full_now\"]")" = True &&
-	test_expect_code 4 lbt-triage --until 2026-11-30T07:45:45Z $CFG httplog.log > screen4 &&
+	test_expect_code 5 lbt-triage --until 2026-11-30T07:45:45Z $CFG httplog.log > screen4 &&
 	grep -q "^ANOMALY since 07:45:30, ONGOING: " screen4 &&
 	grep -q "  now$" screen4 && grep -q "^  FULL NOW: fc at maxconn" screen4
 '

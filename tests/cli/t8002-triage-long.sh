@@ -29,9 +29,9 @@ test_have python3 || missing python3
 js() { python3 -c 'import json, sys; d = json.load(open("tri.json")); print(eval(sys.argv[1]))' "$1"; }
 epoch() { date -u -d "$(echo "$1" | sed 's/T/ /; s/Z$//')" +%s; }
 
-expect_success 'a day with a two-minute flood: an anomaly over by now, exit 3' '
-	test_expect_code 3 lbt-triage day.log > screen &&
-	test_expect_code 3 lbt-triage --json day.log > tri.json &&
+expect_success 'a day with a two-minute flood: an anomaly over by now, exit 4' '
+	test_expect_code 4 lbt-triage day.log > screen &&
+	test_expect_code 4 lbt-triage --json day.log > tri.json &&
 	test "$(js "d[\"verdict\"]")" = over
 '
 

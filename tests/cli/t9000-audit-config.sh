@@ -30,7 +30,7 @@ row() { printf '%s\t%s:%s\t%s\t%s\n' "$1" "$2" "$(line "$2" "$3" "$4")" "$5" "$6
 col() { sed 1d "$2" | cut -f "$1"; }
 
 expect_success 'tarpit.cfg: tarpit as the rate limit, 5 slots a client, 10 fill maxconn 50' '
-	test_expect_code 2 lbt-audit tarpit.cfg > out.tsv &&
+	test_expect_code 4 lbt-audit tarpit.cfg > out.tsv &&
 	row warn tarpit.cfg "http-request tarpit" 1 fe_api tarpit-rate-limit > expect &&
 	col 1-4 out.tsv > got && test_cmp expect got &&
 	col 5 out.tsv > what &&
@@ -42,7 +42,7 @@ expect_success 'tarpit.cfg: tarpit as the rate limit, 5 slots a client, 10 fill 
 '
 
 expect_success 'tarpit-nohold.cfg: a frontend holds nothing, a listen falls back to timeout connect' '
-	test_expect_code 2 lbt-audit tarpit-nohold.cfg > out.tsv &&
+	test_expect_code 4 lbt-audit tarpit-nohold.cfg > out.tsv &&
 	{ row warn tarpit-nohold.cfg "http-request tarpit" 1 fe_nohold tarpit-no-hold &&
 	  row warn tarpit-nohold.cfg "http-request tarpit" 2 li_hold tarpit-rate-limit; } > expect &&
 	col 1-4 out.tsv > got && test_cmp expect got &&
@@ -53,7 +53,7 @@ expect_success 'tarpit-nohold.cfg: a frontend holds nothing, a listen falls back
 '
 
 expect_success 'http-request-timeout.cfg: crit without timeout client, warn with it, sorted so' '
-	test_expect_code 2 lbt-audit http-request-timeout.cfg > out.tsv &&
+	test_expect_code 4 lbt-audit http-request-timeout.cfg > out.tsv &&
 	{ row crit http-request-timeout.cfg "^frontend fe_none" 1 fe_none http-request-timeout &&
 	  row warn http-request-timeout.cfg "^frontend fe_slow" 1 fe_slow http-request-timeout; } > expect &&
 	col 1-4 out.tsv > got && test_cmp expect got &&
@@ -63,7 +63,7 @@ expect_success 'http-request-timeout.cfg: crit without timeout client, warn with
 '
 
 expect_success 'log-format.cfg: what each format lacks, captures only an info' '
-	test_expect_code 2 lbt-audit log-format.cfg > out.tsv &&
+	test_expect_code 4 lbt-audit log-format.cfg > out.tsv &&
 	{ row warn log-format.cfg "log-format \"" 1 fe_short log-format &&
 	  row info log-format.cfg "option httplog" 1 fe_plain log-format; } > expect &&
 	col 1-4 out.tsv > got && test_cmp expect got &&
@@ -79,11 +79,11 @@ expect_success 'log-format.cfg: what each format lacks, captures only an info' '
 expect_success '--fail-on: crit leaves log-format.cfg at 0, info keeps 2' '
 	test_expect_code 0 lbt-audit --fail-on crit log-format.cfg > out.tsv &&
 	test $(sed 1d out.tsv | wc -l) -eq 2 &&
-	test_expect_code 2 lbt-audit --fail-on info log-format.cfg > /dev/null
+	test_expect_code 4 lbt-audit --fail-on info log-format.cfg > /dev/null
 '
 
 expect_success 'inherit.cfg: named defaults with from, the implicit last one, .if blocks' '
-	test_expect_code 2 lbt-audit inherit.cfg > out.tsv &&
+	test_expect_code 4 lbt-audit inherit.cfg > out.tsv &&
 	row warn inherit.cfg "^frontend fe_b" 1 fe_b http-request-timeout > expect &&
 	col 1-4 out.tsv > got && test_cmp expect got &&
 	LBT_TARPIT=1 lbt-audit inherit.cfg > out2.tsv;
@@ -105,21 +105,21 @@ expect_success 'clean.cfg: no finding, exit 0, a header alone, "no finding" on a
 '
 
 expect_success '--json: one object a finding, the same values' '
-	test_expect_code 2 lbt-audit --json tarpit.cfg > out.json &&
+	test_expect_code 4 lbt-audit --json tarpit.cfg > out.json &&
 	test $(wc -l < out.json) -eq 1 &&
 	grep -F "{\"severity\":\"warn\",\"where\":\"tarpit.cfg:$(line tarpit.cfg "http-request tarpit")\",\"proxy\":\"fe_api\",\"check\":\"tarpit-rate-limit\"," out.json &&
 	grep -F "\"change\":\"http-request deny deny_status 429 if too_fast\",\"evidence\":null}" out.json
 '
 
 expect_success '--md: a Markdown table' '
-	test_expect_code 2 lbt-audit --md tarpit.cfg > out.md &&
+	test_expect_code 4 lbt-audit --md tarpit.cfg > out.md &&
 	head -n 1 out.md > got &&
 	echo "| severity | where | proxy | check | what | why | change | evidence |" > expect &&
 	test_cmp expect got && test $(wc -l < out.md) -eq 3
 '
 
 expect_success '--table: the summary row, then what, why and change' '
-	test_expect_code 2 lbt-audit --table tarpit.cfg > out.txt &&
+	test_expect_code 4 lbt-audit --table tarpit.cfg > out.txt &&
 	n=$(line tarpit.cfg "http-request tarpit") &&
 	grep -E "^1 +warn +tarpit.cfg:$n +fe_api +tarpit-rate-limit +-$" out.txt &&
 	grep -Fx "1. warn tarpit.cfg:$n fe_api tarpit-rate-limit" out.txt &&

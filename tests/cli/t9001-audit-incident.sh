@@ -61,7 +61,7 @@ expect_success 'haproxy -c accepts the incident configuration' '
 fe() { awk -v p="$1" '/^frontend fe_http/ { f = 1 } f && index($0, p) { print NR; exit }' haproxy.cfg; }
 
 expect_success 'four findings: maxconn, tarpit (both crit), per address, the alert' '
-	test_expect_code 2 lbt-audit --frontend fe_http haproxy.cfg httplog.log > out.tsv 2> err &&
+	test_expect_code 4 lbt-audit --frontend fe_http haproxy.cfg httplog.log > out.tsv 2> err &&
 	test ! -s err &&
 	mc=$(grep -n "^    maxconn 20$" haproxy.cfg | cut -d: -f1) &&
 	printf "crit\thaproxy.cfg:%s\tfe_http\tmaxconn-reached\n" $mc > expect &&
@@ -139,15 +139,15 @@ expect_success 'per address: the /64 limited from 8 addresses (awk), track its /
 '
 
 expect_success 'the same findings through a syslog wrapper (rfc3164) and from the index (--db)' '
-	test_expect_code 2 lbt-audit --frontend fe_http haproxy.cfg rfc3164.log > rfc.tsv &&
+	test_expect_code 4 lbt-audit --frontend fe_http haproxy.cfg rfc3164.log > rfc.tsv &&
 	sed "s/rfc3164\.log:/httplog.log:/" rfc.tsv > got && test_cmp out.tsv got &&
 	lbt-index --haproxy-cfg haproxy.cfg --frontend fe_http -d inc.db httplog.log 2> /dev/null &&
-	test_expect_code 2 lbt-audit --frontend fe_http --db inc.db haproxy.cfg > db.tsv &&
+	test_expect_code 4 lbt-audit --frontend fe_http --db inc.db haproxy.cfg > db.tsv &&
 	test_cmp out.tsv db.tsv
 '
 
 expect_success 'without --frontend: every proxy audited, the log format detected, a note' '
-	test_expect_code 2 lbt-audit haproxy.cfg httplog.log > all.tsv 2> err &&
+	test_expect_code 4 lbt-audit haproxy.cfg httplog.log > all.tsv 2> err &&
 	grep -F "lbt-audit: note: the frontends of haproxy.cfg log in several formats" err &&
 	cut -f 3,4 all.tsv | grep -Fx "fe_http	maxconn-reached" &&
 	cut -f 3,4 all.tsv | grep -Fx "fe_compact	tarpit-rate-limit" &&

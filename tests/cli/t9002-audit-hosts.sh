@@ -55,7 +55,7 @@ expect_success 'the configuration alone: nothing to report' '
 '
 
 expect_success 'with the log: one finding per frontend, on its rate-limit rule' '
-	test_expect_code 2 lbt-audit rate-limit-host.cfg hosts.log > out.tsv 2> err && test ! -s err &&
+	test_expect_code 4 lbt-audit rate-limit-host.cfg hosts.log > out.tsv 2> err && test ! -s err &&
 	printf "warn\trate-limit-host.cfg:%s\tfe_api\trate-limit-host\n" \
 	    $(cfgline "deny deny_status 429 if api_host") > expect &&
 	printf "warn\trate-limit-host.cfg:%s\tfe_www\trate-limit-host\n" \
@@ -91,7 +91,7 @@ expect_success 'the changed configuration is one HAProxy accepts, and it covers 
 '
 
 expect_success '--frontend fe_www: only its finding' '
-	test_expect_code 2 lbt-audit --frontend fe_www rate-limit-host.cfg hosts.log > one.tsv &&
+	test_expect_code 4 lbt-audit --frontend fe_www rate-limit-host.cfg hosts.log > one.tsv &&
 	sed 1d one.tsv | cut -f 3,4 > got &&
 	printf "fe_www\trate-limit-host\n" > expect && test_cmp expect got
 '

@@ -60,12 +60,18 @@ expect_success '--db with a log operand, and an index that cannot be opened' '
 	test_expect_code 1 lbt-audit --db nosuch.db clean.cfg 2> err && test_cmp expect err
 '
 
-expect_success 'malformed log lines: reported, the status stays that of the findings' '
+expect_success 'a log none of whose lines is read: reported, exit 3 before the findings' '
 	printf "not a log line\n" > junk.log &&
-	test_expect_code 0 lbt-audit --frontend fe_clean clean.cfg junk.log > out 2> err &&
+	test_expect_code 3 lbt-audit --frontend fe_clean clean.cfg junk.log > out 2> err &&
 	grep -F "lbt-audit: junk.log:1:" err &&
-	test_expect_code 2 lbt-audit --frontend fe_api tarpit.cfg junk.log > out 2> err &&
-	grep -F "lbt-audit: junk.log:1:" err
+	test_expect_code 3 lbt-audit --frontend fe_api tarpit.cfg junk.log > out 2> err &&
+	grep -F "lbt-audit: junk.log:1:" err && grep -q "^lbt-audit: junk.log: none of its 1 lines" err
+'
+
+expect_success 'some malformed lines among good ones: the status stays that of the findings' '
+	{ printf "not a log line\n"; cat "$DATA/audit/clean.log"; } > some.log &&
+	test_expect_code 0 lbt-audit --frontend fe_clean clean.cfg some.log > out 2> err &&
+	grep -F "lbt-audit: some.log:1:" err
 '
 
 test_done

@@ -98,7 +98,7 @@ expect_success 'the Host rate limit: api.example.com denied, www.example.com nev
 '
 
 expect_success 'lbt-audit of the real log: the Host it escaped by, with the log'"'"'s counts' '
-	test_expect_code 2 lbt-audit hosts.cfg hosts.log > out.tsv 2> err &&
+	test_expect_code 4 lbt-audit hosts.cfg hosts.log > out.tsv 2> err &&
 	ok=$(awk "\$3 == \"fe_api\" && /{www.example.com\\|/" hosts.log | wc -l) &&
 	lim=$(awk "\$3 == \"fe_api\" && /{api.example.com\\|/ && \$6 == 429" hosts.log | wc -l) &&
 	test "$ok" -eq 25 && test "$lim" -ge 1 &&

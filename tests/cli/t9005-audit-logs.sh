@@ -22,7 +22,7 @@ expect_success 'haproxy -c accepts maxconn.cfg and clean.cfg' '
 '
 
 expect_success 'maxconn reached (crit) and the alert (info), on the maxconn line' '
-	test_expect_code 2 lbt-audit maxconn.cfg maxconn.log > out.tsv &&
+	test_expect_code 4 lbt-audit maxconn.cfg maxconn.log > out.tsv &&
 	printf "crit\tmaxconn.cfg:%s\tfe_small\tmaxconn-reached\ninfo\tmaxconn.cfg:%s\tfe_small\talert-threshold\n" \
 	    $MC $MC > expect &&
 	col 1-4 > got && test_cmp expect got
@@ -45,14 +45,14 @@ expect_success 'alert: 07:00:07 at fc >= 8, one second before full' '
 '
 
 expect_success '--alert-pct 50: 07:00:04 at fc >= 5, maxconn 21' '
-	test_expect_code 2 lbt-audit --alert-pct 50 maxconn.cfg maxconn.log > out.tsv &&
+	test_expect_code 4 lbt-audit --alert-pct 50 maxconn.cfg maxconn.log > out.tsv &&
 	col 5 | sed -n 2p | grep -F "at 50 % of maxconn 10 (fc >= 5) would have fired at 2026-12-01T07:00:04Z" &&
 	echo "maxconn 21" > expect && col 7 | sed -n 1p > got && test_cmp expect got &&
 	echo "maxconn.log:5" > expect && col 8 | sed -n 2p > got && test_cmp expect got
 '
 
 expect_success '--step 2s: buckets of two seconds' '
-	test_expect_code 2 lbt-audit --step 2s maxconn.cfg maxconn.log > out.tsv &&
+	test_expect_code 4 lbt-audit --step 2s maxconn.cfg maxconn.log > out.tsv &&
 	col 5 | sed -n 1p | grep -F "fc >= 9 in 2 buckets of 2 s, the first at 2026-12-01T07:00:08Z, the last at 2026-12-01T07:00:10Z" &&
 	col 5 | sed -n 2p | grep -F "would have fired at 2026-12-01T07:00:06Z, the first bucket of 2 s with fc >= 8 (fc 8)"
 '

@@ -329,10 +329,15 @@ multi_offenders() {
 # of each), its tarpitted lines and held seconds: expected-lb.tsv
 multi_tarpit() {
 	multi lbt-tarpit "$out/sources.txt" --tsv --lb lb1,lb2 || return 1
-	col "$tmp/multi.out" frontend,tarpitted,held_s,maxconn | sort >"$tmp/mt.got"
+	col "$tmp/multi.out" lb,frontend,tarpitted,held_s,maxconn |
+		gawk -F'\t' -v OFS='\t' '$1 != "(total)" { print $2, $3, $4, $5 }' | sort >"$tmp/mt.got"
 	gawk -F'\t' -v OFS='\t' 'NR > 1 && $1 != "all" { print $2, $5, $6, $3 }' "$out/expected-lb.tsv" | sort >"$tmp/mt.want"
 	echo "frontend tarpitted held_s maxconn: $(tr '\t\n' ' ;' <"$tmp/mt.got")"
-	same "$tmp/mt.want" "$tmp/mt.got"
+	# and the "(total)" row across both LBs: expected-lb.tsv's "all"
+	col "$tmp/multi.out" lb,tarpitted,held_s | gawk '$1 == "(total)"' >"$tmp/mt.tgot"
+	gawk -F'\t' -v OFS='\t' '$1 == "all" { print "(total)", $5, $6 }' "$out/expected-lb.tsv" >"$tmp/mt.twant"
+	echo "total tarpitted held_s: $(tr '\t\n' ' ;' <"$tmp/mt.tgot")"
+	same "$tmp/mt.want" "$tmp/mt.got" && same "$tmp/mt.twant" "$tmp/mt.tgot"
 }
 
 # haproxy-mixed.log with lb1's haproxy.cfg: each line by its frontend's

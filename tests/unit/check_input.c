@@ -250,6 +250,61 @@ START_TEST(detection_fails)
 }
 END_TEST
 
+/*
+ * The stats of an empty answer: the span of the records read before the
+ * filters (L1 at 23:24:01.123, L2 at 23:24:04.994), and the inputs none of
+ * whose lines was read (a wrong format: every line malformed; no format
+ * detected: the error is of kind unread) with the first one's path and
+ * lines, an events-only file and an empty one not counted.
+ */
+START_TEST(span_and_unread)
+{
+	struct diag d;
+	lbt_input_opts o = opts_with(&d);
+	const lbt_input_stats *st;
+	lbt_err err;
+	lbt_input *in;
+	lbt_rec *rec;
+	int r, n = 0;
+
+	put("a.log", L2 "\n" L1 "\n");
+	put("nginx.log", NG "\n" NG "\n" NG "\n");
+	put("ev.log", EV "\n");
+	put("empty.log", "");
+	put("j.log", "hello\n");
+	o.format = "haproxy-httplog";
+	o.filter.since = "2030-01-01";
+	in = lbt_input_new(&o, &err);
+	ck_assert_ptr_nonnull(in);
+	lbt_input_add(in, "a.log");
+	lbt_input_add(in, "nginx.log");
+	lbt_input_add(in, "ev.log");
+	lbt_input_add(in, "empty.log");
+	while ((r = lbt_input_next(in, &rec, &err)) != 0)
+		n += r == 1;
+	ck_assert_int_eq(n, 0);                  /* the window held nothing */
+	st = lbt_input_stats_get(in);
+	ck_assert_int_eq(st->records, 2);
+	ck_assert_int_eq(st->filtered, 2);
+	ck_assert_int_eq(st->first_us, 1762039441123000LL);   /* 2025-11-01T23:24:01.123Z */
+	ck_assert_int_eq(st->last_us, 1762039444994000LL);    /* 23:24:04.994 */
+	ck_assert_int_eq(st->unread_files, 1);
+	ck_assert_str_eq(st->unread_path, "nginx.log");
+	ck_assert_int_eq(st->unread_lines, 3);
+	lbt_input_free(in);
+
+	o = opts_with(&d);                        /* detection: no format at all */
+	in = lbt_input_new(&o, &err);
+	lbt_input_add(in, "j.log");
+	ck_assert_int_eq(lbt_input_next(in, &rec, &err), -1);
+	ck_assert_int_eq(err.kind, LBT_ERR_UNREAD);
+	ck_assert_int_eq(lbt_input_next(in, &rec, &err), 0);
+	ck_assert_int_eq(lbt_input_stats_get(in)->unread_files, 1);
+	ck_assert_str_eq(lbt_input_stats_get(in)->unread_path, "j.log");
+	lbt_input_free(in);
+}
+END_TEST
+
 START_TEST(events_and_wrappers)
 {
 	struct diag d;
@@ -575,6 +630,7 @@ static Suite *input_suite(void)
 	tcase_add_test(tc, failed_file_then_next);
 	tcase_add_test(tc, detection_notes);
 	tcase_add_test(tc, detection_fails);
+	tcase_add_test(tc, span_and_unread);
 	tcase_add_test(tc, events_and_wrappers);
 	tcase_add_test(tc, event_times_inferred);
 	tcase_add_test(tc, filters_keys_wanted);
