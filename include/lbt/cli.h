@@ -94,6 +94,7 @@ typedef struct lbt_cli_opt {
  *                   --haproxy-cfg FILE  --frontend NAME  --nginx-conf FILE
  *                   --log-name NAME  --captures LIST  --key-regex RE
  *                   --log-tz ZONE  --lb-name NAME  --db FILE  --strict
+ *                   --threads N
  *   LBT_CLI_FILTER  --since TIME  --until TIME  --key LIST  --src LIST
  *                   --status LIST  --term LIST  --lb LIST  --tier WHICH
  *                   --now TIME
@@ -131,6 +132,8 @@ typedef struct lbt_cli {
 	char **args;               /* operands, NULL-terminated (argv's memory) */
 	int nargs;
 	int status;                /* exit status so far: 1 once an error was printed */
+	int threads;               /* --threads N, else the cores online; lbt_cli_stream
+	                              gives it to the input, lbt_cli_run to the driver */
 } lbt_cli;
 
 /*

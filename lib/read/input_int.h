@@ -8,6 +8,7 @@
  *   input_detect.c  per-file format detection on a sample of first lines
  *   input_evtime.c  times for event lines without a stamp (the nearest
  *                   request line's), holding those that come first
+ *   input_part.c    a file read in parts, one input a part (lib/run/par.c)
  */
 #ifndef LBT_INPUT_INT_H
 #define LBT_INPUT_INT_H
@@ -94,6 +95,9 @@ struct path {
 	size_t prof;             /* index of its profile in lbt_input.prof */
 	struct fmtset *probed;   /* the formats detection chose when lbt_input_tiers
 	                            looked ahead, used when the file is read; or NULL */
+	int part;                /* bytes [off, end) only, lines from line0 + 1
+	                            (input_part.c: a file read in parts) */
+	uint64_t off, end, line0;
 };
 
 /* One line of the detection sample, in in->sbuf. */
@@ -136,6 +140,10 @@ struct lbt_input {
 	int pending;             /* a source error waits behind the sample */
 	lbt_err pend_err;
 	struct evtime ev;
+	int pausing;             /* lbt_input_next returns 0 at the end of each file */
+	int pause_pending;       /* ... and the current one has ended */
+	char *part_format;       /* a part's --format (the formats its file was
+	                            detected with), owned */
 };
 
 /*
