@@ -91,6 +91,8 @@ typedef struct lbt_input_stats {
 	uint64_t malformed;
 	uint64_t filtered;         /* records that did not pass the filters */
 	uint64_t failed_files;     /* files that could not be opened or broke */
+	uint64_t parts;            /* parts of files read by other threads and joined
+	                              (lbt_input_stats_add) */
 } lbt_input_stats;
 
 typedef struct lbt_input lbt_input;

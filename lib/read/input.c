@@ -235,6 +235,8 @@ static int file_open(lbt_input *in, lbt_err *err)
 	in->cur = &in->cp->fixed;
 	if (in->cp->fixed.n == 0)
 		return detect_format(in, p, err);
+	if (p->part && (in->o.events || in->cur->n > 1))
+		lbt_inputi_part_prime(in, p);
 	return 1;
 }
 

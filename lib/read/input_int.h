@@ -211,6 +211,16 @@ unsigned lbt_inputi_file_tiers(lbt_input *in, struct path *p);
 int lbt_inputi_detect(lbt_input *in, lbt_err *err);
 int lbt_inputi_score(lbt_input *in, lbt_format_score **sc, int *tried);
 
+/*
+ * input_part.c: lbt_inputi_part_prime: the part p of a file just opened
+ * parses the lines just before its first (up to PRIME_BYTES), uncounted,
+ * so that it starts as the input reading the whole file would be there:
+ * the time of the last request line for the events that follow
+ * (input_evtime.c), the format that read the line before.
+ */
+#define PRIME_BYTES (1u << 20)
+void lbt_inputi_part_prime(lbt_input *in, const struct path *p);
+
 /* input.c: parse line[0..len) with set s (NULL: event lines only) into rec
  * and complete it (see input.c). */
 int lbt_inputi_msg_parse(lbt_input *in, struct fmtset *s, const char *line, size_t len,
