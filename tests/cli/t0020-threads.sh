@@ -45,6 +45,13 @@ expect_success 'lbt-offenders gen.log: same but the approximate top_keys' '
 		cut -f 6 out.2 | tail -n +2 | grep -v "~" > x.2 && cmp x.1 x.2
 	}
 '
+# lbt-triage runs four analyses at once, lbt-audit those of a haproxy.cfg
+# (their statuses say what they found: the same on every thread count).
+expect_success 'lbt-triage and lbt-audit: same on 1, 2, 3 threads' '
+	same triage haproxy-httplog.log && test "$(cat rc.1)" = 3 &&
+	same triage gen.log &&
+	same audit "$DATA/incident/haproxy-tarpit.cfg" haproxy-httplog.log
+'
 expect_success 'several files, every part merged in file order' '
 	same rate --tsv haproxy-httplog.log gen.log haproxy-httplog-rfc3164.log
 '
