@@ -200,12 +200,13 @@ int lbt_input_score_line(lbt_input *in, const char *line, size_t len,
  * A file read in parts, one input a part, each on its own thread
  * (input_part.c; lib/run/par.c drives it).
  *
- * lbt_input_pause: from now on lbt_input_next returns 0 at the end of
- * each file (after its last record or its error); lbt_input_more then
- * says whether files remain (1) or the input is done (0).
+ * lbt_input_pause: from now on lbt_input_next returns 0 once each file
+ * is open (its formats chosen, before its first record: filters that
+ * drop its first lines do not delay a cut) and at its end (after its
+ * last record or its error); lbt_input_more then says whether files
+ * remain (1) or the input is done (0).
  *
- * lbt_input_cuttable: the size of the file open now (after its first
- * record) when it can be read in parts: a plain regular file that is not
+ * lbt_input_cuttable: the size of the file open now when it can be read in parts: a plain regular file that is not
  * stdin, not resumed (skip), read with named or built-in formats, not
  * under strict; else 0; *from: the bytes it has read already, before
  * which no cut may fall; *path: the file's path.  lbt_input_cut: read it only up to byte end (a

@@ -140,6 +140,7 @@ static void file_close(lbt_input *in)
 	in->slen = 0;
 	in->pending = 0;
 	in->pause_pending = in->pausing;
+	in->began = 0;
 }
 
 /* Open p's file, or its part; decoded ahead when threads allow.  @return 0 or -1 */
@@ -487,6 +488,8 @@ int lbt_input_next(lbt_input *in, lbt_rec **rec, lbt_err *err)
 			}
 			return r;
 		}
+		if (in->pausing && !in->began++)
+			return 0;      /* a file just opened: the caller may cut it */
 		if ((r = line_next(in, &l, &line, err)) <= 0) {
 			lbt_inputi_evtime_eof(in);
 			file_close(in);

@@ -142,6 +142,7 @@ struct lbt_input {
 	struct evtime ev;
 	int pausing;             /* lbt_input_next returns 0 at the end of each file */
 	int pause_pending;       /* ... and the current one has ended */
+	int began;               /* ... and after it opened one (0: not yet said) */
 	char *part_format;       /* a part's --format (the formats its file was
 	                            detected with), owned */
 };

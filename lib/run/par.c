@@ -279,7 +279,7 @@ int lbt_driver_run_par(lbt_stream *s, lbt_analysis *v, size_t n, int threads,
     lbt_driver_error_fn on_error, void *ctx, lbt_err *err)
 {
 	lbt_input *in = lbt_stream_input(s);
-	int r, fresh = 1, oom = 0, rc = 0;
+	int r, oom = 0, rc = 0;
 	lbt_rec *rec;
 	lbt_err ferr;
 
@@ -287,16 +287,12 @@ int lbt_driver_run_par(lbt_stream *s, lbt_analysis *v, size_t n, int threads,
 		return lbt_driver_run(s, v, n, on_error, ctx, err);
 	lbt_input_pause(in);
 	while (rc == 0 && !oom && lbt_input_more(in)) {
-		if ((r = lbt_stream_next(s, &rec, &ferr)) <= 0) {
-			if (r < 0 && on_error != NULL)
-				on_error(ctx, &ferr);
-			fresh = 1;          /* the end of a file */
-			continue;
-		}
-		oom = lbt_runi_feed(v, n, rec) < 0;
-		if (fresh && !oom)
+		if ((r = lbt_stream_next(s, &rec, &ferr)) == 0)   /* a file opened, or ended */
 			rc = file_in_parts(s, v, n, (size_t)threads, on_error, ctx, &oom, err);
-		fresh = 0;
+		else if (r < 0 && on_error != NULL)
+			on_error(ctx, &ferr);
+		else if (r > 0)
+			oom = lbt_runi_feed(v, n, rec) < 0;
 	}
 	if (rc < 0) {
 		lbt_runi_finish(v, n, 1, err);

@@ -55,6 +55,9 @@ expect_success 'lbt-triage and lbt-audit: same on 1, 2, 3 threads' '
 expect_success 'several files, every part merged in file order' '
 	same rate --tsv haproxy-httplog.log gen.log haproxy-httplog-rfc3164.log
 '
+expect_success '--since late in the file: the same' '
+	same rate --tsv --since 2025-11-01T22:25:30Z gen.log
+'
 expect_success 'a file smaller than two parts is read whole, the same' '
 	head -n 100 haproxy-httplog.log > small.log && same tarpit --tsv small.log
 '

@@ -116,8 +116,9 @@ static void write_log(const char *path, unsigned n)
 	ck_assert_int_eq(fclose(f), 0);
 }
 
-/* Run path on `threads` threads into *l; @return the parts joined. */
-static uint64_t run(const char *path, int threads, struct lines *l)
+/* Run path on `threads` threads into *l, records at or after `since`
+ * (NULL: all); @return the parts joined. */
+static uint64_t run_since(const char *path, int threads, const char *since, struct lines *l)
 {
 	lbt_input_opts o = { 0 };
 	char *paths[] = { (char *)path };
@@ -130,15 +131,21 @@ static uint64_t run(const char *path, int threads, struct lines *l)
 	o.wanted = lbt_analysis_fields(&a, 1);
 	o.threads = threads;
 	o.max_reported = -1;
+	o.filter.since = since;
 	s = lbt_stream_open(&o, paths, 1, &err);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_int_eq(lbt_driver_run_par(s, &a, 1, threads, NULL, NULL, &err), 0);
-	ck_assert_uint_eq(lbt_stream_stats(s)->records, l->n);
-	ck_assert_uint_eq(lbt_stream_stats(s)->lines, l->n);
+	ck_assert_uint_eq(lbt_stream_stats(s)->records - lbt_stream_stats(s)->filtered, l->n);
 	ck_assert_uint_eq(lbt_stream_stats(s)->files, 1);
 	parts = lbt_stream_stats(s)->parts;
 	lbt_stream_free(s);
 	return parts;
+}
+
+/* run_since every record. */
+static uint64_t run(const char *path, int threads, struct lines *l)
+{
+	return run_since(path, threads, NULL, l);
 }
 
 /* Check that l saw lines 1..n in order, and was finished once. */
@@ -163,6 +170,23 @@ START_TEST(file_cut_into_one_part_a_thread)
 	saw_every_line(&l, 30000);
 	ck_assert_uint_eq(run("a.log", 4, &l), 3);
 	saw_every_line(&l, 30000);
+}
+END_TEST
+
+/* A filter that drops the first two thirds (records 20001..30000 pass:
+ * 23:00:20 and after): the file is cut when it opens, before any record,
+ * and the parts give the records one thread gives. */
+START_TEST(file_cut_before_its_first_record)
+{
+	struct lines l;
+
+	write_log("f.log", 30000);
+	ck_assert_uint_eq(run_since("f.log", 2, "2025-11-01T23:00:20Z", &l), 1);
+	ck_assert_uint_eq(l.n, 10000);
+	ck_assert_uint_eq(l.first, 20001);
+	ck_assert_uint_eq(l.last, 30000);
+	ck_assert_uint_eq(l.sum, (20001 + 30000) * 10000 / 2);
+	ck_assert_int_eq(l.out_of_order, 0);
 }
 END_TEST
 
@@ -196,6 +220,7 @@ static Suite *par_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, file_cut_into_one_part_a_thread);
+	tcase_add_test(tc, file_cut_before_its_first_record);
 	tcase_add_test(tc, small_file_read_whole);
 	tcase_add_test(tc, compressed_file_decoded_ahead);
 	suite_add_tcase(s, tc);
