@@ -44,8 +44,9 @@ int lbt_driver_run(lbt_stream *s, lbt_analysis *v, size_t n, lbt_driver_error_fn
  * that the results are those of one thread, evidence lines included;
  * malformed lines are reported in file order and the counters are the
  * same.  Compressed files and pipes are decoded on a thread of their own
- * instead (the input's threads option).  threads <= 1, or the index:
- * lbt_driver_run.  @return 0, or -1 with err.
+ * instead (the input's threads option).  threads <= 1, the index, or an
+ * analysis whose results depend on the cut (lbt_analysis_order_bound):
+ * files are read whole (lbt_driver_run; the decoding thread still helps).  @return 0, or -1 with err.
  */
 int lbt_driver_run_par(lbt_stream *s, lbt_analysis *v, size_t n, int threads,
     lbt_driver_error_fn on_error, void *ctx, lbt_err *err);

@@ -283,6 +283,9 @@ int lbt_driver_run_par(lbt_stream *s, lbt_analysis *v, size_t n, int threads,
 	lbt_rec *rec;
 	lbt_err ferr;
 
+	for (size_t i = 0; i < n; i++)
+		if (lbt_analysis_order_bound(&v[i]))
+			in = NULL;      /* read whole: the decoding thread still helps */
 	if (threads <= 1 || in == NULL)
 		return lbt_driver_run(s, v, n, on_error, ctx, err);
 	lbt_input_pause(in);
