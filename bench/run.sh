@@ -1,6 +1,7 @@
 #!/bin/bash
 # Throughput of the lbt programs against `wc -l` on the same file, same run.
 #   bench/run.sh [LINES] [BINDIR]      (defaults: 2000000, build/bin)
+#   THREADS="1 2" bench/run.sh ...     the --threads values to run (default 1 2)
 # Machines are noisy: compare the ratios, not absolute times between runs.
 # Each command runs 3 times; the best time is kept.
 set -euo pipefail
@@ -28,13 +29,26 @@ row() {         # label seconds
 wc=$(best wc -l "$log")
 echo "file: $lines lines, $((bytes / 1048576)) MiB (haproxy-httplog, bench/genlog.sh)"
 row "wc -l" "$wc"
-for cmd in "lbt-cat --format haproxy-httplog --fields time,client,status" \
-           "lbt-cat --fields time,client,status" \
-           "lbt-rate --tsv" "lbt-offenders --tsv" "lbt-tarpit --tsv" "lbt-timeline --tsv" "lbt-triage"; do
-	prog=${cmd%% *}
-	[ -x "$bin/$prog" ] || { echo "$prog: not built, skipped"; continue; }
-	row "$cmd" "$(best "$bin"/$cmd "$log")"
+# halog (Debian's haproxy package), single-threaded: the yardsticks of issue 13
+if command -v halog > /dev/null; then
+	for h in "-u" "-ic" "-tcn PT -ic"; do
+		row "halog $h (< file)" "$(best sh -c "halog $h < '$log'")"
+	done
+fi
+# THREADS="1 2" (default): each analysis on one thread, then on two (--threads)
+for t in ${THREADS:-1 2}; do
+	for cmd in "lbt-cat --format haproxy-httplog --fields time,client,status" \
+	           "lbt-cat --fields time,client,status" \
+	           "lbt-rate --tsv" "lbt-offenders --tsv" "lbt-tarpit --tsv" "lbt-timeline --tsv" \
+	           "lbt-triage"; do
+		prog=${cmd%% *}
+		[ -x "$bin/$prog" ] || { echo "$prog: not built, skipped"; continue; }
+		row "$cmd -j$t" "$(best "$bin"/$cmd --threads "$t" "$log")"
+	done
+	[ -x "$bin/lbt-cat" ] && row "lbt-cat (same file, .zst) -j$t" \
+		"$(best "$bin/lbt-cat" --threads "$t" --fields time,client,status "$log.zst")"
+	[ -x "$bin/lbt-rate" ] && row "lbt-rate (same file, .zst) -j$t" \
+		"$(best "$bin/lbt-rate" --threads "$t" --tsv "$log.zst")"
 done
-[ -x "$bin/lbt-cat" ] && row "lbt-cat (same file, .zst)" \
-	"$(best "$bin/lbt-cat" --fields time,client,status "$log.zst")"
+row "zstd -dc | wc -l" "$(best sh -c "zstd -qdc '$log.zst' | wc -l")"
 exit 0

@@ -87,6 +87,17 @@ int lbt_analysis_spawn(const lbt_analysis *a, lbt_analysis *twin, lbt_err *err);
  */
 int lbt_analysis_merge(lbt_analysis *dst, lbt_analysis *src, lbt_err *err);
 
+/*
+ * True when a's results may depend on how its records were cut into
+ * parts, beyond what merge keeps: offenders' space-saving key counts
+ * past LBT_OFF_TOPK keys a source (marked approximate: one accumulator
+ * over the whole input and a merge of parts approximate differently).  A
+ * run on several threads does not cut its files for such an analysis
+ * (par.c), so that --threads never changes an output.  The exact recount
+ * of top keys (issue 13, bounded per-source state) lifts it.
+ */
+int lbt_analysis_order_bound(const lbt_analysis *a);
+
 /* Free the accumulator and clear *a; NULL acc accepted. */
 void lbt_analysis_free(lbt_analysis *a);
 

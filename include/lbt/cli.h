@@ -117,6 +117,7 @@ typedef struct lbt_cli_opt {
  *                   --haproxy-cfg FILE  --frontend NAME  --nginx-conf FILE
  *                   --log-name NAME  --captures LIST  --key-regex RE
  *                   --log-tz ZONE  --lb-name NAME  --db FILE  --strict
+ *                   --threads N
  *   LBT_CLI_FILTER  --since TIME  --until TIME  --key LIST  --src LIST
  *                   --status LIST  --term LIST  --lb LIST  --tier WHICH
  *                   --now TIME
@@ -158,6 +159,8 @@ typedef struct lbt_cli {
 	                              lbt_cli_run): 0 makes the run LBT_EXIT_EMPTY */
 	int empty;                 /* lbt_cli_empty: the answer is empty anyway */
 	int unread;                /* an input none of whose lines could be read */
+	int threads;               /* --threads N, else the cores online; lbt_cli_stream
+	                              gives it to the input, lbt_cli_run to the driver */
 } lbt_cli;
 
 /*

@@ -41,4 +41,19 @@ typedef void (*lbt_driver_error_fn)(void *ctx, const lbt_err *err);
 int64_t lbt_driver_run(lbt_stream *s, lbt_analysis *v, size_t n, lbt_driver_error_fn on_error,
     void *ctx, lbt_err *err);
 
+/*
+ * lbt_driver_run on `threads` threads (--threads): each plain log file
+ * large enough is cut at line starts into one part per thread, each part
+ * read into its own twins of v (spawn), merged into v in file order, so
+ * that the results are those of one thread, evidence lines included;
+ * malformed lines are reported in file order and the counters are the
+ * same.  Compressed files and pipes are decoded on a thread of their own
+ * instead (the input's threads option).  threads <= 1, the index, or an
+ * analysis whose results depend on the cut (lbt_analysis_order_bound):
+ * files are read whole (lbt_driver_run; the decoding thread still helps).
+ * @return the records fed (every part's), or -1 with err.
+ */
+int64_t lbt_driver_run_par(lbt_stream *s, lbt_analysis *v, size_t n, int threads,
+    lbt_driver_error_fn on_error, void *ctx, lbt_err *err);
+
 #endif

@@ -78,6 +78,8 @@ typedef struct lbt_input_opts {
 	lbt_input_diag_fn diag;
 	void *diag_ctx;
 	int64_t now_us;            /* anchor for relative times; 0 = now */
+	int threads;               /* > 1: compressed input and pipes are decoded
+	                              ahead on a thread of their own (source.h) */
 } lbt_input_opts;
 
 typedef struct lbt_input_stats {
@@ -97,6 +99,8 @@ typedef struct lbt_input_stats {
 	                              one malformed (or an event), or no format detected */
 	uint64_t unread_lines;     /* ... the lines of the first of them */
 	char unread_path[256];     /* ... its path as queued, "" none */
+	uint64_t parts;            /* parts of files read by other threads and joined
+	                              (lbt_input_stats_add) */
 } lbt_input_stats;
 
 typedef struct lbt_input lbt_input;
@@ -202,6 +206,44 @@ int lbt_input_parse_line(lbt_input *in, lbt_format *f, const char *line, size_t 
  */
 int lbt_input_score_line(lbt_input *in, const char *line, size_t len,
     lbt_format_score *scores, int max, lbt_syslog_kind *wrapper);
+
+/*
+ * A file read in parts, one input a part, each on its own thread
+ * (input_part.c; lib/run/par.c drives it).
+ *
+ * lbt_input_pause: from now on lbt_input_next returns 0 once each file
+ * is open (its formats chosen, before its first record: filters that
+ * drop its first lines do not delay a cut) and at its end (after its
+ * last record or its error); lbt_input_more then says whether files
+ * remain (1) or the input is done (0).
+ *
+ * lbt_input_cuttable: the size of the file open now when it can be read in parts: a plain regular file that is not
+ * stdin, not resumed (skip), read with named or built-in formats, not
+ * under strict; else 0; *from: the bytes it has read already, before
+ * which no cut may fall; *path: the file's path.  lbt_input_cut: read it only up to byte end (a
+ * line start); @return 0, or -1 when it has read past end already (it
+ * reads on to its end: do not make the other parts).
+ *
+ * lbt_input_part: an input over bytes [off, end) of that file (off a line
+ * start, line0 the lines before it), with the same options and formats,
+ * the same provenance name, its malformed lines reported through diag
+ * (ctx).  @return it (free with lbt_input_free), or NULL with err.
+ * Made on in's thread while in has the file open; lbt_input_part_lines
+ * may set line0 later, before the part's first record (another thread
+ * counts the lines before it).
+ *
+ * lbt_input_report: report a part's malformed line as in's own, within
+ * in's max_reported.  lbt_input_stats_add: add a part's counters to in's.
+ */
+void lbt_input_pause(lbt_input *in);
+int lbt_input_more(const lbt_input *in);
+uint64_t lbt_input_cuttable(const lbt_input *in, uint64_t *from, const char **path);
+int lbt_input_cut(lbt_input *in, uint64_t end);
+lbt_input *lbt_input_part(const lbt_input *in, uint64_t off, uint64_t end, uint64_t line0,
+    lbt_input_diag_fn diag, void *ctx, lbt_err *err);
+void lbt_input_part_lines(lbt_input *part, uint64_t line0);
+void lbt_input_report(lbt_input *in, const lbt_err *e);
+void lbt_input_stats_add(lbt_input *in, const lbt_input_stats *st);
 
 void lbt_input_free(lbt_input *in);
 

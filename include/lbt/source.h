@@ -70,6 +70,51 @@ lbt_compression lbt_source_compression(const lbt_source *src);
  * stdin redirected from a file included; 0 for pipes and terminals. */
 int64_t lbt_source_mtime(const lbt_source *src);
 
+/* Size in bytes of a regular file (stdin redirected from one included); 0 for
+ * pipes and terminals. */
+uint64_t lbt_source_size(const lbt_source *src);
+
+/* Bytes read from the file so far (read ahead of the lines returned). */
+uint64_t lbt_source_bytes_read(const lbt_source *src);
+
+/*
+ * Bytes [off, end) of the plain regular file `path` (never decompressed):
+ * off is 0 or the byte after a newline, and the first line is numbered
+ * lineno0 + 1 (a caller that reads a file in parts, one per thread,
+ * counts the lines before off).  Offsets are the file's.
+ * @return a source, or NULL with err filled.
+ */
+lbt_source *lbt_source_open_range(const char *path, const char *name, uint64_t off,
+    uint64_t end, uint64_t lineno0, lbt_err *err);
+
+/*
+ * Read a plain file only up to byte `end` (a line boundary): its lines
+ * after it are another part's.  @return 0, or -1 when the source is
+ * compressed or has already read past end (then it reads on to the end).
+ */
+int lbt_source_set_limit(lbt_source *src, uint64_t end);
+
+/*
+ * Decode (or read) ahead on a thread of its own, a few CHUNK slots in
+ * advance, so that decompression and parsing use two cores; lines, their
+ * numbers and errors are the same, returned in the same order.  For
+ * compressed input and pipes (a plain regular file gains nothing: it is
+ * read in parts instead).  Call before the first lbt_source_next.
+ * @return 0, or -1 (no thread: reading goes on in the caller's).
+ */
+int lbt_source_read_ahead(lbt_source *src);
+
+/*
+ * For a file read in parts (source_part.c): the newlines of bytes
+ * [off, end) of path into *n; the first line start at or after off of a
+ * file of `size` bytes into *at (size when no line starts there).
+ * Both @return 0, or -1 with err.
+ */
+int lbt_source_count_lines(const char *path, uint64_t off, uint64_t end, uint64_t *n,
+    lbt_err *err);
+int lbt_source_line_start(const char *path, uint64_t off, uint64_t size, uint64_t *at,
+    lbt_err *err);
+
 /* Close; NULL is accepted. */
 void lbt_source_close(lbt_source *src);
 

@@ -78,6 +78,19 @@ const lbt_filter *lbt_stream_filter(const lbt_stream *s);
  */
 const char *lbt_stream_line(lbt_stream *s, size_t *len);
 
+/*
+ * Reading a file in parts (par.h): lbt_stream_input is the input of a
+ * log-file stream (NULL for the index), for lbt_input_pause/_more/
+ * _cuttable/_cut/_report.  lbt_stream_part: a stream over bytes
+ * [off, end) of the file s has open (lbt_input_part), keeping s's tier.
+ * @return it, or NULL with err.  lbt_stream_join: add a part's counters
+ * and what its tier choice left out to s's.
+ */
+lbt_input *lbt_stream_input(lbt_stream *s);
+lbt_stream *lbt_stream_part(const lbt_stream *s, uint64_t off, uint64_t end, uint64_t line0,
+    lbt_input_diag_fn diag, void *ctx, lbt_err *err);
+void lbt_stream_join(lbt_stream *s, const lbt_stream *part);
+
 /* NULL accepted. */
 void lbt_stream_free(lbt_stream *s);
 

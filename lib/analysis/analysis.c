@@ -41,6 +41,12 @@ int lbt_analysis_merge(lbt_analysis *dst, lbt_analysis *src, lbt_err *err)
 	return rc;
 }
 
+/* True for the analyses whose results a cut may change (see analysis.h). */
+int lbt_analysis_order_bound(const lbt_analysis *a)
+{
+	return strcmp(a->ops->name, "offenders") == 0;
+}
+
 /* Free a's accumulator and clear a. */
 void lbt_analysis_free(lbt_analysis *a)
 {

@@ -29,7 +29,7 @@
  * new option that does not fit fails the build instead of overflowing
  * lbt_cli_parse()'s stack.
  */
-#define GROUP_INPUT_MAX  18
+#define GROUP_INPUT_MAX  19
 #define GROUP_FILTER_MAX 12
 #define GROUP_OUTPUT_MAX 8
 #define GROUP_STD_MAX    3
@@ -48,6 +48,7 @@ struct late {
 	const char *color;
 	const char *now;
 	const char *tier;
+	int64_t threads;        /* --threads; 0 = the cores online */
 	int help, version;
 };
 
@@ -77,8 +78,8 @@ static int sources_arg(void *ctx, const char *arg, lbt_err *err)
 	return lbt_input_specs_read(ctx, arg, err) < 0 ? -1 : 0;
 }
 
-/* Fill `t` (GROUP_INPUT_MAX entries) with the INPUT group pointing into cli. */
-static void group_input(lbt_cli *cli, lbt_cli_opt *t)
+/* Fill `t` (GROUP_INPUT_MAX entries) with the INPUT group pointing into cli and l. */
+static void group_input(lbt_cli *cli, struct late *l, lbt_cli_opt *t)
 {
 	lbt_input_opts *i = &cli->in;
 	const lbt_cli_opt g[] = {
@@ -106,6 +107,8 @@ static void group_input(lbt_cli *cli, lbt_cli_opt *t)
 		LBT_OPT_STR("lb-name", 0, &i->lb, "NAME", "LB name of lines without a syslog host"),
 		LBT_OPT_STR("db", 0, &i->db, "FILE", "read records from an lbt-index database"),
 		LBT_OPT_FLAG("strict", 0, &i->strict, "stop at the first malformed line"),
+		LBT_OPT_INT("threads", 0, &l->threads, 1, 1024, "N",
+		    "parse on N threads (default: the cores online)"),
 		LBT_OPT_END
 	};
 
@@ -454,6 +457,14 @@ static void resolve_tier(lbt_cli *cli, const char *tier)
 	usage_error(cli, "--tier: '%s' is not lb, backend or all", tier);
 }
 
+/* @return the cores online (sysconf), at least 1: the default of --threads. */
+static int cores_online(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
 /* Apply --now, --help, --version, the output options and the operand count. */
 static void resolve(lbt_cli *cli, const struct late *l, const struct optset *s, int argc,
     char **argv)
@@ -473,6 +484,7 @@ static void resolve(lbt_cli *cli, const struct late *l, const struct optset *s, 
 		lbt_cli_die(cli, &err);
 	resolve_output(cli, l);
 	resolve_tier(cli, l->tier);
+	cli->threads = l->threads > 0 ? (int)l->threads : cores_online();
 	cli->in.specs = cli->specs.v;
 	cli->in.nspecs = cli->specs.n;
 	cli->args = argv + optind;
@@ -497,7 +509,7 @@ void lbt_cli_parse(lbt_cli *cli, const lbt_cli_prog *prog, const lbt_cli_opt *op
 	cli->opts = opts;
 	cli->in.diag = lbt_cli_diag;
 	cli->in.diag_ctx = cli;
-	group_input(cli, gin);
+	group_input(cli, &l, gin);
 	group_filter(cli, &l, gfi);
 	group_output(&l, gout);
 	group_std(&l, gstd);
@@ -594,6 +606,7 @@ lbt_stream *lbt_cli_stream(lbt_cli *cli)
 	if (cli->in.db != NULL && (cli->nargs > 0 || cli->specs.n > 0))
 		usage_error(cli, "--db reads the index: no log file operands expected");
 	check_stdin(cli);
+	cli->in.threads = cli->threads;     /* lbt-index reads cli->in itself: not here */
 	if (cli->nargs > 0 || cli->specs.n > 0 || cli->in.db != NULL)
 		s = lbt_stream_open(&cli->in, cli->args, cli->nargs, &err);
 	else
@@ -633,7 +646,7 @@ lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also)
 	if (cli->in.use_tier == LBT_TIER_USE_DEFAULT)
 		cli->in.use_tier = LBT_TIER_USE_AUTO;     /* count each request once */
 	s = lbt_cli_stream(cli);
-	if ((fed = lbt_driver_run(s, v, n, run_error, cli, &err)) < 0 && err.kind == LBT_ERR_EMPTY) {
+	if ((fed = lbt_driver_run_par(s, v, n, cli->threads, run_error, cli, &err)) < 0 && err.kind == LBT_ERR_EMPTY) {
 		say_err(cli, &err);       /* nothing to answer from, not a failure */
 		exit(cli->status != 0 ? cli->status : LBT_EXIT_EMPTY);
 	}

@@ -59,6 +59,7 @@ static void queue(lbt_input *in, const char *path, const char *name, uint64_t sk
 	p->skip = skip;
 	p->prof = prof;
 	p->probed = NULL;
+	p->part = 0;
 	if (p->path != NULL)
 		in->npaths++;
 }
@@ -141,6 +142,23 @@ static void file_close(lbt_input *in)
 	in->ns = in->si = 0;
 	in->slen = 0;
 	in->pending = 0;
+	in->pause_pending = in->pausing;
+	in->began = 0;
+}
+
+/* Open p's file, or its part; decoded ahead when threads allow.  @return 0 or -1 */
+static int source_open(lbt_input *in, const struct path *p, lbt_err *err)
+{
+	if (p->part)
+		in->src = lbt_source_open_range(p->path, p->name, p->off, p->end, p->line0, err);
+	else
+		in->src = lbt_source_open(p->path, p->name, err);
+	if (in->src == NULL)
+		return -1;
+	if (in->o.threads > 1 && (lbt_source_compression(in->src) != LBT_COMP_NONE ||
+	    lbt_source_size(in->src) == 0))
+		lbt_source_read_ahead(in->src);    /* else read in this thread */
+	return 0;
 }
 
 
@@ -212,7 +230,7 @@ static int file_open(lbt_input *in, lbt_err *err)
 	in->tz = in->cp->tz;
 	free(in->name);
 	in->name = NULL;
-	if ((in->src = lbt_source_open(p->path, p->name, err)) == NULL)
+	if (source_open(in, p, err) < 0)
 		return -1;
 	in->name = strdup(lbt_source_name(in->src));
 	in->ref_s = lbt_source_mtime(in->src);
@@ -225,6 +243,8 @@ static int file_open(lbt_input *in, lbt_err *err)
 	in->cur = &in->cp->fixed;
 	if (in->cp->fixed.n == 0)
 		return detect_format(in, p, err);
+	if (p->part && (in->o.events || in->cur->n > 1))
+		lbt_inputi_part_prime(in, p);
 	return 1;
 }
 
@@ -494,6 +514,10 @@ int lbt_input_next(lbt_input *in, lbt_rec **rec, lbt_err *err)
 	while (!in->stopped) {
 		if (lbt_inputi_evtime_next(in, rec))
 			return 1;      /* held events, then the request line that timed them */
+		if (in->pause_pending) {
+			in->pause_pending = 0;
+			return 0;      /* the end of a file (lbt_input_pause) */
+		}
 		if (in->src == NULL && (r = file_open(in, err)) <= 0) {
 			if (r < 0) {
 				if (in->undetected)
@@ -504,6 +528,8 @@ int lbt_input_next(lbt_input *in, lbt_rec **rec, lbt_err *err)
 			}
 			return r;
 		}
+		if (in->pausing && !in->began++)
+			return 0;      /* a file just opened: the caller may cut it */
 		if ((r = line_next(in, &l, &line, err)) <= 0) {
 			lbt_inputi_evtime_eof(in);
 			if (r == 0)
@@ -595,6 +621,7 @@ void lbt_input_free(lbt_input *in)
 	free(in->sbuf);
 	free(in->sl);
 	lbt_inputi_evtime_free(in);
+	free(in->part_format);
 	free(in);
 }
 

@@ -8,6 +8,7 @@
  *   input_detect.c  per-file format detection on a sample of first lines
  *   input_evtime.c  times for event lines without a stamp (the nearest
  *                   request line's), holding those that come first
+ *   input_part.c    a file read in parts, one input a part (lib/run/par.c)
  */
 #ifndef LBT_INPUT_INT_H
 #define LBT_INPUT_INT_H
@@ -94,6 +95,9 @@ struct path {
 	size_t prof;             /* index of its profile in lbt_input.prof */
 	struct fmtset *probed;   /* the formats detection chose when lbt_input_tiers
 	                            looked ahead, used when the file is read; or NULL */
+	int part;                /* bytes [off, end) only, lines from line0 + 1
+	                            (input_part.c: a file read in parts) */
+	uint64_t off, end, line0;
 };
 
 /* One line of the detection sample, in in->sbuf. */
@@ -142,6 +146,11 @@ struct lbt_input {
 	int pending;             /* a source error waits behind the sample */
 	lbt_err pend_err;
 	struct evtime ev;
+	int pausing;             /* lbt_input_next returns 0 at the end of each file */
+	int pause_pending;       /* ... and the current one has ended */
+	int began;               /* ... and after it opened one (0: not yet said) */
+	char *part_format;       /* a part's --format (the formats its file was
+	                            detected with), owned */
 };
 
 /*
@@ -208,6 +217,16 @@ unsigned lbt_inputi_file_tiers(lbt_input *in, struct path *p);
  */
 int lbt_inputi_detect(lbt_input *in, lbt_err *err);
 int lbt_inputi_score(lbt_input *in, lbt_format_score **sc, int *tried);
+
+/*
+ * input_part.c: lbt_inputi_part_prime: the part p of a file just opened
+ * parses the lines just before its first (up to PRIME_BYTES), uncounted,
+ * so that it starts as the input reading the whole file would be there:
+ * the time of the last request line for the events that follow
+ * (input_evtime.c), the format that read the line before.
+ */
+#define PRIME_BYTES (1u << 20)
+void lbt_inputi_part_prime(lbt_input *in, const struct path *p);
 
 /* input.c: parse line[0..len) with set s (NULL: event lines only) into rec
  * and complete it (see input.c). */

@@ -23,41 +23,10 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "lbt/source.h"
+#include "source_int.h"
 
-#define CHUNK (256u * 1024)                 /* one read(2) */
 #define BUF_CAP (LBT_SOURCE_MAX_LINE + CHUNK)
 
-struct lbt_source {
-	int fd;
-	int own_fd;                 /* close fd on lbt_source_close() */
-	char *name;                 /* for messages and provenance */
-	lbt_compression comp;
-	int64_t mtime;
-
-	char *buf;                  /* decoded text, BUF_CAP bytes */
-	size_t start, end, scan;    /* next line, end of data, memchr resume point */
-	uint64_t base_off;          /* decoded offset of buf[0] */
-	uint64_t lineno;
-	int truncated;              /* last line returned was cut */
-	int skipping;               /* dropping the rest of a cut line */
-	int eof;                    /* no more decoded data will come */
-	int done;                   /* end or error already returned */
-
-	unsigned char *in;          /* compressed input, CHUNK bytes */
-	size_t in_pos, in_len;
-	int in_eof;                 /* read(2) returned 0 or failed */
-	uint64_t raw_read;          /* bytes read from fd */
-
-	ZSTD_DStream *zs;
-	int frame_open;             /* inside a zstd frame (the last call that moved said so) */
-	z_stream gz;
-	int gz_init;
-	int gz_member_end;          /* a gzip member just ended */
-
-	int has_perr;               /* pending error to return after the lines */
-	lbt_err perr;
-};
 
 /* read(2) retrying on EINTR. @return bytes read, 0 at end, -1 with errno */
 static ssize_t read_full(int fd, void *p, size_t n)
@@ -110,10 +79,17 @@ static int read_in(lbt_source *s)
 	return 0;
 }
 
-/* Append plain bytes at dst[0..cap). @return bytes added (0: end or error) */
+/* Append plain bytes at dst[0..cap), up to the range's limit if any.
+ * @return bytes added (0: end or error) */
 static size_t fill_plain(lbt_source *s, char *dst, size_t cap)
 {
-	ssize_t r = read_full(s->fd, dst, cap);
+	ssize_t r;
+
+	if (cap > CHUNK)
+		cap = CHUNK;     /* one read(2): a file read in parts can be cut soon */
+	if (s->limit > 0 && s->raw_read + cap > s->limit)
+		cap = (size_t)(s->limit - s->raw_read);
+	r = cap > 0 ? read_full(s->fd, dst, cap) : 0;
 
 	if (r < 0) {
 		set_pending(s, "read error", s->raw_read, strerror(errno));
@@ -253,14 +229,30 @@ static size_t refill(lbt_source *s)
 	}
 	dst = s->buf + s->end;
 	cap = BUF_CAP - s->end;
-	if (s->comp == LBT_COMP_ZSTD)
-		n = fill_zstd(s, dst, cap);
-	else if (s->comp == LBT_COMP_GZIP)
-		n = fill_gzip(s, dst, cap);
-	else
-		n = fill_plain(s, dst, cap);
+	if (s->ahead != NULL) {
+		n = lbt_sourcei_ahead_take(s, dst, cap);
+	} else {
+		n = lbt_sourcei_fill(s, dst, cap);
+		s->ceof = s->eof;
+	}
 	s->end += n;
 	return n;
+}
+
+/* Decode or read at most cap bytes into dst (s->eof at the end).  @return bytes added */
+size_t lbt_sourcei_fill(lbt_source *s, char *dst, size_t cap)
+{
+	if (s->comp == LBT_COMP_ZSTD)
+		return fill_zstd(s, dst, cap);
+	if (s->comp == LBT_COMP_GZIP)
+		return fill_gzip(s, dst, cap);
+	return fill_plain(s, dst, cap);
+}
+
+/* Compressed bytes consumed so far. */
+uint64_t lbt_sourcei_raw(const lbt_source *s)
+{
+	return raw_consumed(s);
 }
 
 /* Drop the rest of a cut line. @return 1 when its newline was found */
@@ -363,7 +355,7 @@ int lbt_source_next(lbt_source *s, const char **line, size_t *len, lbt_err *err)
 	for (;;) {
 		if (take_line(s, line, len))
 			return 1;
-		if (s->eof)
+		if (s->ceof)
 			return finish(s, line, len, err);
 		refill(s);
 	}
@@ -462,6 +454,7 @@ static int open_fd(lbt_source *s, const char *path, lbt_err *err)
 		return lbt_err_at(err, s->name, 0, "%s", strerror(EISDIR));
 	if (S_ISREG(st.st_mode)) {
 		s->mtime = (int64_t)st.st_mtime;
+		s->size = (uint64_t)st.st_size;
 		posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	}
 	return 0;
@@ -495,7 +488,67 @@ lbt_source *lbt_source_open(const char *path, const char *name, lbt_err *err)
 		lbt_source_close(s);
 		return NULL;
 	}
+	s->ceof = s->eof;
 	return s;
+}
+
+/*
+ * Open bytes [off, end) of the plain regular file `path`, whose line
+ * off begins (off is 0 or follows a newline), numbering lines from
+ * lineno0 + 1; see source.h.  @return the source, or NULL with err.
+ */
+lbt_source *lbt_source_open_range(const char *path, const char *name, uint64_t off,
+    uint64_t end, uint64_t lineno0, lbt_err *err)
+{
+	lbt_source *s = calloc(1, sizeof *s);
+
+	if (s == NULL) {
+		lbt_err_set(err, "out of memory");
+		return NULL;
+	}
+	s->fd = -1;
+	s->name = strdup(name ? name : path);
+	s->buf = malloc(BUF_CAP);
+	if (s->name == NULL || s->buf == NULL) {
+		lbt_err_set(err, "out of memory");
+		lbt_source_close(s);
+		return NULL;
+	}
+	if (open_fd(s, path, err) < 0 || lseek(s->fd, (off_t)off, SEEK_SET) < 0) {
+		if (s->fd >= 0 && err->msg[0] == '\0')
+			lbt_err_at(err, s->name, 0, "%s", strerror(errno));
+		lbt_source_close(s);
+		return NULL;
+	}
+	s->raw_read = s->base_off = off;
+	s->limit = end;
+	s->lineno = lineno0;
+	s->eof = s->ceof = end <= off;
+	return s;
+}
+
+/* Stop reading the plain file at byte end; see source.h.  @return 0, or -1 when
+ * it was read past end already (or is not plain) */
+int lbt_source_set_limit(lbt_source *s, uint64_t end)
+{
+	if (s->comp != LBT_COMP_NONE || s->ahead != NULL || s->raw_read > end)
+		return -1;
+	s->limit = end;
+	if (s->raw_read == end)
+		s->eof = s->ceof = 1;
+	return 0;
+}
+
+/* Bytes read from the file so far (compressed ones for compressed input). */
+uint64_t lbt_source_bytes_read(const lbt_source *s)
+{
+	return s->raw_read;
+}
+
+/* Size of a regular file, 0 for pipes and terminals. */
+uint64_t lbt_source_size(const lbt_source *s)
+{
+	return s->size;
 }
 
 /* True when the last line returned was cut at LBT_SOURCE_MAX_LINE. */
@@ -521,7 +574,7 @@ uint64_t lbt_source_raw_offset(const lbt_source *s)
 {
 	if (s->comp == LBT_COMP_NONE)
 		return lbt_source_offset(s);
-	return raw_consumed(s);
+	return s->ahead != NULL ? lbt_sourcei_ahead_raw(s) : raw_consumed(s);
 }
 
 /* Name used in messages and provenance. */
@@ -547,6 +600,7 @@ void lbt_source_close(lbt_source *s)
 {
 	if (s == NULL)
 		return;
+	lbt_sourcei_ahead_stop(s);
 	if (s->own_fd && s->fd >= 0)
 		close(s->fd);
 	if (s->zs != NULL)

@@ -1,15 +1,28 @@
 /*
- * driver.c - the one record loop of every analysis program (see driver.h).
+ * driver.c - the one record loop of every analysis program (see driver.h);
+ * on several threads: par.c.
  */
-#include "lbt/driver.h"
+#include "run_int.h"
 
 /* Hand rec to every analysis.  @return 0, or -1 when one failed (no memory). */
-static int feed(lbt_analysis *v, size_t n, const lbt_rec *rec)
+int lbt_runi_feed(lbt_analysis *v, size_t n, const lbt_rec *rec)
 {
 	int rc = 0;
 
 	for (size_t i = 0; i < n; i++)
 		if (v[i].ops->add(v[i].acc, rec) < 0)
+			rc = -1;
+	return rc;
+}
+
+/* Finish every analysis (err: the first failure, unless `failed`).  @return 0 or -1 */
+int lbt_runi_finish(lbt_analysis *v, size_t n, int failed, lbt_err *err)
+{
+	lbt_err ferr;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i].ops->finish(v[i].acc, failed || rc < 0 ? &ferr : err) < 0)
 			rc = -1;
 	return rc;
 }
@@ -22,7 +35,7 @@ int64_t lbt_driver_run(lbt_stream *s, lbt_analysis *v, size_t n, lbt_driver_erro
 	lbt_rec *rec;
 	lbt_err ferr;
 	int64_t fed = 0;
-	int r, rc = 0;
+	int r;
 
 	while ((r = lbt_stream_next(s, &rec, &ferr)) != 0) {
 		if (r < 0) {
@@ -30,12 +43,9 @@ int64_t lbt_driver_run(lbt_stream *s, lbt_analysis *v, size_t n, lbt_driver_erro
 				on_error(ctx, &ferr);
 			continue;
 		}
-		if (feed(v, n, rec) < 0)
+		if (lbt_runi_feed(v, n, rec) < 0)
 			break;
 		fed++;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (v[i].ops->finish(v[i].acc, rc == 0 ? err : &ferr) < 0)
-			rc = -1;
-	return rc < 0 ? -1 : fed;
+	return lbt_runi_finish(v, n, 0, err) < 0 ? -1 : fed;
 }

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lbt/db.h"
 #include "lbt/stream.h"
@@ -149,6 +150,42 @@ const char *lbt_stream_line(lbt_stream *s, size_t *len)
 		return line;
 	*len = 0;
 	return NULL;
+}
+
+/* The input of a log-file stream, or NULL (the index). */
+lbt_input *lbt_stream_input(lbt_stream *s)
+{
+	return s->in;
+}
+
+/* A stream over a part of s's open file, keeping s's tier.  @return it, or NULL with err */
+lbt_stream *lbt_stream_part(const lbt_stream *s, uint64_t off, uint64_t end, uint64_t line0,
+    lbt_input_diag_fn diag, void *ctx, lbt_err *err)
+{
+	lbt_stream *p = calloc(1, sizeof *p);
+
+	if (p == NULL) {
+		lbt_err_set(err, "out of memory");
+		return NULL;
+	}
+	if ((p->in = lbt_input_part(s->in, off, end, line0, diag, ctx, err)) == NULL) {
+		free(p);
+		return NULL;
+	}
+	p->t = s->t;
+	memset(p->t.left, 0, sizeof p->t.left);
+	return p;
+}
+
+/* Add part's counters and the requests its tier choice left out to s's. */
+void lbt_stream_join(lbt_stream *s, const lbt_stream *part)
+{
+	lbt_input_stats_add(s->in, lbt_input_stats_get(part->in));
+	for (int k = 0; k < LBT_TIER_COUNT; k++) {
+		if (part->t.left[k] > 0 && s->t.left[k] == 0)
+			memcpy(s->t.left_file[k], part->t.left_file[k], sizeof s->t.left_file[k]);
+		s->t.left[k] += part->t.left[k];
+	}
 }
 
 /* Free the stream; NULL accepted. */

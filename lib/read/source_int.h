@@ -1,0 +1,74 @@
+/*
+ * source_int.h - what lib/read/source.c and source_ahead.c share; never
+ * installed.
+ *
+ *   source.c        lines from a file, stdin, or a zstd/gzip stream
+ *   source_ahead.c  the decoding done ahead on a thread of its own
+ */
+#ifndef LBT_SOURCE_INT_H
+#define LBT_SOURCE_INT_H
+
+#include <stdint.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "lbt/source.h"
+
+#define CHUNK (256u * 1024)                 /* one read(2), one read-ahead slot */
+
+struct lbt_sourcei_ahead;
+
+struct lbt_source {
+	int fd;
+	int own_fd;                 /* close fd on lbt_source_close() */
+	char *name;                 /* for messages and provenance */
+	lbt_compression comp;
+	int64_t mtime;
+	uint64_t size;              /* of a regular file, else 0 */
+
+	char *buf;                  /* decoded text, BUF_CAP bytes */
+	size_t start, end, scan;    /* next line, end of data, memchr resume point */
+	uint64_t base_off;          /* decoded offset of buf[0] */
+	uint64_t lineno;
+	int truncated;              /* last line returned was cut */
+	int skipping;               /* dropping the rest of a cut line */
+	int eof;                    /* no more decoded data will come (the decoder's) */
+	int ceof;                   /* ... as the line reader knows it (eof, or the end
+	                               of the read-ahead queue: source_ahead.c) */
+	uint64_t limit;             /* plain range: stop reading at this offset; 0 none */
+	struct lbt_sourcei_ahead *ahead;   /* decoding on a thread of its own, or NULL */
+	int done;                   /* end or error already returned */
+
+	unsigned char *in;          /* compressed input, CHUNK bytes */
+	size_t in_pos, in_len;
+	int in_eof;                 /* read(2) returned 0 or failed */
+	uint64_t raw_read;          /* bytes read from fd */
+
+	ZSTD_DStream *zs;
+	int frame_open;             /* inside a zstd frame (the last call that moved said so) */
+	z_stream gz;
+	int gz_init;
+	int gz_member_end;          /* a gzip member just ended */
+
+	int has_perr;               /* pending error to return after the lines */
+	lbt_err perr;
+};
+
+/*
+ * source.c: lbt_sourcei_fill decodes (or reads) at most cap bytes into
+ * dst, setting s->eof at the end or on an error (then pending).
+ * @return bytes added (0: the end).  lbt_sourcei_raw: compressed bytes
+ * consumed so far.
+ *
+ * source_ahead.c: lbt_sourcei_ahead_take hands the reader the next slot
+ * decoded ahead (cap >= CHUNK), setting s->ceof at the end.  @return bytes
+ * copied.  lbt_sourcei_ahead_raw: the raw offset of the last slot taken.
+ * lbt_sourcei_ahead_stop: stop and join the thread, free the queue.
+ */
+size_t lbt_sourcei_fill(lbt_source *s, char *dst, size_t cap);
+uint64_t lbt_sourcei_raw(const lbt_source *s);
+size_t lbt_sourcei_ahead_take(lbt_source *s, char *dst, size_t cap);
+uint64_t lbt_sourcei_ahead_raw(const lbt_source *s);
+void lbt_sourcei_ahead_stop(lbt_source *s);
+
+#endif
