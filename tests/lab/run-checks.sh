@@ -232,7 +232,7 @@ fi
 
 # ---------------------------------------------------------------------------
 # Incident 2, the post-mortem (incident2.sh, checks-postmortem.sh): run last
-# (section 8), or alone with LBT_LAB_ONLY=2
+# (section 9), or alone with LBT_LAB_ONLY=2
 
 incident2_checks() {
 	[ "$only" != 1 ] || return 0
@@ -801,16 +801,187 @@ t "lbt-index: haproxy-httplog-rfc3164.log + nginx-combined.log in one index" idx
 # shellcheck disable=SC1091 # checked on its own
 . "$lab/checks-lbs.sh"
 
-# 7. Programs still to come
+# 7. lbt-timeline: the incident's story against the lab's schedule
+# (phases.tsv, run/events.tsv), its offenders (offenders.lst), truth.tsv and
+# awk on the log, as tests/cli/t6001-timeline-incident.sh checks it on the
+# committed capture.  The capture's tolerances (1 s: one bucket) hold for
+# what the client starts (the flood, at the tarpit phase); what a reload
+# changes happens here between the phase start (the reload is signalled)
+# and its completion (run/events.tsv: deny_ready, reject_ready), which a
+# loaded machine puts up to several seconds later: those windows run from
+# the phase start - 1 s (an episode's time is the start of its 1 s bucket)
+# to the reload's completion + 1 s (the bucket the first changed line falls in).
 
-if [ -x "$bin/lbt-timeline" ]; then
-	echo "skip: lbt-timeline is built, its lab checks are not written yet (flood start, PT->PR switch," \
-		"offender vanishing under reject, end): add them to tests/lab/run-checks.sh"
-else
-	echo "skip: lbt-timeline not built yet (flood start, PT->PR switch, offender vanishing under reject, end)"
-fi
+# shellcheck disable=SC2016
+[ -x "$bin/lbt-timeline" ] || t "lbt-timeline is built" sh -c 'echo "no $1/lbt-timeline"; false' sh "$bin"
+deny_start=$(phase_start deny)
+reject_start=$(phase_start reject)
+calm_start=$(phase_start calm)
+"$bin/lbt-timeline" --tsv --haproxy-cfg "$cfg" --frontend fe_http "$lf" >"$tmp/tl.tsv" 2>"$tmp/tl.err"
+tl_rc=$?
+# the log's request lines as "line ms source key status term": the request
+# date (%tr, the time lbt-timeline buckets a line by) in epoch ms, the source
+# as lbt names it (net.awk)
+gawk -F'\t' -v OFS='\t' -f "$chk/net.awk" -e '{
+	split($2, d, /[-T:.Z]/)
+	print $1, mktime(d[1] " " d[2] " " d[3] " " d[4] " " d[5] " " d[6], 1) * 1000 + d[7], net($3), $9, $5, $6
+}' "$tmp/fields.tsv" >"$tmp/tl.lines"
 
-# lbt-deny on the run's log: the ACL file holds exactly the two sources of
+# tl_at KIND SUBJECT - the times (epoch ms) of the events of KIND about SUBJECT
+tl_at() { gawk -F'\t' -v k="$1" -v s="$2" 'NR > 1 && $3 == k && $5 == s { print int($2 / 1000) }' "$tmp/tl.tsv"; }
+# tl_n KIND - how many events of KIND
+tl_n() { gawk -F'\t' -v k="$1" 'NR > 1 && $3 == k { n++ } END { print n + 0 }' "$tmp/tl.tsv"; }
+# in_window WHAT LO HI REF REFNAME - every time (ms) on stdin lies in
+# [LO, HI]; prints each as an offset from REF; fails when there is none
+in_window() {
+	gawk -v what="$1" -v lo="$2" -v hi="$3" -v ref="$4" -v rn="$5" '{
+		n++; bad = $1 < lo || $1 > hi; nb += bad
+		printf "%s at %+d ms from %s (window %+d .. %+d ms)%s\n", what, $1 - ref, rn, lo - ref, hi - ref,
+			bad ? ": outside" : ""
+	} END { if (!n) print what ": none"; exit !(n > 0 && nb == 0) }'
+}
+tl_ok() { ran lbt-timeline "$tl_rc" && ! grep . "$tmp/tl.err"; }
+
+# The flooded UUID rises with the flood (the tarpit phase start, within the
+# 1 s bucket: the flood threads start within 0.25 s, truth_sane checks 1 s),
+# and may rise a second time once deny answers the flood at once.
+tl_key() {
+	tl_ok || return 1
+	tl_at rise "$flood_uuid" >"$tmp/tl.r"
+	[ "$(wc -l <"$tmp/tl.r")" -le 2 ] || { echo "$(wc -l <"$tmp/tl.r") rises of $flood_uuid"; return 1; }
+	head -1 "$tmp/tl.r" | in_window "rise" $((tarpit_start - 1000)) $((tarpit_start + 1000)) "$tarpit_start" "the tarpit phase" || return 1
+	[ "$(wc -l <"$tmp/tl.r")" -eq 1 ] ||
+		sed 1d "$tmp/tl.r" | in_window "second rise" $((deny_start - 1000)) $((deny_ready + 1000)) "$deny_ready" "deny ready"
+}
+t "lbt-timeline: the flooded UUID rises within 1 s of the tarpit phase, again (if at all) at deny" tl_key
+
+# The new heavy sources are exactly offenders.lst, each from the flood start.
+tl_new() {
+	tl_ok || return 1
+	gawk -F'\t' 'NR > 1 && $3 == "new_source" { print $5 }' "$tmp/tl.tsv" | sort >"$tmp/tl.new"
+	sort "$out/conf/offenders.lst" >"$tmp/tl.off"
+	same "$tmp/tl.off" "$tmp/tl.new" || { echo "(offenders.lst, then lbt's new sources)"; return 1; }
+	while read -r s; do tl_at new_source "$s"; done <"$tmp/tl.off" |
+		in_window "new source" $((tarpit_start - 1000)) $((tarpit_start + 1000)) "$tarpit_start" "the tarpit phase"
+}
+t "lbt-timeline: the new heavy sources are offenders.lst, from the tarpit phase start" tl_new
+
+# PT lines give way to PR lines (tarpit replaced by deny) once, in the
+# reload window of the deny phase, and within one bucket (1 s) of the first
+# PR line awk finds (the deny episode may start at the bucket after it when
+# that bucket holds only a few).
+tl_switch() {
+	tl_ok || return 1
+	[ "$(tl_n switch)" -eq 1 ] || { echo "$(tl_n switch) switch events (want 1: tarpit->deny)"; return 1; }
+	tl_at switch "tarpit->deny" | in_window "switch tarpit->deny" $((deny_start - 1000)) $((deny_ready + 1000)) "$deny_ready" "deny ready" || return 1
+	pr=$(gawk -F'\t' '$6 ~ /^PR/ && (!m || $2 < m) { m = $2 } END { print m + 0 }' "$tmp/tl.lines")
+	tl_at switch "tarpit->deny" | in_window "switch" $((pr - 1000)) $((pr + 1000)) "$pr" "the first PR line (awk)"
+}
+t "lbt-timeline: the tarpit gives way to deny once, between the deny phase and its reload" tl_switch
+
+# Under reject the offenders vanish: each at its last logged request (awk),
+# between the reject phase start - 1 s (the flood sends until the rule
+# holds, 52 threads at 4 req/s) and the reject reload's completion + 1 s;
+# nothing logged after it, nothing logged says why, while truth.tsv has
+# their refused connections (result "reset").
+tl_vanish() {
+	tl_ok || return 1
+	[ "$(tl_n vanish)" -eq 2 ] || { echo "$(tl_n vanish) vanish events (want 2)"; return 1; }
+	ok=0
+	while read -r s; do
+		v=$(tl_at vanish "$s")
+		last=$(gawk -F'\t' -v s="$s" '$3 == s && $2 > m { m = $2 } END { print m + 0 }' "$tmp/tl.lines")
+		echo "$s: vanishes at $v; its last log line (awk) at $last"
+		[ "$v" = "$last" ] || ok=1
+		echo "${v:-0}" | in_window "  vanish" $((reject_start - 1000)) $((reject_ready + 1000)) "$reject_ready" "reject ready" || ok=1
+		why=$(gawk -F'\t' -v s="$s" 'NR > 1 && $3 == "vanish" && $5 == s { print $26 }' "$tmp/tl.tsv")
+		case $why in *"nothing in the logs says why"*) ;; *) echo "  says: $why"; ok=1 ;; esac
+	done <"$tmp/tl.off"
+	resets=$(gawk -F'\t' -f "$chk/net.awk" -v a="$off4" -v b="$off6" \
+		-e 'NR > 1 && $7 == "reject" && $8 == "reset" && (net($2) == a || net($2) == b) { n++ } END { print n + 0 }' \
+		"$out/truth.tsv")
+	echo "truth.tsv: $resets offender connections reset in the reject phase, none logged"
+	[ "$resets" -gt 0 ] || ok=1
+	return $ok
+}
+t "lbt-timeline: the offenders vanish at their last line under reject, nothing logged says why" tl_vanish
+
+# The frontend at maxconn: one saturation, from the first line that logged
+# fc >= 19 (maxconn 20 less 1) at its end (date + duration, awk), within 2 s
+# of the flood start (as tp_saturation); it ends after the tarpit phase
+# (deny start - 1 s) and by the tolerance of tp_saturation (reject ready
+# + 1.5 s) + 1 s (the end is the end of its bucket); the 80 % alert no later.
+tl_saturation() {
+	tl_ok || return 1
+	gawk -F'\t' 'NR > 1 && $3 == "saturation" && $5 == "fe_http" { print int($2 / 1000), int($8 / 1000) }' \
+		"$tmp/tl.tsv" >"$tmp/tl.sat"
+	[ "$(wc -l <"$tmp/tl.sat")" -eq 1 ] || { echo "$(wc -l <"$tmp/tl.sat") saturation events (want 1)"; return 1; }
+	read -r s e <"$tmp/tl.sat"
+	full=$(gawk -F'\t' '$8 != "-" && $8 + 0 >= 19 { split($2, d, /[-T:.Z]/)
+		x = mktime(d[1] " " d[2] " " d[3] " " d[4] " " d[5] " " d[6], 1) * 1000 + d[7] + $10
+		if (!m || x < m) m = x } END { print m + 0 }' "$tmp/fields.tsv")
+	echo "saturation from $s ms, first fc >= 19 (awk) at $full ms"
+	[ "$s" = "$full" ] || return 1
+	echo "$s" | in_window "saturation start" "$tarpit_start" $((tarpit_start + 2000)) "$tarpit_start" "the tarpit phase" &&
+		echo "$e" | in_window "saturation end" $((deny_start - 1000)) $((reject_ready + 2500)) "$deny_ready" "deny ready" &&
+		tl_at alert fe_http | in_window "alert" "$tarpit_start" "$s" "$s" "the saturation"
+}
+t "lbt-timeline: fe_http at maxconn from awk's first fc >= 19, through the tarpit phase; the alert no later" tl_saturation
+
+# The incident ends in the reject phase (the flood is no longer logged
+# once the reject rule holds).
+tl_end() {
+	tl_ok || return 1
+	tl_at end all | in_window "end" "$reject_start" "$calm_start" "$reject_ready" "reject ready"
+}
+t "lbt-timeline: the incident ends in the reject phase" tl_end
+
+# In the calm phase nothing but HAProxy's own stop at the lab's teardown:
+# one stop event, its evidence after the log's last request line (awk).
+tl_calm() {
+	tl_ok || return 1
+	ok=0
+	if gawk -F'\t' -v c="$calm_start" 'NR > 1 && $2 / 1000 >= c && $3 != "stop" { print "in the calm:", $1, $3, $5, $26; n++ }
+		END { exit n > 0 }' "$tmp/tl.tsv"; then :; else ok=1; fi
+	gawk -F'\t' 'NR > 1 && $3 == "stop" { sub(/.*:/, "", $24); print $24 }' "$tmp/tl.tsv" >"$tmp/tl.stop"
+	lastreq=$(tail -1 "$tmp/tl.lines" | cut -f1)
+	echo "stop events at line(s): $(tr '\n' ' ' <"$tmp/tl.stop")(the last request line: $lastreq)"
+	[ "$(wc -l <"$tmp/tl.stop")" -eq 1 ] && [ "$(cat "$tmp/tl.stop")" -gt "$lastreq" ] || ok=1
+	return $ok
+}
+t "lbt-timeline: nothing in the calm phase but HAProxy's stop, after the last request" tl_calm
+
+# Counts against awk: each rise of the key counts the key's lines of its
+# episode [start, end); the 429 episode's share of all lines in it; each
+# offender re-sent its one request (lines - 1), amplification = lines.
+tl_counts() {
+	tl_ok || return 1
+	ok=0
+	gawk -F'\t' -v k="$flood_uuid" 'NR > 1 && $3 == "rise" && $5 == k { print int($2 / 1000), int($8 / 1000), $15 }' \
+		"$tmp/tl.tsv" >"$tmp/tl.ep"
+	[ -s "$tmp/tl.ep" ] || { echo "no rise of $flood_uuid"; return 1; }
+	while read -r s e c; do
+		want=$(gawk -F'\t' -v s="$s" -v e="$e" -v k="$flood_uuid" '$2 >= s && $2 < e && $4 == k { n++ } END { print n + 0 }' "$tmp/tl.lines")
+		echo "rise of the key $s .. $e: $c lines (awk: $want)"
+		[ "$c" = "$want" ] || ok=1
+	done <"$tmp/tl.ep"
+	gawk -F'\t' 'NR > 1 && $3 == "errors" && $5 == "429" { print int($2 / 1000), int($8 / 1000), $17 }' "$tmp/tl.tsv" >"$tmp/tl.429"
+	[ "$(wc -l <"$tmp/tl.429")" -eq 1 ] || { echo "$(wc -l <"$tmp/tl.429") episodes of 429 (want 1)"; ok=1; }
+	read -r s e pct <"$tmp/tl.429"
+	want=$(gawk -F'\t' -v s="$s" -v e="$e" '$2 >= s && $2 < e { n++; if ($5 == 429) k++ } END { printf "%.2f", n ? 100 * k / n : 0 }' "$tmp/tl.lines")
+	echo "429s $s .. $e: $pct % of lines (awk: $want)"
+	[ "$pct" = "$want" ] || ok=1
+	while read -r src; do
+		nl=$(gawk -F'\t' -v s="$src" '$3 == s { n++ } END { print n + 0 }' "$tmp/tl.lines")
+		got=$(gawk -F'\t' -v s="$src" 'NR > 1 && $3 == "retry" && $5 == s { print $15, $16, $14 }' "$tmp/tl.tsv")
+		echo "$src: retry $got (awk: $((nl - 1)) 1 $nl.00)"
+		[ "$got" = "$((nl - 1)) 1 $nl.00" ] || ok=1
+	done <"$tmp/tl.off"
+	return $ok
+}
+t "lbt-timeline: the key's lines per rise, the 429 share, the offenders' retries = awk's" tl_counts
+
+# 8. lbt-deny on the run's log: the ACL file holds exactly the two sources of
 # offenders.lst (the lab's own list, written before the run), the decoys of
 # the same /24 and /48 are not matched, and the snippet, in a frontend of
 # its own added to the run's haproxy.cfg, passes haproxy -c -dW.
@@ -830,7 +1001,7 @@ deny_lab() {
 }
 t "lbt-deny: the ACL file is offenders.lst, no collateral, the snippet passes haproxy -c" deny_lab
 
-# 8. Incident 2
+# 9. Incident 2
 incident2_checks
 
 settle_output
