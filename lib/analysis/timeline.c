@@ -504,6 +504,7 @@ int lbt_tli_file_note(struct tl_file *f, const lbt_rec *r)
 		return -1;
 	keep_end(&f->b[k].maxend, e, 1);
 	keep_end(&f->b[k].minend, e, 0);
+	f->last_line = r->line > f->last_line ? r->line : f->last_line;
 	return 0;
 }
 
@@ -516,6 +517,7 @@ int lbt_tli_file_merge(struct tl_file *dst, const struct tl_file *src)
 		keep_end(&dst->b[k].maxend, src->b[k].maxend, 1);
 		keep_end(&dst->b[k].minend, src->b[k].minend, 0);
 	}
+	dst->last_line = src->last_line > dst->last_line ? src->last_line : dst->last_line;
 	return 0;
 }
 

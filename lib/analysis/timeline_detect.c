@@ -562,6 +562,23 @@ static int same_lines(const struct cls_ep *v, size_t n, const struct cls_ep *x)
 	return 0;
 }
 
+/*
+ * Episode ep cut to the buckets from its first to its last answer of the
+ * class.  The engine folds a run shorter than min_buckets into its
+ * neighbours, so a deny that lasted 9 s of a 55 s input can come back as
+ * a rise over all of it; its share and its place next to the tarpit's end
+ * (switches) are those of the answers themselves.
+ */
+static lbt_cp_episode busy_part(const int64_t *v, const lbt_cp_episode *ep)
+{
+	lbt_cp_episode t = *ep;
+
+	t.start = first_busy(v, ep->start, ep->end);
+	while (!t.ongoing && t.end > t.start + 1 && v[t.end - 1] == 0)
+		t.end--;
+	return t;
+}
+
 /* Every class: its rises, then the switches between refusals.  @return 0 or -1. */
 static int classes(lbt_timeline *tl)
 {
@@ -576,7 +593,8 @@ static int classes(lbt_timeline *tl)
 			continue;
 		if ((rc = lbt_tli_dense(tl, &tl->cls[c], &d, 1)) == 0)
 			for (size_t i = 0; i < d.cp.nep && rc == 0; i++) {
-				const lbt_cp_episode *ep = &d.cp.ep[i];
+				lbt_cp_episode busy = busy_part(d.v, &d.cp.ep[i]);
+				const lbt_cp_episode *ep = &busy;
 				struct cls_ep *x;
 
 				if (ep->kind != LBT_CP_RISE || (rc = LBT_GROW(eps, cap, neps + 1, 8)) < 0)

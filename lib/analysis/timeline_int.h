@@ -131,6 +131,7 @@ struct tl_blk {
 struct tl_file {
 	struct tl_blk *b;
 	size_t nblk, cap;
+	uint64_t last_line;       /* line of its last request, 0 none */
 };
 
 /* An interned string; files get their blocks. */

@@ -333,10 +333,30 @@ static int64_t last_logged(const lbt_timeline *tl, const char *lb, int lines)
 }
 
 /*
+ * For a burst ending with untimed line l: 1 when its file has a request
+ * after it (in file order), 0 when none, -1 when it cannot say (timed, or
+ * a file without blocks).  Bounds from blocks of TL_BLOCK lines blur the
+ * last block: requests logged before the stop lines in that block read as
+ * "after" them by time, so file order decides.
+ */
+static int requests_follow(const lbt_timeline *tl, const struct tl_line *l)
+{
+	const struct tl_name *nm;
+
+	if (!l->approx || l->file == NULL || l->line == 0)
+		return -1;
+	nm = lbt_hmap_get(tl->names, l->file, strlen(l->file));
+	if (nm == NULL || nm->f == NULL)
+		return -1;
+	return nm->f->last_line > l->line;
+}
+
+/*
  * A burst of "Proxy X stopped" lines of one LB, v[a..b) within 2 s: a
  * reload when the LB logged anything (a request, a line of its own such as
  * a health check's UP) more than 1 s after it, else a stop: an LB out of
  * the DNS rotation gets no request after its reload, but its checks go on.
+ * Untimed lines with no request after them in their file are a stop.
  * subject lists the proxies.  @return 0 or -1.
  */
 static int stop_event(lbt_timeline *tl, struct tl_line *const *v, size_t a, size_t b)
@@ -346,6 +366,7 @@ static int stop_event(lbt_timeline *tl, struct tl_line *const *v, size_t a, size
 	/* a burst placed after every request with no later bound may come
 	 * after any line: only its requests can show the LB went on */
 	int64_t last = last_logged(tl, v[a]->lb, !(v[b - 1]->approx && v[b - 1]->hi_us == LBT_TL_NONE));
+	int follow = requests_follow(tl, v[b - 1]);
 	lbt_tl_event *e;
 
 	for (size_t i = a; i < b && n + 2 < sizeof list; i++) {
@@ -355,7 +376,7 @@ static int stop_event(lbt_timeline *tl, struct tl_line *const *v, size_t a, size
 		n += k > 0 ? (size_t)k : 0;
 		n = n < sizeof list ? n : sizeof list - 1;
 	}
-	e = line_event(tl, last != LBT_TL_NONE && last > v[b - 1]->time_us + 1000000 ?
+	e = line_event(tl, follow != 0 && last != LBT_TL_NONE && last > v[b - 1]->time_us + 1000000 ?
 	    LBT_TL_RELOAD : LBT_TL_STOP, LBT_TL_W_PROXY, v[a]);
 	if (e == NULL || (e->subject = lbt_tli_intern(tl, list, n, 0)) == NULL)
 		return -1;
@@ -384,6 +405,15 @@ static int burst_events(lbt_timeline *tl, struct tl_line *const *v, size_t a, si
 	return 0;
 }
 
+/* True when untimed line l follows untimed line k in the same file: one
+ * burst whatever the bounds each was placed within (blocks of TL_BLOCK
+ * lines can put the two ends of one burst seconds apart). */
+static int next_line(const struct tl_line *k, const struct tl_line *l)
+{
+	return k->approx && l->approx && k->file != NULL && k->file == l->file &&
+	    l->line == k->line + 1;
+}
+
 /* The events of one group v[a..b) (one kind, lb and subject). @return 0 or -1. */
 static int group_events(lbt_timeline *tl, struct tl_line *const *v, size_t a, size_t b)
 {
@@ -396,7 +426,8 @@ static int group_events(lbt_timeline *tl, struct tl_line *const *v, size_t a, si
 		for (size_t i = a; i < b;) {
 			size_t j = i + 1;
 
-			while (j < b && v[j]->time_us - v[i]->time_us <= 2000000)
+			while (j < b && (v[j]->time_us - v[i]->time_us <= 2000000 ||
+			    next_line(v[j - 1], v[j])))
 				j++;
 			if (stop_event(tl, v, i, j) < 0)
 				return -1;
