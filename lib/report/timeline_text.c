@@ -502,6 +502,32 @@ static void sum_span(const lbt_timeline *tl, struct text *t)
 	}
 }
 
+/* The first rise event of k's series (k itself when it is the first):
+ * the engine reports a flood that stepped as several rises. */
+static const lbt_tl_event *first_rise_of(const lbt_timeline *tl, const lbt_tl_event *k)
+{
+	for (size_t i = 0; i < lbt_timeline_nevents(tl); i++) {
+		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
+
+		if (e->kind == k->kind && e->what == k->what && strcmp(e->subject, k->subject) == 0)
+			return e->time_us < k->time_us ? e : k;
+	}
+	return k;
+}
+
+/* True when a source event before event i already named e's subject. */
+static int listed_before(const lbt_timeline *tl, size_t i, const lbt_tl_event *e)
+{
+	for (size_t j = 0; j < i; j++) {
+		const lbt_tl_event *p = lbt_timeline_event_at(tl, j);
+
+		if ((p->kind == LBT_TL_NEW_SOURCE || p->kind == LBT_TL_SOURCE_RISE) &&
+		    strcmp(p->subject, e->subject) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* The hot key and the sources that sent it. */
 static void sum_flood(const lbt_timeline *tl, struct text *t)
 {
@@ -510,23 +536,29 @@ static void sum_flood(const lbt_timeline *tl, struct text *t)
 	char b[32];
 
 	if (k != NULL) {
+		const lbt_tl_event *f = first_rise_of(tl, k);
+
 		put(t, "Key %s went from ", k->subject);
-		rate(t, isnan(k->from) ? 0 : k->from);
+		rate(t, isnan(f->from) ? 0 : f->from);
 		put(t, " to ");
 		rate(t, k->to);
 		put(t, " req/s (peak ");
 		rate(t, k->peak);
-		put(t, " at %s): %lld requests, %.1f %% of all. ", tod(k->peak_us, b, sizeof b),
-		    (long long)k->count, k->share_pct);
+		put(t, " at %s)", tod(k->peak_us, b, sizeof b));
+		if (f != k)
+			put(t, " from %s, in steps", tod(f->time_us, b, sizeof b));
+		put(t, ": %lld requests, %.1f %% of all in its largest step. ", (long long)k->count,
+		    k->share_pct);
 	}
 	for (size_t i = 0; i < lbt_timeline_nevents(tl) && n < 5; i++) {
 		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
 
-		if (e->kind != LBT_TL_NEW_SOURCE && e->kind != LBT_TL_SOURCE_RISE)
+		if ((e->kind != LBT_TL_NEW_SOURCE && e->kind != LBT_TL_SOURCE_RISE) ||
+		    listed_before(tl, i, e))
 			continue;
 		put(t, "%s%s (%lld requests, ", n ? ", " : "Heavy sources: ", e->subject,
 		    (long long)e->count);
-		if (e->kind == LBT_TL_NEW_SOURCE)
+		if (e->kind == LBT_TL_NEW_SOURCE || isnan(e->ratio))
 			put(t, "new)");
 		else
 			put(t, "\u00d7%.0f its baseline)", e->ratio);
