@@ -112,7 +112,7 @@ expect_success 'a bad maxconn in one input'\''s configuration: file:line, exit 1
 
 expect_success 'lbt-triage and lbt-timeline take the same maxconn per LB from the sources file' '
 	lbt-triage --sources sources.txt > screen ;
-	test $? -eq 3 &&
+	test $? -eq 4 &&
 	set -- $(mc lb1.cfg "frontend fe_http") && m1=$1 l1=$2 &&
 	set -- $(mc lb2.cfg "frontend fe_edge") && m2=$1 l2=$2 &&
 	grep -qx "pressure on lb1/fe_http: maxconn $m1 (lb1.cfg:$l1)" screen &&
