@@ -71,8 +71,10 @@ child=""
 cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM
+	# unshare --fork ignores SIGTERM while it waits for its child, so only
+	# SIGKILL stops it; --kill-child then kills the whole PID namespace.
 	if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
-		kill -TERM "$child" 2>/dev/null || true
+		kill -KILL "$child" 2>/dev/null || true
 		wait "$child" 2>/dev/null || true
 	fi
 	# The mounts lived in the child's namespace only; refuse to delete
@@ -116,7 +118,7 @@ git clone -q "$top" "$root/root/lbtriage"
 [ -z "$(git -C "$top" status --porcelain)" ] ||
 	echo "fresh: note: uncommitted changes in $top are not part of this run" >&2
 
-# --kill-child: when unshare dies (SIGTERM here), the PID namespace's first
+# --kill-child: when unshare dies (SIGKILL from cleanup), the PID namespace's first
 # process is killed, and with it every process of the run.
 unshare --mount --pid --fork --kill-child --propagation private \
 	bash "$0" --inside "$root" &

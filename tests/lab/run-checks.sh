@@ -340,7 +340,10 @@ cat_file() {
 	[ "$req" -eq 0 ] && [ "$rc" -eq 2 ] && rc=0
 	ran lbt-cat "$rc" || ok=1
 	ran "lbt-cat --events" "$rcev" || ok=1
-	if grep -E 'malformed|:[0-9]+: ' "$tmp/cat.err"; then ok=1; fi
+	# the note of an empty answer counts its lines ("0 malformed"): not a complaint
+	if grep -v ': no request in the input (' "$tmp/cat.err" | grep -E 'malformed|:[0-9]+: '; then
+		ok=1
+	fi
 	[ "$other" -eq 0 ] || { echo "awk: $other lines are neither requests nor events"; ok=1; }
 	[ "$recs" -eq "$req" ] || { echo "records $recs != request lines $req"; ok=1; }
 	[ "$all" -eq $((req + ev)) ] || { echo "with --events $all != $((req + ev))"; ok=1; }
