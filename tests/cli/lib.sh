@@ -121,4 +121,44 @@ status_to() {
 
 test_have() { command -v "$1" >/dev/null 2>&1; }
 
+# live_ns NAME ADDR... - a network namespace of this test's own for a live
+# HAProxy (needs root, haproxy, curl, ip): $ns is its name (NAME-$$), its
+# loopback is up with ADDR each (/32 or /128, documentation ranges only),
+# and on exit HAProxy ($pid, when set) is stopped, the namespace deleted
+# and $tmp removed.  A machine that cannot is "not ok", never a skip.
+live_ns() {
+	PATH=/usr/sbin:/sbin:$PATH
+	if [ "$(id -u)" -ne 0 ]; then
+		record "not ok" "live HAProxy test needs root for ip netns (run make check as root)"
+		exit 1
+	fi
+	test_have haproxy || missing haproxy
+	test_have curl || missing curl
+	test_have ip || missing "ip (iproute2)"
+	ns=$1-$$
+	pid=""
+	shift
+	trap live_ns_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	if ! ip netns add "$ns" 2>/dev/null; then
+		record "not ok" "live HAProxy test: this machine refuses network namespaces (ip netns add)"
+		exit 1
+	fi
+	ip -n "$ns" link set lo up
+	for a in "$@"; do
+		case $a in
+		*:*) ip -n "$ns" addr add "$a/128" dev lo nodad ;;
+		*) ip -n "$ns" addr add "$a/32" dev lo ;;
+		esac
+	done
+}
+
+# Stop HAProxy, delete the namespace, remove the scratch directory.
+live_ns_cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	ip netns del "$ns" 2>/dev/null
+	rm -rf "$tmp"
+}
+
 test_done() { [ "$failed" -eq 0 ]; }

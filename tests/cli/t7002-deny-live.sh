@@ -12,36 +12,8 @@
 #                    two addresses of one /64 share one counter
 . "$(dirname "$0")/lib.sh"
 
-PATH=/usr/sbin:/sbin:$PATH
-if [ "$(id -u)" -ne 0 ]; then
-	record "not ok" "live HAProxy test needs root for ip netns (run make check as root)"
-	exit 1
-fi
-test_have haproxy || missing haproxy
-test_have curl || missing curl
-test_have ip || missing "ip (iproute2)"
-
-ns=lbtdeny-$$
-pid=""
-# Stop HAProxy, delete the namespace, remove the scratch directory.
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	ip netns del "$ns" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-if ! ip netns add "$ns" 2>/dev/null; then
-	record "not ok" "live HAProxy test: this machine refuses network namespaces (ip netns add)"
-	exit 1
-fi
-ip -n "$ns" link set lo up
-for a in 192.0.2.1 203.0.113.7 203.0.113.8; do ip -n "$ns" addr add "$a/32" dev lo; done
-for a in 2001:db8::1 2001:db8:bad:1::5 2001:db8:bad:1::6 2001:db8:bad:2::5; do
-	ip -n "$ns" addr add "$a/128" dev lo nodad
-done
+live_ns lbtdeny 192.0.2.1 203.0.113.7 203.0.113.8 2001:db8::1 2001:db8:bad:1::5 \
+    2001:db8:bad:1::6 2001:db8:bad:2::5
 
 # get FROM URL - the HTTP status a request from FROM gets ("000": none)
 get() {

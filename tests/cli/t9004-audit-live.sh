@@ -16,33 +16,7 @@
 # stopped and the namespace deleted on exit.  Needs root (ip netns).
 . "$(dirname "$0")/lib.sh"
 
-PATH=/usr/sbin:/sbin:$PATH
-if [ "$(id -u)" -ne 0 ]; then
-	record "not ok" "live HAProxy test needs root for ip netns (run make check as root)"
-	exit 1
-fi
-test_have haproxy || missing haproxy
-test_have curl || missing curl
-test_have ip || missing "ip (iproute2)"
-
-ns=lbtaudit-$$
-pid=""
-# Stop HAProxy, delete the namespace, remove the scratch directory.
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	ip netns del "$ns" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-if ! ip netns add "$ns" 2>/dev/null; then
-	record "not ok" "live HAProxy test: this machine refuses network namespaces (ip netns add)"
-	exit 1
-fi
-ip -n "$ns" link set lo up
-for a in 192.0.2.1 192.0.2.10 203.0.113.7; do ip -n "$ns" addr add "$a/32" dev lo; done
+live_ns lbtaudit 192.0.2.1 192.0.2.10 203.0.113.7
 
 # start CFG LOG - run HAProxy on CFG in the namespace, its log to LOG
 start() {
