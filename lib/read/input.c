@@ -364,7 +364,7 @@ int lbt_inputi_msg_parse(lbt_input *in, struct fmtset *s, const char *line, size
 	size_t mlen;
 	int r = LBT_PARSE_BAD;
 
-	lbt_syslog_strip(line, len, in->tz, in->ref_s, &sy);
+	lbt_syslog_strip_memo(line, len, in->tz, in->ref_s, &in->symemo, &sy);
 	msg = line + sy.msg_off;
 	mlen = len - sy.msg_off;
 	why->msg[0] = '\0';    /* not lbt_err_clear: 800 bytes a line (~110 instructions) */

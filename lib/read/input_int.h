@@ -135,6 +135,7 @@ struct lbt_input {
 	int span;                /* keep st.first_us/last_us: a filter may leave
 	                            nothing, whose note gives the data's span */
 	int64_t ref_s;           /* year reference of RFC 3164 stamps */
+	lbt_syslog_memo symemo;  /* the wrapper of the last line parsed */
 	int reported;
 	int stopped;             /* strict: no more records after an error */
 	const char *line;        /* line of the last record */

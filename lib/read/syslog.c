@@ -301,6 +301,82 @@ lbt_syslog_kind lbt_syslog_strip(const char *line, size_t len, lbt_tz *tz,
 	return LBT_SYSLOG_NONE;
 }
 
+/*
+ * The memo's answer re-pointed at line (host and tag are in the same
+ * place: the bytes before msg_off are the memo's).
+ */
+static lbt_syslog_kind memo_answer(const lbt_syslog_memo *m, const char *line, lbt_syslog *out)
+{
+	*out = m->last;
+	if (m->last.host.n > 0)
+		out->host.p = line + (m->last.host.p - m->head);
+	out->tag.p = line + (m->last.tag.p - m->head);
+	return out->kind;
+}
+
+/*
+ * True when line repeats the memo's wrapper but for the two digits of the
+ * seconds (00 to 59: the minute, and so the zone's offset, is the same);
+ * the memo then takes the new seconds and time.
+ */
+static int memo_seconds(lbt_syslog_memo *m, const char *line)
+{
+	size_t at = m->sec_at, n = m->last.msg_off;
+	const char *d = line + at;
+	int was, now;
+
+	if (at == 0 || memcmp(line, m->head, at) != 0 ||
+	    memcmp(line + at + 2, m->head + at + 2, n - at - 2) != 0 ||
+	    d[0] < '0' || d[0] > '5' || !is_digit(d[1]))
+		return 0;
+	was = (m->head[at] - '0') * 10 + (m->head[at + 1] - '0');
+	now = (d[0] - '0') * 10 + (d[1] - '0');
+	m->last.time_us += (int64_t)(now - was) * 1000000;
+	memcpy(m->head + at, d, 2);
+	return 1;
+}
+
+/*
+ * Keep the wrapper just read as the memo when its bytes alone decided it:
+ * a tag was found and a space ends it (so every word test stayed inside
+ * them), not RFC 5424 (its BOM test looks past them).
+ */
+static void memo_keep(lbt_syslog_memo *m, const char *line, lbt_tz *tz, int64_t ref_s,
+    const lbt_syslog *sy)
+{
+	size_t n = sy->msg_off, stamp;
+
+	m->valid = sy->tag.n > 0 && sy->kind != LBT_SYSLOG_RFC5424 && n > 0 &&
+	    n <= sizeof m->head && line[n - 1] == ' ';
+	if (!m->valid)
+		return;
+	memcpy(m->head, line, n);
+	m->last = *sy;
+	if (sy->host.n > 0)
+		m->last.host.p = m->head + (sy->host.p - line);
+	m->last.tag.p = m->head + (sy->tag.p - line);
+	m->tz = tz;
+	m->ref_s = ref_s;
+	stamp = line[0] == '<' ? (size_t)((const char *)memchr(line, '>', n) - line) + 1 : 0;
+	m->sec_at = sy->kind == LBT_SYSLOG_RFC3164 && stamp + 16 <= n &&
+	    line[stamp + 15] == ' ' ? stamp + 13 : 0;
+}
+
+/* Strip with a memo; see syslog.h. */
+lbt_syslog_kind lbt_syslog_strip_memo(const char *line, size_t len, lbt_tz *tz,
+    int64_t ref_s, lbt_syslog_memo *m, lbt_syslog *out)
+{
+	lbt_syslog_kind k;
+
+	if (m->valid && m->tz == tz && m->ref_s == ref_s && len > m->last.msg_off) {
+		if (memcmp(line, m->head, m->last.msg_off) == 0 || memo_seconds(m, line))
+			return memo_answer(m, line, out);
+	}
+	k = lbt_syslog_strip(line, len, tz, ref_s, out);
+	memo_keep(m, line, tz, ref_s, out);
+	return k;
+}
+
 /* Name of a wrapper kind, "?" for a value out of range (syslog.h). */
 const char *lbt_syslog_kind_name(lbt_syslog_kind k)
 {

@@ -235,6 +235,92 @@ START_TEST(real_fixtures)
 }
 END_TEST
 
+/* xorshift64*: the test's own generator (a failure is repeatable). */
+static uint64_t next_rand(uint64_t *st)
+{
+	*st ^= *st >> 12;
+	*st ^= *st << 25;
+	*st ^= *st >> 27;
+	return *st * 0x2545F4914F6CDD1Dull;
+}
+
+/* True when both answers are the same: kind, pri, time, host, tag, offset. */
+static int same_answer(const lbt_syslog *a, const lbt_syslog *b)
+{
+	return a->kind == b->kind && a->pri == b->pri && a->has_time == b->has_time &&
+	    (!a->has_time || a->time_us == b->time_us) && a->msg_off == b->msg_off &&
+	    a->host.n == b->host.n && memcmp(a->host.p, b->host.p, a->host.n) == 0 &&
+	    a->tag.n == b->tag.n && memcmp(a->tag.p, b->tag.p, a->tag.n) == 0;
+}
+
+/*
+ * One of the wrapped lines of `cases`, mutated where the memo decides:
+ * digits of the stamp (seconds, minute, day, out of range ones), the host,
+ * the tag's end, the message's first bytes, the length.
+ */
+static size_t mutated(uint64_t *st, char *buf, size_t size)
+{
+	const char *l = cases[next_rand(st) % (sizeof cases / sizeof cases[0])].line;
+	size_t n = strlen(l), at;
+
+	snprintf(buf, size, "%s", l);
+	for (int k = (int)(next_rand(st) % 3); k > 0; k--) {
+		at = next_rand(st) % (n < 48 ? n : 48);
+		switch (next_rand(st) % 4) {
+		case 0:
+			buf[at] = (char)('0' + next_rand(st) % 10);
+			break;
+		case 1:
+			buf[at] = "ab: []<>-"[next_rand(st) % 9];
+			break;
+		case 2:
+			buf[at] = buf[at] == ' ' ? 'x' : ' ';
+			break;
+		default:
+			n = at + 1;
+			buf[n] = '\0';
+			break;
+		}
+	}
+	return n;
+}
+
+/*
+ * The memo answers exactly as lbt_syslog_strip on every line of a long
+ * sequence where consecutive lines share most of their wrapper (runs of
+ * the same line with other seconds, then another line), with pointers into
+ * the line being read, never into the memo.
+ */
+START_TEST(memo_agrees)
+{
+	uint64_t st = 0x9e3779b97f4a7c15ull;
+	lbt_syslog_memo m;
+	char line[1024];
+	size_t hits = 0;
+
+	memset(&m, 0, sizeof m);
+	for (int i = 0; i < 30000; i++) {
+		lbt_syslog a, b;
+		size_t n;
+		int run = (int)(next_rand(&st) % 4);
+
+		n = mutated(&st, line, sizeof line);
+		for (int r = 0; r <= run; r++) {
+			if (r > 0 && n > 20) {     /* the same sender a second later */
+				line[18 + next_rand(&st) % 2] = (char)('0' + next_rand(&st) % 10);
+				hits++;
+			}
+			ck_assert_int_eq(lbt_syslog_strip_memo(line, n, NULL, T0, &m, &a),
+			    lbt_syslog_strip(line, n, NULL, T0, &b));
+			ck_assert_msg(same_answer(&a, &b), "line %d: '%.*s'", i, (int)n, line);
+			ck_assert(a.host.n == 0 || (a.host.p >= line && a.host.p < line + n));
+			ck_assert(a.tag.n == 0 || (a.tag.p >= line && a.tag.p < line + n));
+		}
+	}
+	ck_assert_uint_gt(hits, 15000);
+}
+END_TEST
+
 /* The syslog suite. */
 static Suite *syslog_suite(void)
 {
@@ -246,6 +332,7 @@ static Suite *syslog_suite(void)
 	tcase_add_test(tc, zone_and_year);
 	tcase_add_test(tc, bounded);
 	tcase_add_test(tc, real_fixtures);
+	tcase_add_test(tc, memo_agrees);
 	suite_add_tcase(s, tc);
 	return s;
 }
