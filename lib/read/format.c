@@ -98,6 +98,7 @@ void lbt_format_set_wanted(lbt_format *f, uint64_t mask)
 	f->wanted = mask ? mask : ~(uint64_t)0;
 	if (f->keys_any || f->enc == ENC_KJSON)
 		f->wanted |= FMT_USABLE;
+	f->planned = 0;      /* skipped words depend on it */
 }
 
 /* Capture slot meanings from a --captures list.  @return 0 or -1 with err */
@@ -121,6 +122,21 @@ static int is_blank(const char *msg, size_t len)
 		if (msg[i] != ' ' && msg[i] != '\t')
 			return 0;
 	return 1;
+}
+
+/*
+ * Match msg again taking every step: a line that fails after words were
+ * skipped gets the error the steps give, at the place they find it (and
+ * the skips are only ever an agreement with them: format_match.c).
+ * @return as lbt_fmti_match
+ */
+static int match_every_step(struct fmt_ctx *c, const char *msg, size_t len)
+{
+	lbt_rec_clear(c->rec);
+	c->f->sused = 0;
+	lbt_fmti_ctx_init(c, c->f, c->rec, c->err, msg);
+	c->noskip = 1;
+	return lbt_fmti_match(c, &c->f->prog, msg, len);
 }
 
 /*
@@ -150,6 +166,8 @@ int lbt_format_parse(lbt_format *f, const char *msg, size_t len, lbt_rec *rec, l
 	switch (f->enc) {
 	case ENC_TEXT:
 		r = lbt_fmti_match(&c, &f->prog, msg, len);
+		if (r < 0 && c.skipped)
+			r = match_every_step(&c, msg, len);
 		break;
 	case ENC_HJSON:
 	case ENC_NJSON:

@@ -33,6 +33,8 @@ void lbt_fmti_ctx_init(struct fmt_ctx *c, lbt_format *f, lbt_rec *rec, lbt_err *
 	memset(c->rank, 0, sizeof c->rank);
 	c->ms = -1;
 	c->time_accept_s = 0;
+	c->noskip = 0;
+	c->skipped = 0;
 }
 
 /* End a line: a second-precision accept date gets the %ms milliseconds. */

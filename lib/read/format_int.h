@@ -173,6 +173,13 @@ struct fmt_step {
 	uint64_t delim8;           /* delim in every byte of a word */
 	uint64_t convmask;         /* fused: fields that make it converted (fills, or
 	                              every field for %ms) */
+	uint8_t skip;              /* first step of a skipped word: the steps it covers
+	                              (format_match.c, planned with the wanted fields),
+	                              0 none */
+	uint8_t skipn;             /* ... the literals among them, each the byte skipc */
+	uint8_t skipge;            /* ... at least skipn of them (an address before ':') */
+	uint8_t skipw;             /* ... its exact width when its one item is fixed, 0 any */
+	char skipc;
 	uint32_t col;              /* 1-based column in the template */
 	char *lit;                 /* OP_LIT text (owned) */
 	size_t litlen;
@@ -224,6 +231,7 @@ struct lbt_format {
 	uint64_t wanted;           /* fields to convert */
 	uint64_t fields;           /* fields the format can fill */
 	int planned;               /* the matcher's plan of every program is made */
+	int noskip;                /* plan no skipped word: every step taken (tests) */
 	lbt_tz *tz;                /* zone of %t/%tr, NULL = UTC; not owned */
 	lbt_time_cache tcache;     /* last minute of a CLF date (zeroed with the zone) */
 	char *scratch;             /* per-line decoded strings */
@@ -247,6 +255,8 @@ struct fmt_ctx {
 	uint8_t rank[LBT_F_COUNT]; /* rank of the item that set each field */
 	int32_t ms;                /* %ms, -1 when absent */
 	int time_accept_s;         /* the time came from a second-precision accept date */
+	int noskip;                /* take every step, skip no planned word */
+	int skipped;               /* a planned word was skipped (format_match.c) */
 };
 
 /* format_prog.c */

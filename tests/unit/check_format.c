@@ -1160,6 +1160,84 @@ static size_t nj_mutate(char *l, size_t n, size_t cap, unsigned long long *x)
 	}
 }
 
+/*
+ * Skipped words (format_match.c): a line read with the words nobody wants
+ * skipped must give what taking every step gives: the same answer, error
+ * and fields, for the wanted fields of each program.  Lines: every line of
+ * the real fixtures, each also with one to three bytes changed where the
+ * shape of a word is decided (a '/', ':', space, digit or letter).
+ */
+static void skip_same(lbt_format *f, uint64_t wanted, const char *line, size_t len)
+{
+	static struct njsnap a, b;
+
+	lbt_format_set_wanted(f, wanted);
+	f->noskip = 1;
+	njsnap_parse(f, 0, line, len, &a);
+	lbt_format_set_wanted(f, wanted);
+	f->noskip = 0;
+	njsnap_parse(f, 0, line, len, &b);
+	ck_assert_msg(a.r == b.r && a.n == b.n && memcmp(a.b, b.b, a.n) == 0,
+	    "%s, wanted %llx, paths differ on '%.*s':\nsteps %d %.*s\nskips %d %.*s",
+	    lbt_format_name(f), (unsigned long long)wanted, (int)len, line, a.r, (int)a.n, a.b,
+	    b.r, (int)b.n, b.b);
+}
+
+START_TEST(skipped_words_same)
+{
+	static const uint64_t masks[] = {
+		LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_PATH) | LBT_BIT(LBT_F_KEY),          /* rate */
+		LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_CLIENT) | LBT_BIT(LBT_F_STATUS) |     /* offenders */
+		    LBT_BIT(LBT_F_TERM) | LBT_BIT(LBT_F_TW) | LBT_BIT(LBT_F_PATH),
+		LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_FRONTEND) | LBT_BIT(LBT_F_TERM) |     /* tarpit */
+		    LBT_BIT(LBT_F_TW) | LBT_BIT(LBT_F_TA) | LBT_BIT(LBT_F_TT),
+		LBT_BIT(LBT_F_SERVER), LBT_BIT(LBT_F_PORT), LBT_BIT(LBT_F_BQ), LBT_BIT(LBT_F_STATUS),
+	};
+	const char *const *names = lbt_format_builtin_names();
+	unsigned long long x = 7;
+	glob_t g;
+	lbt_err err;
+	char *line = NULL, mut[4096];
+	size_t cap = 0, lines = 0;
+
+	ck_assert_int_eq(glob(REAL "/*.log", 0, NULL, &g), 0);
+	for (size_t k = 0; names[k] != NULL; k++) {
+		lbt_format *f = lbt_format_open(names[k], &err);
+
+		ck_assert_msg(f != NULL, "%s: %s", names[k], err.msg);
+		for (size_t gi = 0; gi < g.gl_pathc; gi++) {
+			FILE *fp = fopen(g.gl_pathv[gi], "r");
+
+			ck_assert_ptr_nonnull(fp);
+			while (getline(&line, &cap, fp) >= 0) {
+				size_t n = strcspn(line, "\n");
+				lbt_syslog sl;
+				const char *m;
+
+				lbt_syslog_strip(line, n, NULL, 1796024400, &sl);
+				m = line + sl.msg_off;
+				n -= sl.msg_off;
+				if (n >= sizeof mut)
+					continue;
+				for (size_t mi = 0; mi < sizeof masks / sizeof masks[0]; mi++) {
+					skip_same(f, masks[mi], m, n);
+					memcpy(mut, m, n);
+					for (int c = (int)(nj_rand(&x) % 3); c >= 0 && n > 0; c--)
+						mut[nj_rand(&x) % n] = "/: 0a-"[nj_rand(&x) % 6];
+					skip_same(f, masks[mi], mut, n);
+				}
+				lines++;
+			}
+			fclose(fp);
+		}
+		lbt_format_free(f);
+	}
+	free(line);
+	globfree(&g);
+	ck_assert_uint_ge(lines, 1000);
+}
+END_TEST
+
 /* Both paths give the same records on fixtures, cases and a generated corpus. */
 START_TEST(nginx_json_layout_same)
 {
@@ -1259,6 +1337,7 @@ Suite *format_suite(void)
 	tcase_add_loop_test(tc, real_fixture, 0, (int)fixtures.gl_pathc);
 	tcase_add_test(tc, real_mixed);
 	tcase_add_test(tc, nginx_json_layout_same);
+	tcase_add_test(tc, skipped_words_same);
 	suite_add_tcase(s, tc);
 	return s;
 }
