@@ -3,6 +3,7 @@
  * against the slow, obvious methods they replaced, on many generated inputs:
  *
  *   lbt_addr_format                    glibc inet_ntop (snprintf for IPv4)
+ *   lbt_addr_parse (IPv6)              glibc inet_pton
  *   default key (UUID)                 the PCRE2 patterns key.c used before
  *   lbt_time_parse_clf_cached          lbt_time_parse_clf_local / _zoned
  *   lbt_time_format                    snprintf of gmtime_r's fields
@@ -79,6 +80,81 @@ START_TEST(addr_format_as_inet_ntop)
 		snprintf(want, size, "%u.%u.%u.%u", a.b[12], a.b[13], a.b[14], a.b[15]);
 		ck_assert_msg(strcmp(got, want) == 0, "'%s' for '%s' (size %zu)", got, want, size);
 	}
+}
+END_TEST
+
+/*
+ * Text shaped like IPv6 (and near misses) into buf: groups of 0 to 5 hex
+ * digits of either case, colons single, double or triple, sometimes a
+ * dotted quad of valid, leading-zero or too large octets, sometimes a
+ * stray byte.  @return its length
+ */
+static size_t gen_v6_text(uint64_t *st, char *buf, size_t cap)
+{
+	static const char hex[] = "0123456789abcdefABCDEF";
+	size_t n = 0, groups = pick(st, 10);
+
+	if (pick(st, 4) == 0)
+		n += (size_t)snprintf(buf + n, cap - n, "%s", pick(st, 2) ? "::" : ":");
+	for (size_t g = 0; g < groups && n + 12 < cap; g++) {
+		for (unsigned d = pick(st, 6); d > 0; d--)
+			buf[n++] = hex[pick(st, sizeof hex - 1)];
+		if (g + 1 < groups || pick(st, 6) == 0)
+			n += (size_t)snprintf(buf + n, cap - n, "%s", pick(st, 8) == 0 ? "::" :
+			    pick(st, 40) == 0 ? ":::" : ":");
+	}
+	if ((groups == 0 || pick(st, 5) == 0) && n + 20 < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "%u.%u.%u.%u%s", pick(st, 300),
+		    pick(st, 256), pick(st, 2) ? pick(st, 256) : pick(st, 10) * 10, pick(st, 256),
+		    pick(st, 20) == 0 ? "." : "");
+	if (pick(st, 10) == 0 && n > 0)
+		buf[pick(st, (unsigned)n)] = "g. x0:"[pick(st, 6)];
+	if (pick(st, 30) == 0 && n + 3 < cap) {      /* a leading zero in the quad */
+		memmove(buf + 1, buf, n);
+		buf[0] = '0';
+		n++;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+/* lbt_addr_parse accepts exactly the text inet_pton accepts, to the same bytes. */
+START_TEST(addr_parse_as_inet_pton)
+{
+	uint64_t st = 0x243f6a8885a308d3ull;
+	char buf[96];
+	size_t valid = 0, v4 = 0;
+
+	for (int i = 0; i < 150000; i++) {
+		uint8_t want[16], b[16];
+		lbt_addr a;
+		size_t n;
+		int ok;
+
+		if (pick(&st, 3) == 0) {        /* a real address as inet_ntop writes it */
+			gen_addr(&st, b);
+			inet_ntop(AF_INET6, b, buf, sizeof buf);
+			n = strlen(buf);
+		} else {
+			n = gen_v6_text(&st, buf, sizeof buf);
+		}
+		if (memchr(buf, ':', n) == NULL) {    /* IPv4 text: as inet_pton(AF_INET) */
+			ok = inet_pton(AF_INET, buf, want) == 1;
+			ck_assert_msg((lbt_addr_parse(buf, n, &a) == 0) == ok, "'%s': %d", buf, ok);
+			ck_assert(!ok || (a.family == 4 && memcmp(a.b + 12, want, 4) == 0));
+			v4 += ok;
+			continue;
+		}
+		ok = inet_pton(AF_INET6, buf, want) == 1;
+		ck_assert_msg((lbt_addr_parse(buf, n, &a) == 0) == ok, "'%s': inet_pton %d", buf, ok);
+		valid += ok;
+		if (!ok)
+			continue;
+		ck_assert_msg(memcmp(a.b, want, 16) == 0, "'%s'", buf);
+		ck_assert_int_eq(a.family, memcmp(want, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) ? 6 : 4);
+	}
+	ck_assert_uint_gt(valid, 30000);
+	ck_assert_uint_gt(v4, 2000);
 }
 END_TEST
 
@@ -305,6 +381,7 @@ static Suite *fastpath_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, addr_format_as_inet_ntop);
+	tcase_add_test(tc, addr_parse_as_inet_pton);
 	tcase_add_test(tc, uuid_key_as_regex);
 	tcase_add_test(tc, clf_cache_as_full_parse);
 	tcase_add_test(tc, time_format_as_snprintf);
