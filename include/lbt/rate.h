@@ -189,6 +189,9 @@ const lbt_rate_opts *lbt_rate_opts_get(const lbt_rate *r);
 const lbt_rate_stats *lbt_rate_stats_get(const lbt_rate *r);
 
 /* NULL accepted. */
+/* @return an estimate of the bytes the key series hold (docs/memory.md). */
+size_t lbt_rate_bytes(const lbt_rate *r);
+
 void lbt_rate_free(lbt_rate *r);
 
 #endif

@@ -285,7 +285,12 @@ static int merge_key(lbt_rate *r, const lbt_hmap_entry *e)
 		from->s = NULL;
 		return 0;
 	}
-	return lbt_series_merge(kv->s, from->s);
+	if (kv_flush(kv) < 0 || lbt_series_merge(kv->s, from->s) < 0)
+		return -1;                  /* flushed first: its window is older than src's
+	                                   buckets, which stay appended in order (a run) */
+	lbt_series_free(from->s);       /* src is consumed: its memory goes as its keys */
+	from->s = NULL;                 /* merge, not at the end (peak memory of threads) */
+	return 0;
 }
 
 /*
@@ -580,6 +585,19 @@ const lbt_rate_opts *lbt_rate_opts_get(const lbt_rate *r)
 const lbt_rate_stats *lbt_rate_stats_get(const lbt_rate *r)
 {
 	return &r->st;
+}
+
+/* Bytes of every key's series and of the total's (rate.h). */
+size_t lbt_rate_bytes(const lbt_rate *r)
+{
+	lbt_hmap_entry e;
+	size_t n = lbt_series_bytes(r->all);
+
+	for (size_t i = 0; i < lbt_hmap_count(r->keys); i++) {
+		lbt_hmap_at(r->keys, i, &e);
+		n += lbt_series_bytes(((struct keyval *)e.val)->s);
+	}
+	return n;
 }
 
 /* Free every key's series, the maps and the rows; NULL accepted. */

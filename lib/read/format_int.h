@@ -156,6 +156,12 @@ struct fmt_item {
 	struct fmt_prog *sub;      /* NGINX JSON: string value mixing text and variables */
 };
 
+/* Fast ways of a step (fmt_step.fast). */
+#define FAST_SKIP  0x01     /* a skipped word starts here */
+#define FAST_FUSE  0x02     /* a fused item */
+#define FAST_QUOTE 0x04     /* ... that takes the general path when the value is quoted */
+#define FAST_ALL   0x07
+
 /* Steps of a text program. */
 enum fmt_op { OP_LIT, OP_SEP, OP_ITEM };
 
@@ -180,6 +186,8 @@ struct fmt_step {
 	uint8_t skipge;            /* ... at least skipn of them (an address before ':') */
 	uint8_t skipw;             /* ... its exact width when its one item is fixed, 0 any */
 	char skipc;
+	uint8_t fast;              /* FAST_*: the ways it may be taken on a line that
+	                              cannot have been cut (format_match.c) */
 	uint32_t col;              /* 1-based column in the template */
 	char *lit;                 /* OP_LIT text (owned) */
 	size_t litlen;

@@ -477,6 +477,13 @@ static void plan_skip(struct fmt_prog *pg, size_t i, uint64_t wanted)
 	st->skipw = fixed ? st->it.width : 0;
 }
 
+/* The fast ways of step st, from its plan (lbt_fmti_match picks among them). */
+static void plan_fast(struct fmt_step *st)
+{
+	st->fast = (uint8_t)((st->skip ? FAST_SKIP : 0) | (st->fuse ? FAST_FUSE : 0) |
+	    (st->fuse == 2 ? FAST_QUOTE : 0));
+}
+
 /*
  * Plan every text program of f: its own and the sub-templates of its keys;
  * the skipped words depend on the wanted fields (lbt_format_set_wanted
@@ -497,6 +504,7 @@ void lbt_fmti_plan(lbt_format *f)
 			pg[k]->v[i].skip = 0;
 			if (pg[k]->v[i].op != OP_SEP && !f->noskip)
 				plan_skip(pg[k], i, f->wanted);
+			plan_fast(&pg[k]->v[i]);
 		}
 	}
 	f->planned = 1;
@@ -843,7 +851,7 @@ static inline int match_fused(struct fmt_ctx *c, const struct fmt_step *st, uint
 static int match_step(struct fmt_ctx *c, const struct fmt_prog *pg, const struct fmt_step *st,
     const char *s, size_t len, size_t *pos, int *quiet)
 {
-	size_t i = (size_t)(st - pg->v), p = *pos;
+	size_t p = *pos;
 	int r;
 
 	switch (st->op) {
@@ -851,7 +859,7 @@ static int match_step(struct fmt_ctx *c, const struct fmt_prog *pg, const struct
 		if (len >= CUT_MIN && !pg->nocut && trim_end(s, len, p) == p)
 			return 0;   /* cut by the logger before this text */
 		if (len - p < st->litlen || !same(s + p, st->lit, st->litlen))
-			return expected(c, pg, i, st->lit, st->litlen, p + 1);
+			return expected(c, pg, (size_t)(st - pg->v), st->lit, st->litlen, p + 1);
 		*pos = p + st->litlen;
 		*quiet = 0;
 		return 1;
@@ -859,12 +867,12 @@ static int match_step(struct fmt_ctx *c, const struct fmt_prog *pg, const struct
 		if (*quiet || p == len)
 			return 1;
 		if (s[p] != ' ')
-			return expected(c, pg, i, " ", 1, p + 1);
+			return expected(c, pg, (size_t)(st - pg->v), " ", 1, p + 1);
 		*pos = p + 1;
 		*quiet = 1;
 		return 1;
 	default:
-		r = match_item(c, pg, i, s, len, pos);
+		r = match_item(c, pg, (size_t)(st - pg->v), s, len, pos);
 		if (r < 0 || r == CUT)
 			return r < 0 ? -1 : 0;
 		if (r > 0)
@@ -925,8 +933,13 @@ int lbt_fmti_match(struct fmt_ctx *c, const struct fmt_prog *pg, const char *s, 
 	size_t pos = 0;
 	int quiet = 1, r;   /* nothing printed since the last separator */
 
+	/* the fast ways a step may be taken, on a line too short to be cut */
+	const unsigned ways = !uncut ? 0 : c->noskip ? FAST_FUSE | FAST_QUOTE : FAST_ALL;
+
 	while (st < end) {
-		if (st->skip && uncut && !c->noskip) {
+		unsigned fast = st->fast & ways;
+
+		if (fast & FAST_SKIP) {
 			const struct fmt_step *nx = skip_words(st, end, s, len, &pos, &quiet);
 
 			if (nx != st) {
@@ -935,7 +948,7 @@ int lbt_fmti_match(struct fmt_ctx *c, const struct fmt_prog *pg, const char *s, 
 				continue;
 			}
 		}
-		if (st->fuse && uncut && !(st->fuse == 2 && pos < len && s[pos] == '"') &&
+		if ((fast & FAST_FUSE) && !((fast & FAST_QUOTE) && pos < len && s[pos] == '"') &&
 		    (r = match_fused(c, st, wanted, s, len, &pos, &quiet)) != 0) {
 			if (r < 0)
 				return -1;

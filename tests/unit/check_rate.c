@@ -314,6 +314,40 @@ START_TEST(late_key)
 }
 END_TEST
 
+/*
+ * A merge of consecutive parts (the thread driver's) keeps every key's
+ * series as compact as one run over the whole: one request a second for
+ * 2,000 s, the first 1,000 s in r, the rest in a twin merged into it.  The
+ * merge used to leave r's last window of buckets pending, flushed at
+ * finish behind the twin's 1,000 buckets: too far back for the run, and
+ * the series became a table (~3x the bytes).  Same rows either way.
+ */
+START_TEST(merge_stays_compact)
+{
+	lbt_rate_opts o = LBT_RATE_OPTS_INIT;
+	lbt_err err;
+	lbt_rate *one = lbt_rate_new(&o, &err), *r = lbt_rate_new(&o, &err), *twin;
+
+	twin = lbt_rate_spawn(r, &err);
+	for (int s = 0; s < 2000; s++) {
+		lbt_rec rec = keyed((T0 + s) * SEC, KA);
+
+		lbt_rate_add(one, &rec);
+		lbt_rate_add(s < 1000 ? r : twin, &rec);
+	}
+	ck_assert_int_eq(lbt_rate_merge(r, twin, &err), 0);
+	lbt_rate_free(twin);
+	ck_assert_int_eq(lbt_rate_finish(one, &err), 0);
+	ck_assert_int_eq(lbt_rate_finish(r, &err), 0);
+	ck_assert_uint_eq(lbt_rate_row_at(r, 0)->total, 2000);
+	ck_assert_uint_eq(lbt_rate_row_at(one, 0)->total, 2000);
+	ck_assert_uint_le(lbt_rate_bytes(r), lbt_rate_bytes(one) * 3 / 2);
+	ck_assert_uint_ge(lbt_rate_bytes(one), 2 * 2000 * 8);   /* key and total: 8-byte cells */
+	lbt_rate_free(one);
+	lbt_rate_free(r);
+}
+END_TEST
+
 /* A key that stops while another goes on (an LB out of rotation): A at
  * 5/s for 40 s, B at 5/s for 80 s.  A's change points are read over the
  * input's span (T0..T0+79): a drop from T0+40, ongoing, to 0/s, ratio 0;
@@ -433,6 +467,7 @@ static Suite *rate_suite(void)
 	tcase_add_test(tc, ongoing);
 	tcase_add_test(tc, late_key);
 	tcase_add_test(tc, drop);
+	tcase_add_test(tc, merge_stays_compact);
 	tcase_add_test(tc, sparkline);
 	tcase_add_test(tc, bad_opts);
 	tcase_add_test(tc, empty);
