@@ -910,14 +910,17 @@ static inline size_t skip_word(const struct fmt_step *st, const char *s, size_t 
 static inline const struct fmt_step *skip_words(const struct fmt_step *st,
     const struct fmt_step *end, const char *s, size_t len, size_t *pos, int *quiet)
 {
-	size_t e;
+	size_t e, p = *pos;       /* locals: no store through a pointer per word */
+	int q = *quiet;
 
-	while (st < end && st->skip && (e = skip_word(st, s, len, *pos)) != 0) {
+	while (st < end && st->skip && (e = skip_word(st, s, len, p)) != 0) {
 		st += st->skip;
-		*quiet = st->op == OP_SEP;
-		*pos = e + (size_t)*quiet;
-		st += *quiet;
+		q = st->op == OP_SEP;
+		p = e + (size_t)q;
+		st += q;
 	}
+	*pos = p;
+	*quiet = q;
 	return st;
 }
 
