@@ -112,6 +112,13 @@ expect_success 'lbt-index: a file none of whose lines is read: exit 3' '
 	grep -x "lbt-index: haproxy-httplog.log: none of its 76 lines could be read (lbt-formats --detect haproxy-httplog.log shows what detection makes of it)" err
 '
 
+expect_success 'lbt-index: a file no format is detected for: exit 3, nothing stored' '
+	printf "garbage line one\nanother garbage line\n" >junk.log &&
+	test_expect_code 3 lbt-index -q -d j.db junk.log 2>err &&
+	grep -q "^lbt-index: junk.log: no known format matches the first 2 lines" err &&
+	test "$(sqlite3 j.db "SELECT count(*) FROM requests_v")" = 0
+'
+
 expect_success 'from an index: records read exit 0, a window that holds none exit 2' '
 	lbt-index -q -d w.db haproxy-httplog.log &&
 	lbt-rate --db w.db >out 2>err &&

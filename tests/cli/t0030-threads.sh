@@ -72,6 +72,15 @@ expect_success 'malformed lines: file:line and order kept' '
 	cmp want.lines got.lines &&
 	grep -qx "lbt-rate: 7 malformed lines of 60007 (first 5 shown above)" err.1
 '
+# The first part all malformed (junk longer than the requests after it,
+# so the cut falls inside it): the part that read nothing does not make
+# the file unread; statuses, counts and reports as on one thread.
+awk 'NR <= 20000 { printf "junk %0250d\n", NR } NR > 100 && NR <= 20100 { print }' gen.log > junkfirst.log
+expect_success 'a first part of malformed lines only: the same, exit 0' '
+	same rate --format haproxy-httplog --tsv junkfirst.log && test "$(cat rc.1)" = 0 &&
+	grep -qx "lbt-rate: 20000 malformed lines of 40000 (first 5 shown above)" err.1
+'
+
 # An event line without a stamp takes the time of the request line before
 # it, also when that line is the last of the part before: put one right at
 # the cut of two threads (the first line start at or after half the file,
