@@ -6,11 +6,13 @@
  *   offenders_merge.c    spawn, merge (analysis.h) and the vtable
  *   offenders_state.c    a source's state: one request inline, the rest
  *                        from the arena when a second one comes
+ *   offenders_set.c      a source's two small sets: its client addresses
+ *                        and the space-saving counters of its keys
  *   offenders_budget.c   --max-memory: the estimate, the prune, the floor
  *
- * Direction: offenders_merge.c and offenders.c call offenders_changes.c;
- * offenders_merge.c calls offenders.c; every file calls offenders_state.c;
- * never the other way.
+ * Direction, top down: offenders_merge.c calls offenders.c; both call
+ * offenders_changes.c and offenders_budget.c; every file calls
+ * offenders_state.c, and offenders_set.c below it; never the other way.
  */
 #ifndef LBT_OFFENDERS_INT_H
 #define LBT_OFFENDERS_INT_H
@@ -120,17 +122,19 @@ struct lbt_offenders {
 	int failed, finished;
 };
 
-/* offenders.c (each function's comment is above its definition) */
+/* offenders_set.c (each function's comment is above its definition) */
 int lbt_offendersi_set_add(struct addrset *s, uint64_t hi, uint64_t lo, size_t cap);
 int lbt_offendersi_set_sketch(struct addrset *s);
 void lbt_offendersi_set_free(struct addrset *s);
 uint64_t lbt_offendersi_set_count(const struct addrset *s, int *approx);
+void lbt_offendersi_topk_add(struct topk *t, uint32_t id);
+
+/* offenders.c */
 int lbt_offendersi_key_intern(lbt_offenders *o, const char *p, size_t n, uint32_t *id);
 int lbt_offendersi_file_copy(lbt_offenders *o, const char *file, const char **copy);
-void lbt_offendersi_topk_add(struct topk *t, uint32_t id);
-int lbt_offendersi_status_class(int32_t st);
 
 /* offenders_state.c */
+int lbt_offendersi_status_class(int32_t st);
 int lbt_offendersi_tarpitted(const lbt_rec *rec);
 int lbt_offendersi_fits(const lbt_rec *rec, const lbt_addr *net);
 void lbt_offendersi_keep_one(struct src_entry *e, const lbt_rec *rec, uint32_t key,

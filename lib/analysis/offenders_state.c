@@ -173,3 +173,15 @@ void lbt_offendersi_free_state(lbt_offenders *o)
 	}
 	lbt_arena_free(&o->arena);
 }
+
+/* @return the status class (LBT_OFF_S*) of an HTTP status. */
+int lbt_offendersi_status_class(int32_t st)
+{
+	if (st == -1)
+		return LBT_OFF_SNONE;
+	if (st == 429)
+		return LBT_OFF_S429;
+	if (st >= 200 && st < 600)
+		return LBT_OFF_S2XX + (st / 100 - 2) + (st >= 500);
+	return LBT_OFF_SOTHER;
+}

@@ -2,21 +2,34 @@
  * timeline_int.h - what the files of the timeline module share, never
  * installed:
  *   timeline.c          the accumulator: records -> series, sketches, the
- *                       frontends' first moments, files' end-time blocks
+ *                       frontends' first moments
+ *   timeline_names.c    the interned strings, and each file's request end
+ *                       times by blocks of lines
  *   timeline_cells.c    a sparse series of buckets, each a count and its
  *                       evidence (tl_cells), and the bucket ladder
  *   timeline_sketch.c   the space-saving sketch of tracked keys, sources
  *                       and Hosts, each with its cells, and the requests
  *                       of the tracked sources (tl_sketch, tl_req)
  *   timeline_merge.c    spawn, merge, finish and the vtable
- *   timeline_detect.c   the series made dense, the episodes of traffic,
- *                       keys, Hosts, sources and classes, the end
+ *   timeline_dense.c    a series made dense and what every detector reads
+ *                       off it: sums, rates, an episode's events, the
+ *                       incident's bounds, a baseline of its own
+ *   timeline_detect.c   the episodes of traffic, keys, Hosts, sources and
+ *                       classes, the end
  *   timeline_more.c     saturation and alert, per-LB volume and shedding,
  *                       runs of answers cut at reloads
  *   timeline_retry.c    retry storms and their episodes, 429 per source
  *   timeline_lines.c    HAProxy's own lines: kept, placed when they have no
  *                       time, grouped (crash loops, reloads, bursts)
  *   timeline_out.c      the events array, sorting, charts, accessors
+ *
+ * Direction, top down: timeline_merge.c calls timeline.c and
+ * timeline_detect.c; timeline_detect.c calls timeline_retry.c,
+ * timeline_more.c and timeline_lines.c; timeline_retry.c calls
+ * timeline_more.c; the detectors call timeline_dense.c; timeline.c calls
+ * timeline_lines.c and timeline_sketch.c; at the bottom, called by the
+ * others and calling none of them but timeline_cells.c, are
+ * timeline_names.c, timeline_out.c and timeline_cells.c.
  */
 #ifndef LBT_TIMELINE_INT_H
 #define LBT_TIMELINE_INT_H
@@ -181,17 +194,19 @@ struct lbt_timeline {
 	struct lbt_tli_result *res;
 };
 
-/* timeline.c (each function's comment is above its definition) */
+/* timeline_names.c (each function's comment is above its definition) */
 const char *lbt_tli_intern(lbt_timeline *tl, const char *s, size_t n, int file);
 const char *lbt_tli_intern_file(void *tl, const char *file);
+int64_t lbt_tli_end_of(const lbt_rec *r);
+int lbt_tli_file_note(struct tl_file *f, const lbt_rec *r);
+int lbt_tli_file_merge(struct tl_file *dst, const struct tl_file *src);
+void lbt_tli_file_free(struct tl_file *f);
+
+/* timeline.c */
 int lbt_tli_rebucket(lbt_timeline *tl, int64_t step);
 void lbt_tli_fe_init(const lbt_timeline *tl, struct tl_fe *f, lbt_str lb, const char *fe,
     size_t len);
-int lbt_tli_file_note(struct tl_file *f, const lbt_rec *r);
-int64_t lbt_tli_end_of(const lbt_rec *r);
 int lbt_tli_moment_join(struct tl_moment *d, int64_t at, const lbt_evidence *ev);
-int lbt_tli_file_merge(struct tl_file *dst, const struct tl_file *src);
-void lbt_tli_file_free(struct tl_file *f);
 
 /* ---- finish --------------------------------------------------------------- */
 
@@ -229,9 +244,11 @@ int lbt_tli_chart_add(lbt_timeline *tl, lbt_tl_chart c, lbt_tl_what w, const cha
 void lbt_tli_events_sort(lbt_timeline *tl);
 void lbt_tli_result_free(struct lbt_tli_result *r);
 
-/* timeline_detect.c */
+/* timeline_dense.c */
 int lbt_tli_dense(const lbt_timeline *tl, const tl_cells *c, struct tl_dense *d, int cp);
 void lbt_tli_dense_free(struct tl_dense *d);
+int64_t lbt_tli_sum_of(const int64_t *v, size_t a, size_t b);
+size_t lbt_tli_first_busy(const int64_t *v, size_t a, size_t b);
 double lbt_tli_rate(const lbt_timeline *tl, const int64_t *v, size_t from, size_t to);
 int lbt_tli_episode_events(lbt_timeline *tl, const struct tl_dense *d, const tl_cells *c,
     const lbt_cp_episode *ep, lbt_tl_kind k, lbt_tl_kind kend, lbt_tl_what w,
@@ -239,6 +256,8 @@ int lbt_tli_episode_events(lbt_timeline *tl, const struct tl_dense *d, const tl_
 void lbt_tli_incident_note(lbt_timeline *tl, int64_t start, int64_t end, int ongoing);
 int lbt_tli_began_with_data(const lbt_timeline *tl, const struct tl_dense *d);
 int lbt_tli_rebase(const lbt_timeline *tl, struct tl_dense *d);
+
+/* timeline_detect.c */
 int lbt_tli_detect(lbt_timeline *tl);
 
 /* timeline_more.c: runs of answers (a class of an LB, a source's 429s) */
@@ -254,7 +273,6 @@ struct tl_answers {
 	const int64_t *v, *all;
 };
 
-int64_t lbt_tli_sum_of(const int64_t *v, size_t a, size_t b);
 size_t lbt_tli_reload_in(const lbt_timeline *tl, const char *lb, size_t a, size_t b);
 void lbt_tli_trim(const int64_t *v, size_t *a, size_t *b);
 int lbt_tli_answer_runs(lbt_timeline *tl, const struct tl_answers *x);

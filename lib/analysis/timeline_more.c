@@ -20,16 +20,6 @@
 
 #define SAT_GAP 3                 /* buckets between two full ones that join them */
 
-/* Sum of v[a..b). */
-int64_t lbt_tli_sum_of(const int64_t *v, size_t a, size_t b)
-{
-	int64_t s = 0;
-
-	for (size_t i = a; i < b; i++)
-		s += v[i];
-	return s;
-}
-
 /* The dense index of a tarpit bucket tb (width tstep), clamped to the span. */
 static size_t index_of(const lbt_timeline *tl, int64_t tb, int64_t tstep)
 {

@@ -1,18 +1,17 @@
 /*
  * audit.c - the public verbs of the audit (see audit.h): the configuration
  * read into proxies (hacfg.h) with their maxconn values (maxconn.h), the
- * analyses handed to the caller, the findings (owned strings, sorted by
- * severity then line), severities.  The checks are audit_cfg.c's and
- * audit_logs.c's; rules and conditions audit_acl.c's.
+ * analyses handed to the caller, the run that makes the findings (sorted
+ * by severity then line), severities.  The checks are audit_cfg.c's and
+ * audit_logs.c's; rules and conditions audit_acl.c's; what the checks read
+ * of a proxy audit_proxy.c's; the findings list audit_finding.c's.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "audit_int.h"
 #include "lbt/tarpit_cfg.h"
-#include "lbt/vec.h"
 
 static const char *const sev_names[] = { "info", "warn", "crit" };
 
@@ -35,28 +34,6 @@ int lbt_audit_sev_parse(const char *s, lbt_audit_sev *out, lbt_err *err)
 
 /* ---- proxies ------------------------------------------------------------- */
 
-/* The last directive of s (else of its defaults chain) for w0 [w1], or NULL. */
-static const lbt_hacfg_dir *setting_in(const lbt_hacfg_sect *s, const char *w0,
-    const char *w1)
-{
-	for (; s != NULL; s = s->defaults)
-		for (size_t i = s->ndir; i-- > 0;) {
-			const lbt_hacfg_dir *d = &s->dir[i];
-
-			if (strcmp(d->word[0], w0) == 0 &&
-			    (w1 == NULL || (d->nword > 1 && strcmp(d->word[1], w1) == 0)))
-				return d;
-		}
-	return NULL;
-}
-
-/* The directive HAProxy applies for w0 [w1] in p, or NULL. */
-const lbt_hacfg_dir *lbt_auditi_setting(const struct au_proxy *p, const char *w0,
-    const char *w1)
-{
-	return setting_in(p->s, w0, w1);
-}
-
 /* Whether section s (with its defaults) has log targets: `log` lines,
  * cancelled by a later `no log`. */
 static int has_logs(const lbt_hacfg_sect *s)
@@ -77,7 +54,7 @@ static int has_logs(const lbt_hacfg_sect *s)
 /* Fill p for section s.  @return 0, or -1 when out of memory. */
 static int proxy_init(struct au_proxy *p, const lbt_hacfg_sect *s)
 {
-	const lbt_hacfg_dir *mode = setting_in(s, "mode", NULL);
+	const lbt_hacfg_dir *mode = lbt_auditi_setting_in(s, "mode", NULL);
 
 	p->s = s;
 	p->fe = s->kind == LBT_HACFG_FRONTEND || s->kind == LBT_HACFG_LISTEN;
@@ -104,15 +81,6 @@ static int read_proxies(lbt_audit *a, lbt_err *err)
 			return lbt_err_set(err, "out of memory");
 	}
 	return 0;
-}
-
-/* The proxy named name[0..len), or NULL. */
-const struct au_proxy *lbt_auditi_proxy(const lbt_audit *a, const char *name, size_t len)
-{
-	for (size_t i = 0; i < a->npx; i++)
-		if (strlen(a->px[i].s->name) == len && memcmp(a->px[i].s->name, name, len) == 0)
-			return &a->px[i];
-	return NULL;
 }
 
 /* Check opts.proxy names a frontend or listen section.  @return 0 or -1 with err. */
@@ -185,57 +153,6 @@ size_t lbt_audit_analyses(lbt_audit *a, lbt_analysis *v)
 }
 
 /* ---- findings ------------------------------------------------------------ */
-
-/* A malloc'ed printf, or NULL (then a->failed). */
-char *lbt_auditi_fmt(lbt_audit *a, const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		a->failed = 1;
-		return NULL;
-	}
-	return s;
-}
-
-/* Add a finding (copies of the strings).  Out of memory sets a->failed. */
-void lbt_auditi_add(lbt_audit *a, lbt_audit_sev sev, const char *check, uint64_t line,
-    const struct au_proxy *p, const char *what, const char *why, const char *change)
-{
-	struct au_finding *f;
-
-	if (a->failed || LBT_GROW(a->f, a->fcap, a->nf + 1, 16) < 0) {
-		a->failed = 1;
-		return;
-	}
-	f = &a->f[a->nf];
-	*f = (struct au_finding){ .what = strdup(what), .why = strdup(why),
-	    .change = strdup(change) };
-	if (f->what == NULL || f->why == NULL || f->change == NULL) {
-		free(f->what);
-		free(f->why);
-		free(f->change);
-		a->failed = 1;
-		return;
-	}
-	f->pub = (lbt_audit_finding){ sev, check, a->path, line, p ? p->s->name : "",
-	    f->what, f->why, f->change, NULL, 0 };
-	a->nf++;
-}
-
-/* Set the evidence of the last finding. */
-void lbt_auditi_evidence(lbt_audit *a, const char *file, uint64_t line)
-{
-	if (a->nf > 0 && file != NULL) {
-		a->f[a->nf - 1].pub.ev_file = file;
-		a->f[a->nf - 1].pub.ev_line = line;
-	}
-}
 
 /* qsort order: severity (critical first), line, check, proxy. */
 static int finding_cmp(const void *x, const void *y)

@@ -2,8 +2,8 @@
  * audit_cfg.c - the findings a haproxy.cfg gives alone (see audit.h):
  * tarpit as the rate-limit action and what it holds, no `timeout
  * http-request`, a log format that lacks what the analyses read; and the
- * numbers the log findings share with them (hold time, stick-table
- * periods, HAProxy times).
+ * numbers they read (hold time, stick-table periods).  Times, maxconn and
+ * lines of a proxy are audit_proxy.c's, shared with audit_logs.c.
  *
  * HAProxy 2.6's behaviour, as documented (configuration.txt) and as
  * measured with haproxy 2.6.12 on tests/data/audit/tarpit-*.cfg
@@ -18,7 +18,6 @@
  *   - without `timeout http-request` the request headers wait under
  *     `timeout client` only, an inactivity timeout re-armed by each chunk.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,37 +26,6 @@
 #include "lbt/format.h"
 
 /* ---- numbers ------------------------------------------------------------- */
-
-/* A HAProxy time ("1s", "500", "2m": ms by default).  @return ms, or -1. */
-int64_t lbt_auditi_time_ms(const char *s)
-{
-	static const struct { const char *unit; int64_t num, den; } units[] = {
-		{ "", 1, 1 }, { "us", 1, 1000 }, { "ms", 1, 1 }, { "s", 1000, 1 },
-		{ "m", 60000, 1 }, { "h", 3600000, 1 }, { "d", 86400000, 1 },
-	};
-	int64_t v = 0;
-	const char *p = s;
-
-	if (!isdigit((unsigned char)*p))
-		return -1;
-	for (; isdigit((unsigned char)*p); p++)
-		if ((v = v * 10 + (*p - '0')) > INT64_MAX / 86400000 / 10)
-			return -1;
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-		if (strcmp(p, units[i].unit) == 0)
-			return v * units[i].num / units[i].den;
-	return -1;
-}
-
-/* A duration for people: "300 ms", "1.5 s".  @return buf */
-const char *lbt_auditi_ms_str(int64_t ms, char *buf, size_t size)
-{
-	if (ms < 1000)
-		snprintf(buf, size, "%lld ms", (long long)ms);
-	else
-		snprintf(buf, size, "%g s", (double)ms / 1000.0);
-	return buf;
-}
 
 /* The value in ms of a `timeout X VALUE` directive d (NULL: -1). */
 static int64_t timeout_ms(const lbt_hacfg_dir *d)
@@ -134,42 +102,6 @@ int64_t lbt_auditi_period(const lbt_audit *a, const struct au_proxy *p,
 	return -1;
 }
 
-/* Append word w to buf (at *n), quoted as haproxy.cfg needs. */
-static void put_word(char *buf, size_t size, size_t *n, const char *w)
-{
-	int quote = w[0] == '\0' || strpbrk(w, " \t\"'#\\$") != NULL;
-
-	if (*n >= size)
-		return;
-	*n += (size_t)snprintf(buf + *n, size - *n, "%s%s", *n ? " " : "", quote ? "\"" : "");
-	for (; quote && *w && *n + 3 < size; w++) {
-		if (*w == '"' || *w == '\\' || *w == '$')
-			buf[(*n)++] = '\\';
-		buf[(*n)++] = *w;
-	}
-	if (*n < size)
-		*n += (size_t)snprintf(buf + *n, size - *n, "%s", quote ? "\"" : w);
-}
-
-/* The line d with its words [from, to) replaced by `text` (written as is;
- * "" removes them), into buf.  @return buf */
-const char *lbt_auditi_line(const lbt_hacfg_dir *d, int from, int to, const char *text,
-    char *buf, size_t size)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < d->nword; i++) {
-		if (i == from && text[0] && n < size)
-			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? " " : "", text);
-		if (i < from || i >= to)
-			put_word(buf, size, &n, d->word[i]);
-	}
-	if (from >= d->nword && text[0] && n < size)
-		snprintf(buf + n, size - n, "%s%s", n ? " " : "", text);
-	return buf;
-}
-
 /* ---- tarpit -------------------------------------------------------------- */
 
 /* True for a counter that counts requests or connections (its rate is a
@@ -194,15 +126,6 @@ static int64_t trigger(const struct au_pat *c)
 	default:
 		return -1;
 	}
-}
-
-/* The maxconn slots of proxy p count against, and its line. */
-int32_t lbt_auditi_maxconn(const lbt_audit *a, const struct au_proxy *p, uint64_t *line)
-{
-	*line = 0;
-	if (p->fe)
-		return lbt_maxconn_cfg_line(a->mc, p->s->name, strlen(p->s->name), line);
-	return lbt_maxconn_cfg_global(a->mc, NULL, 0);
 }
 
 /* The `deny deny_status 429` rule that replaces tarpit rule u, into buf. */

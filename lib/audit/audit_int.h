@@ -2,20 +2,25 @@
  * audit_int.h - what the files of the audit module share; never installed.
  *
  *   audit.c       the public verbs: reading the configuration into proxies,
- *                 the analyses, findings (strings, sorting), severities
+ *                 the analyses, the run (findings sorted), severities
  *   audit_acl.c   rules and their conditions as HAProxy reads them: ACLs,
  *                 anonymous { } blocks, or / ||, !, stick counters, Host
  *                 matches and their evaluation on a logged Host
  *   audit_cfg.c   the findings of the configuration alone (tarpit, timeout
- *                 http-request, log format), and the numbers they share
+ *                 http-request, log format), and the numbers they read
  *                 (hold time, trigger rate, stick-table periods)
  *   audit_logs.c  the findings that need the logs' analyses (maxconn
  *                 reached, alert threshold, rate limits a Host escapes,
  *                 rate limits per address that a /64 spreads over)
+ *   audit_proxy.c what every check reads of a proxy and writes of it: the
+ *                 proxy by name, its settings, its maxconn, HAProxy times,
+ *                 a line with words replaced
+ *   audit_finding.c  the findings list: a finding added, its evidence
  *
- * Direction: audit.c calls audit_cfg.c and audit_logs.c; both call
- * audit_acl.c and audit.c's finding helpers; audit_acl.c calls nothing of
- * the others.
+ * Direction, top down: audit.c calls audit_cfg.c and audit_logs.c;
+ * audit_cfg.c calls audit_logs.c (what the logs say of a tarpit); all
+ * three call audit_proxy.c, audit_finding.c and audit_acl.c, which call
+ * nothing of the others.
  */
 #ifndef LBT_AUDIT_INT_H
 #define LBT_AUDIT_INT_H
@@ -166,6 +171,8 @@ struct lbt_audit {
 	int failed;                   /* out of memory while building findings */
 };
 
+/* ---- findings (audit_finding.c) ------------------------------------ */
+
 /*
  * Add a finding: check, severity, the config line, proxy p (NULL: none),
  * what/why/change as printf formats are given already formatted (owned
@@ -180,6 +187,8 @@ void lbt_auditi_evidence(lbt_audit *a, const char *file, uint64_t line);
 /* A malloc'ed printf, or NULL when out of memory (then a->failed is set). */
 char *lbt_auditi_fmt(lbt_audit *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ---- a proxy, its settings and its lines (audit_proxy.c) ------------- */
+
 /*
  * The directive HAProxy applies for w0 [w1] in proxy p (its own last line,
  * else its defaults chain's), or NULL.
@@ -190,13 +199,30 @@ const lbt_hacfg_dir *lbt_auditi_setting(const struct au_proxy *p, const char *w0
 /* The proxy section named name (any of frontend, listen, backend), or NULL. */
 const struct au_proxy *lbt_auditi_proxy(const lbt_audit *a, const char *name, size_t len);
 
-/* ---- numbers shared by the checks (audit_cfg.c) ---------------------- */
+/* The last directive of section s (else of its defaults chain) for w0
+ * [w1], or NULL: lbt_auditi_setting before the proxy is filled. */
+const lbt_hacfg_dir *lbt_auditi_setting_in(const lbt_hacfg_sect *s, const char *w0,
+    const char *w1);
+
+/*
+ * The words of line d with words [from, to) replaced by `text` (as is; ""
+ * removes them; from == to inserts), quoted as haproxy.cfg reads them,
+ * into buf.  @return buf
+ */
+const char *lbt_auditi_line(const lbt_hacfg_dir *d, int from, int to, const char *text,
+    char *buf, size_t size);
+
+/* The maxconn slots of proxy p count against (frontend: its own, backend:
+ * the global one), *line where it is set (0 unknown).  @return 0 unknown. */
+int32_t lbt_auditi_maxconn(const lbt_audit *a, const struct au_proxy *p, uint64_t *line);
 
 /* A HAProxy time ("1s", "500", "2m": ms by default).  @return ms, or -1. */
 int64_t lbt_auditi_time_ms(const char *s);
 
 /* "1.5 s", "300 ms", "2 min": a duration for people, into buf. @return buf */
 const char *lbt_auditi_ms_str(int64_t ms, char *buf, size_t size);
+
+/* ---- findings of the configuration (audit_cfg.c) -------------------- */
 
 /*
  * How long `http-request tarpit` in proxy p holds a request (HAProxy 2.6):
@@ -212,18 +238,6 @@ int64_t lbt_auditi_tarpit_hold(const struct au_proxy *p, const lbt_hacfg_dir **f
  */
 int64_t lbt_auditi_period(const lbt_audit *a, const struct au_proxy *p,
     const struct au_pat *c);
-
-/*
- * The words of line d with words [from, to) replaced by `text` (as is; ""
- * removes them; from == to inserts), quoted as haproxy.cfg reads them,
- * into buf.  @return buf
- */
-const char *lbt_auditi_line(const lbt_hacfg_dir *d, int from, int to, const char *text,
-    char *buf, size_t size);
-
-/* The maxconn slots of proxy p count against (frontend: its own, backend:
- * the global one), *line where it is set (0 unknown).  @return 0 unknown. */
-int32_t lbt_auditi_maxconn(const lbt_audit *a, const struct au_proxy *p, uint64_t *line);
 
 /* The configuration findings of proxy p (tarpit, timeouts, log format). */
 void lbt_auditi_check_proxy(lbt_audit *a, const struct au_proxy *p, int logs);

@@ -5,7 +5,8 @@
  * The shared option groups are tables like a program's own, pointing into
  * the lbt_cli (or into a frame-local struct for options that are resolved
  * after parsing); getopt_long and --help are both generated from the
- * concatenated tables.
+ * concatenated tables.  Messages ("NAME: ...") are cli_message.c's, the
+ * exit status and the notes of an empty answer cli_status.c's.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -231,23 +232,6 @@ static void print_help(const lbt_cli *cli, const struct group *g, int ng)
 	}
 }
 
-/* Print "NAME: file:line: msg" (err as lbt_err_str shapes it) to stderr:
- * the one printer of errors, diagnostics and notes. */
-static void say_err(const lbt_cli *cli, const lbt_err *err)
-{
-	char buf[1024];
-
-	fprintf(stderr, "%s: %s\n", cli->prog->name, lbt_err_str(err, buf, sizeof buf));
-}
-
-/* Print "NAME: msg" and a newline to stderr. */
-static void vsay(const lbt_cli *cli, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "%s: ", cli->prog->name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
 /* Print a usage error "NAME: msg" and the usage, exit 1. */
 static _Noreturn void usage_error(const lbt_cli *cli, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -257,7 +241,7 @@ static _Noreturn void usage_error(const lbt_cli *cli, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsay(cli, fmt, ap);
+	lbt_clii_vsay(cli, fmt, ap);
 	va_end(ap);
 	lbt_cli_usage(cli);
 }
@@ -526,42 +510,6 @@ void lbt_cli_parse(lbt_cli *cli, const lbt_cli_prog *prog, const lbt_cli_opt *op
 	free(s.all);
 }
 
-/* Print "NAME: file:line: msg" to stderr; status 1, or as err->kind says. */
-void lbt_cli_error(lbt_cli *cli, const lbt_err *err)
-{
-	say_err(cli, err);
-	if (err->kind == LBT_ERR_UNREAD)
-		cli->unread = 1;       /* the file was read: nothing in it parsed */
-	else if (err->kind == LBT_ERR_EMPTY)
-		cli->empty = 1;
-	else
-		cli->status = LBT_EXIT_ERROR;
-}
-
-/* Print "NAME: " and a formatted message to stderr; status 1. */
-void lbt_cli_errorf(lbt_cli *cli, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsay(cli, fmt, ap);
-	va_end(ap);
-	cli->status = 1;
-}
-
-/* Print the error and exit 1. */
-_Noreturn void lbt_cli_die(const lbt_cli *cli, const lbt_err *err)
-{
-	say_err(cli, err);
-	exit(1);
-}
-
-/* The diag callback: "NAME: file:line: why" on stderr, status unchanged. */
-void lbt_cli_diag(void *ctx, const lbt_err *err)
-{
-	say_err(ctx, err);
-}
-
 /* A parser of single lines with cli's input options (lbt-formats --explain);
  * exits on bad options. */
 lbt_input *lbt_cli_input(lbt_cli *cli)
@@ -647,7 +595,7 @@ lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also)
 		cli->in.use_tier = LBT_TIER_USE_AUTO;     /* count each request once */
 	s = lbt_cli_stream(cli);
 	if ((fed = lbt_driver_run_par(s, v, n, cli->threads, run_error, cli, &err)) < 0 && err.kind == LBT_ERR_EMPTY) {
-		say_err(cli, &err);       /* nothing to answer from, not a failure */
+		lbt_clii_say_err(cli, &err);       /* nothing to answer from, not a failure */
 		exit(cli->status != 0 ? cli->status : LBT_EXIT_EMPTY);
 	}
 	if (fed < 0)
@@ -662,27 +610,6 @@ lbt_report_opts lbt_cli_report_opts(const lbt_cli *cli, size_t top)
 	lbt_report_opts p = { cli->out_mode, cli->color, cli->header, top };
 
 	return p;
-}
-
-/* Print "NAME: " and a formatted note to stderr; the status is unchanged. */
-void lbt_cli_note(const lbt_cli *cli, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsay(cli, fmt, ap);
-	va_end(ap);
-}
-
-/* Print "NAME: " and a note saying why the answer is empty; mark it empty. */
-void lbt_cli_empty(lbt_cli *cli, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsay(cli, fmt, ap);
-	va_end(ap);
-	cli->empty = 1;
 }
 
 /* A writer on stdout configured by cli; exits when out of memory. */

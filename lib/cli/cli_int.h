@@ -1,12 +1,19 @@
 /*
  * cli_int.h - what the files of lib/cli share; never installed.
  *
- *   cli.c         options, messages, the stream and the record loop
+ *   cli.c         options, the stream and the record loop, the end of a run
  *   cli_status.c  the exit status of a run and the notes that explain an
  *                 empty or partial answer (docs/exit-status.md)
+ *   cli_message.c messages in one shape, "NAME: ..." on stderr
+ *   cli_cfg.c     the haproxy.cfg files the inputs name
+ *
+ * Direction, top down: cli.c calls cli_status.c; every file calls
+ * cli_message.c, which calls none of them.
  */
 #ifndef LBT_CLI_INT_H
 #define LBT_CLI_INT_H
+
+#include <stdarg.h>
 
 #include "lbt/cli.h"
 
@@ -18,5 +25,9 @@ void lbt_clii_explain(lbt_cli *cli, const lbt_stream *s);
 
 /* @return the exit status of the run: ERROR, UNREAD, EMPTY, OK in that order. */
 int lbt_clii_status(const lbt_cli *cli);
+
+/* cli_message.c (each function's comment is above its definition) */
+void lbt_clii_say_err(const lbt_cli *cli, const lbt_err *err);
+void lbt_clii_vsay(const lbt_cli *cli, const char *fmt, va_list ap);
 
 #endif

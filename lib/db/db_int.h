@@ -1,8 +1,15 @@
 /*
  * db_int.h - what the db_*.c files share and nobody else sees: the table
- * layout (defined once, in db_schema.c), the row and run types, the writer
+ * layout (defined once, in db_layout.c), the row and run types, the writer
  * handle, the batch virtual table and the codecs.  Public API:
  * include/lbt/db.h; docs/index-design.md explains the layout.
+ *
+ * Direction, top down: db_index.c, db_write.c and db_read.c call
+ * db_schema.c to open an index; db_schema.c calls db_migrate.c for version
+ * 5, which stores through db_run.c like the writer; db_run.c calls
+ * db_vtab.c; at the bottom, calling none of the files above them, are
+ * db_sql.c (SQLite calls), db_views.c (version 5's SQL), db_codec.c and
+ * db_layout.c (the columns, read by all).
  */
 #ifndef LBT_DB_INT_H
 #define LBT_DB_INT_H
@@ -144,6 +151,14 @@ struct lbt_dbi_news {
 	size_t text_n, text_cap;
 };
 
+/* ---- SQLite calls (db_sql.c; lbt_dbi_prepare below the writer handle) ---- */
+
+/* Run statements without results.  @return 0 or -1 with err (file named). */
+int lbt_dbi_exec(sqlite3 *h, const char *path, const char *sql, lbt_err *err);
+
+/* Fill err with sqlite's message for h, prefixed by `what`.  @return -1 */
+int lbt_dbi_fail(sqlite3 *h, const char *path, const char *what, lbt_err *err);
+
 /* ---- the schema (db_schema.c) ------------------------------------------ */
 
 /*
@@ -162,11 +177,7 @@ sqlite3 *lbt_dbi_open(const char *path, int writable, lbt_err *err);
 /* CREATE INDEX IF NOT EXISTS for the query indices.  @return 0 or -1 */
 int lbt_dbi_create_indices(sqlite3 *h, const char *path, lbt_err *err);
 
-/* Run statements without results.  @return 0 or -1 with err (file named). */
-int lbt_dbi_exec(sqlite3 *h, const char *path, const char *sql, lbt_err *err);
-
-/* Fill err with sqlite's message for h, prefixed by `what`.  @return -1 */
-int lbt_dbi_fail(sqlite3 *h, const char *path, const char *what, lbt_err *err);
+/* ---- version 5's SQL (db_views.c) --------------------------------------- */
 
 /* The SQL of version 5's views (db_views.c), malloc'ed, or NULL when out of memory. */
 char *lbt_dbi_views_sql(void);
@@ -362,7 +373,8 @@ struct lbt_db {
 	size_t num_off[LBT_DBI_NNUM];    /* ... of each lbt_dbi_nums member */
 };
 
-/* Prepare sql on db's handle (persistent) into *st.  @return 0 or -1 with err. */
+/* Prepare sql on db's handle (persistent) into *st (db_sql.c).  @return 0 or
+ * -1 with err. */
 int lbt_dbi_prepare(lbt_db *db, const char *sql, sqlite3_stmt **st, lbt_err *err);
 
 /*

@@ -31,47 +31,17 @@
  * a walk of a time index, and the key, source, status, term and LB
  * filters skip the runs whose lists rule them out: requests need no
  * index.
+ *
+ * The columns themselves are db_layout.c's, the SQL of version 5 made from
+ * them db_views.c's; opening an index (lbt_dbi_open) is the top of the
+ * db files: it registers lbt_batch (db_vtab.c) and migrates (version 5 in
+ * db_migrate.c, which stores through db_run.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db_int.h"
-
-/* Dictionary tables (the order of the writer's and reader's caches, LBT_DBI_D_*). */
-const struct lbt_dbi_dict lbt_dbi_dicts[LBT_DBI_NDICT] = {
-	{ LBT_F_LB, "lbs" }, { LBT_F_FRONTEND, "frontends" }, { LBT_F_BACKEND, "backends" },
-	{ LBT_F_SERVER, "servers" }, { LBT_F_METHOD, "methods" }, { LBT_F_PATH, "paths" },
-	{ LBT_F_QUERY, "queries" }, { LBT_F_HOST, "hosts" }, { LBT_F_VERSION, "versions" },
-	{ LBT_F_TERM, "terms" }, { LBT_F_UA, "uas" }, { LBT_F_KEY, "keys" },
-};
-
-/* Dictionaries reached through shapes, in the column order of `shapes`. */
-const int lbt_dbi_shape_dicts[LBT_DBI_NSHAPE] = {
-	LBT_DBI_D_LB, LBT_DBI_D_FRONTEND, LBT_DBI_D_BACKEND, LBT_DBI_D_SERVER,
-	LBT_DBI_D_METHOD, LBT_DBI_D_VERSION, LBT_DBI_D_TERM,
-};
-
-/* The id columns of requests after shape_id (-1: the address, not a dictionary). */
-const int lbt_dbi_id_dicts[LBT_DBI_NID] = {
-	-1, LBT_DBI_D_PATH, LBT_DBI_D_KEY, LBT_DBI_D_HOST, LBT_DBI_D_UA, LBT_DBI_D_QUERY,
-};
-
-/* The numbers of a request, in the column order of blocks. */
-const struct lbt_dbi_num lbt_dbi_nums[LBT_DBI_NNUM] = {
-	{ LBT_F_PORT, "port" }, { LBT_F_TA, "ta" }, { LBT_F_TR, "tr" }, { LBT_F_TW, "tw" },
-	{ LBT_F_TC, "tc" }, { LBT_F_TRESP, "tresp" }, { LBT_F_AC, "ac" }, { LBT_F_FC, "fc" },
-	{ LBT_F_BC, "bc" }, { LBT_F_SC, "sc" }, { LBT_F_RC, "rc" }, { LBT_F_SQ, "sq" },
-	{ LBT_F_BQ, "bq" }, { LBT_F_TT, "tt" }, { LBT_F_TQ, "tq" }, { LBT_F_TH, "th" },
-	{ LBT_F_TI, "ti" },
-};
-
-/* The text columns of blocks (LBT_DBI_C_*): the fields, then lbt_dbi_nums. */
-const char *const lbt_dbi_col_names[LBT_DBI_NCOL] = {
-	"time", "line", "shape", "addr", "path", "key", "host", "ua", "query", "bytes",
-	"port", "ta", "tr", "tw", "tc", "tresp", "ac", "fc", "bc", "sc", "rc", "sq", "bq",
-	"tt", "tq", "th", "ti",
-};
 
 /*
  * Version 1, frozen: a new index is created as version 1 and migrated, so
@@ -228,24 +198,6 @@ static const char views_v2[] =
  */
 static const char indices_v5[] =
 	"CREATE INDEX IF NOT EXISTS events_time ON events (time, file_id);";
-
-/* Fill err with "what: sqlite's message" and the file.  @return -1 */
-int lbt_dbi_fail(sqlite3 *h, const char *path, const char *what, lbt_err *err)
-{
-	return lbt_err_at(err, path, 0, "%s: %s", what, h ? sqlite3_errmsg(h) : "out of memory");
-}
-
-/* Run sql (several statements allowed).  @return 0 or -1 with err. */
-int lbt_dbi_exec(sqlite3 *h, const char *path, const char *sql, lbt_err *err)
-{
-	char *msg = NULL;
-
-	if (sqlite3_exec(h, sql, NULL, NULL, &msg) == SQLITE_OK)
-		return 0;
-	lbt_err_at(err, path, 0, "sqlite: %s", msg ? msg : sqlite3_errmsg(h));
-	sqlite3_free(msg);
-	return -1;
-}
 
 /* Create the dictionary tables of lbt_dbi_dicts.  @return 0 or -1. */
 static int create_dicts(sqlite3 *h, const char *path, lbt_err *err)
@@ -446,12 +398,4 @@ int lbt_dbi_time_base(sqlite3 *h, const char *path, int64_t *base, lbt_err *err)
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return lbt_dbi_fail(h, path, "time base", err);
 	return rc == SQLITE_ROW;
-}
-
-/* Prepare sql on db into *st.  @return 0 or -1 with err. */
-int lbt_dbi_prepare(lbt_db *db, const char *sql, sqlite3_stmt **st, lbt_err *err)
-{
-	if (sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
-		return lbt_dbi_fail(db->h, db->path, "prepare", err);
-	return 0;
 }

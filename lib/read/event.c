@@ -218,21 +218,6 @@ static int take_names(const char *msg, size_t len, int depth, struct found *f)
 	return 0;
 }
 
-/* Set string field `fld` of rec to s when s is not empty (event_int.h). */
-void lbt_eventi_put(lbt_rec *rec, lbt_field fld, lbt_str s)
-{
-	if (s.n == 0)
-		return;
-	*lbt_rec_str(rec, fld) = s;
-	rec->have |= LBT_BIT(fld);
-}
-
-/* A static name as a string view (NULL: empty, which lbt_eventi_put skips). */
-lbt_str lbt_eventi_name(const char *name)
-{
-	return name ? lbt_str_make(name, strlen(name)) : lbt_str_make("", 0);
-}
-
 /* The parts of a connection error line. */
 struct conn_error {
 	lbt_addr client;

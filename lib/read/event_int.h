@@ -6,21 +6,34 @@
  *
  * event.c calls event_nginx.c for a line that starts like an NGINX error
  * log ("2026/11/30 07:49:57 [error] ..."); event_nginx.c calls nothing
- * back.  Both fill only the fields a line carries.
+ * back.  Both fill only the fields a line carries, through the two
+ * one-line helpers below (inline here, so that neither file calls the
+ * other for them).
  */
 #ifndef LBT_EVENT_INT_H
 #define LBT_EVENT_INT_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "lbt/rec.h"
 #include "lbt/timeparse.h"
 
 /* Set string field `fld` of rec to s when s is not empty. */
-void lbt_eventi_put(lbt_rec *rec, lbt_field fld, lbt_str s);
+static inline void lbt_eventi_put(lbt_rec *rec, lbt_field fld, lbt_str s)
+{
+	if (s.n == 0)
+		return;
+	*lbt_rec_str(rec, fld) = s;
+	rec->have |= LBT_BIT(fld);
+}
 
-/* The event kind / level name as a static string. */
-lbt_str lbt_eventi_name(const char *name);
+/* A static name (the event kind, the level) as a string view (NULL: empty,
+ * which lbt_eventi_put skips). */
+static inline lbt_str lbt_eventi_name(const char *name)
+{
+	return name ? lbt_str_make(name, strlen(name)) : lbt_str_make("", 0);
+}
 
 /*
  * True when msg[0..len) starts like an NGINX error-log line:

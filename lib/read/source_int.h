@@ -1,14 +1,20 @@
 /*
- * source_int.h - what lib/read/source.c and source_ahead.c share; never
- * installed.
+ * source_int.h - what lib/read/source*.c share; never installed.
  *
- *   source.c        lines from a file, stdin, or a zstd/gzip stream
- *   source_ahead.c  the decoding done ahead on a thread of its own
+ *   source.c         lines from a file, stdin, or a zstd/gzip stream
+ *   source_ahead.c   the decoding done ahead on a thread of its own
+ *   source_decode.c  the decoder: plain, zstd or gzip into a buffer
+ *   source_part.c    the line boundaries of a part of a file
+ *
+ * Direction, top down: source.c calls source_ahead.c and
+ * source_decode.c; source_ahead.c calls source_decode.c; never the other
+ * way.
  */
 #ifndef LBT_SOURCE_INT_H
 #define LBT_SOURCE_INT_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -55,10 +61,10 @@ struct lbt_source {
 };
 
 /*
- * source.c: lbt_sourcei_fill decodes (or reads) at most cap bytes into
- * dst, setting s->eof at the end or on an error (then pending).
+ * source_decode.c: lbt_sourcei_fill decodes (or reads) at most cap bytes
+ * into dst, setting s->eof at the end or on an error (then pending).
  * @return bytes added (0: the end).  lbt_sourcei_raw: compressed bytes
- * consumed so far.
+ * consumed so far.  lbt_sourcei_read_full: read(2) retrying on EINTR.
  *
  * source_ahead.c: lbt_sourcei_ahead_take hands the reader the next slot
  * decoded ahead (cap >= CHUNK), setting s->ceof at the end.  @return bytes
@@ -67,6 +73,7 @@ struct lbt_source {
  */
 size_t lbt_sourcei_fill(lbt_source *s, char *dst, size_t cap);
 uint64_t lbt_sourcei_raw(const lbt_source *s);
+ssize_t lbt_sourcei_read_full(int fd, void *p, size_t n);
 size_t lbt_sourcei_ahead_take(lbt_source *s, char *dst, size_t cap);
 uint64_t lbt_sourcei_ahead_raw(const lbt_source *s);
 void lbt_sourcei_ahead_stop(lbt_source *s);
