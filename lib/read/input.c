@@ -7,7 +7,7 @@
  * first lines), then per line: strip the syslog wrapper, parse with the
  * format that fits (input_fmtset.c), fall back to event lines, complete
  * the record (frontend and tier of its format, LB host, syslog time,
- * provenance, key) and filter it.
+ * provenance, key: input_msg.c) and filter it.
  *
  * A detected file's first lines are read once, into a sample
  * (input_detect.c), and replayed here before the rest of the file.
@@ -295,97 +295,6 @@ static int malformed(lbt_input *in, uint64_t lineno, const char *why, lbt_err *e
 		in->o.diag(in->o.diag_ctx, &e);
 	}
 	return 0;
-}
-
-/*
- * What the format entry e that read r gives it: the proxy a format
- * without %ft was read for, as its frontend, and its tier (unless the
- * record has its own: lbt-tsv).  Inline: it runs once a line.
- */
-static inline void rec_origin(lbt_rec *r, const struct fmt_entry *e)
-{
-	if (e->fill_fe && !(r->have & LBT_BIT(LBT_F_FRONTEND))) {
-		r->frontend = lbt_str_make(e->proxy, e->proxy_len);
-		r->have |= LBT_BIT(LBT_F_FRONTEND);
-	}
-	if (e->tier != LBT_TIER_NONE && !(r->have & LBT_BIT(LBT_F_TIER))) {
-		r->tier = e->tier;
-		r->have |= LBT_BIT(LBT_F_TIER);
-	}
-}
-
-/*
- * Complete a parsed record: what its format entry e (NULL: none) gives, LB
- * host, syslog time, its clock, provenance, key.
- */
-static void rec_complete(lbt_input *in, lbt_rec *r, const struct fmt_entry *e,
-    const lbt_syslog *sy, uint64_t lineno)
-{
-	const uint64_t prov = LBT_BIT(LBT_F_FILE) | LBT_BIT(LBT_F_LINE);
-	const char *lb = in->cp->o.lb;
-
-	if (e != NULL)
-		rec_origin(r, e);
-	if (!(r->have & LBT_BIT(LBT_F_LB)) && (sy->host.n > 0 || lb != NULL)) {
-		r->lb = sy->host.n > 0 ? sy->host : lbt_str_make(lb, strlen(lb));
-		r->have |= LBT_BIT(LBT_F_LB);
-	}
-	if (!(r->have & LBT_BIT(LBT_F_TIME)) && sy->has_time) {
-		r->time_us = sy->time_us;
-		r->clock = LBT_CLOCK_SYSLOG;
-		r->have |= LBT_BIT(LBT_F_TIME);
-	}
-	if ((r->have & LBT_BIT(LBT_F_TIME)) && r->clock != LBT_CLOCK_NONE)
-		r->have |= LBT_BIT(LBT_F_CLOCK);
-	if (in->o.own_provenance || (r->have & prov) != prov) {
-		r->file = in->name;
-		r->line = lineno;
-		r->have |= LBT_BIT(LBT_F_FILE) | LBT_BIT(LBT_F_LINE);
-	}
-	if (in->want_key && (r->have & LBT_BIT(LBT_F_PATH)) &&
-	    (in->o.key_regex != NULL || !(r->have & LBT_BIT(LBT_F_KEY)))) {
-		r->have &= ~LBT_BIT(LBT_F_KEY);
-		if (lbt_key_extract(in->key, r->path.p, r->path.n, &r->key))
-			r->have |= LBT_BIT(LBT_F_KEY);
-	}
-}
-
-/*
- * Parse the message of line[0..len) with set s (NULL or empty: event lines
- * only) into rec and complete it.  @return 1 a request, 2 an event, 0 no
- * record (a header the format skips), -1 malformed with `why` filled.
- */
-int lbt_inputi_msg_parse(lbt_input *in, struct fmtset *s, const char *line, size_t len,
-    uint64_t lineno, lbt_err *why, lbt_rec *rec)
-{
-	const struct fmt_entry *e = NULL;
-	lbt_syslog sy;
-	const char *msg;
-	size_t mlen;
-	int r = LBT_PARSE_BAD;
-
-	lbt_syslog_strip_memo(line, len, in->tz, in->ref_s, &in->symemo, &sy);
-	msg = line + sy.msg_off;
-	mlen = len - sy.msg_off;
-	why->msg[0] = '\0';    /* not lbt_err_clear: 800 bytes a line (~110 instructions) */
-	if (s != NULL && s->n == 1)      /* one format: no call through the set */
-		r = lbt_format_parse(s->v[0].f, msg, mlen, rec, why);
-	else if (s != NULL && s->n > 1)
-		r = lbt_inputi_set_parse(s, msg, mlen, rec, why);
-	if (r == LBT_PARSE_SKIP)
-		return 0;
-	if (r != LBT_PARSE_BAD) {
-		e = &s->v[s->last];
-	} else {     /* an event: no frontend of a format, no tier (requests only) */
-		lbt_rec_clear(rec);
-		if (lbt_event_parse(msg, mlen, in->tz, rec) < 0) {
-			if (why->msg[0] == '\0')
-				lbt_err_set(why, "no format");
-			return -1;
-		}
-	}
-	rec_complete(in, rec, e, &sy, lineno);
-	return r == LBT_PARSE_BAD ? 2 : 1;
 }
 
 /* Widen the span of the records read (before the filters) to t: two

@@ -9,6 +9,13 @@
  *   input_evtime.c  times for event lines without a stamp (the nearest
  *                   request line's), holding those that come first
  *   input_part.c    a file read in parts, one input a part (lib/run/par.c)
+ *   input_msg.c     one line's message made a record (syslog, formats, events,
+ *                   completion), and the lines before a part parsed uncounted
+ *
+ * Direction, top down: input_part.c makes inputs (input.c's face); input.c
+ * calls input_detect.c, input_evtime.c and input_msg.c; input_evtime.c
+ * calls input_msg.c; everyone uses input_fmtset.c and input_profile.c.
+ * input_msg.c calls none of the others' functions but input_fmtset.c's.
  */
 #ifndef LBT_INPUT_INT_H
 #define LBT_INPUT_INT_H
@@ -220,7 +227,9 @@ int lbt_inputi_detect(lbt_input *in, lbt_err *err);
 int lbt_inputi_score(lbt_input *in, lbt_format_score **sc, int *tried);
 
 /*
- * input_part.c: lbt_inputi_part_prime: the part p of a file just opened
+ * input_msg.c, called by input.c, input_evtime.c and input_part.c.
+ *
+ * lbt_inputi_part_prime: the part p of a file just opened
  * parses the lines just before its first (up to PRIME_BYTES), uncounted,
  * so that it starts as the input reading the whole file would be there:
  * the time of the last request line for the events that follow
@@ -229,8 +238,9 @@ int lbt_inputi_score(lbt_input *in, lbt_format_score **sc, int *tried);
 #define PRIME_BYTES (1u << 20)
 void lbt_inputi_part_prime(lbt_input *in, const struct path *p);
 
-/* input.c: parse line[0..len) with set s (NULL: event lines only) into rec
- * and complete it (see input.c). */
+/* lbt_inputi_msg_parse: parse line[0..len) with set s (NULL: event lines
+ * only) into rec and complete it.  @return 1 a request, 2 an event, 0 no
+ * record (a header the format skips), -1 malformed with `why` filled. */
 int lbt_inputi_msg_parse(lbt_input *in, struct fmtset *s, const char *line, size_t len,
     uint64_t lineno, lbt_err *why, lbt_rec *rec);
 

@@ -12,10 +12,8 @@
  * lbt_input_stats_add) in file order, so that the run says what one
  * input would have said.
  */
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "input_int.h"
 
@@ -121,55 +119,6 @@ void lbt_input_part_lines(lbt_input *part, uint64_t line0)
 {
 	if (part->npaths == 1 && part->paths[0].part)
 		part->paths[0].line0 = line0;
-}
-
-/* Parse line[0..len) as the lines before the part: remember a request's time. */
-static void prime_line(lbt_input *in, const char *line, size_t len)
-{
-	lbt_err why;
-
-	if (len == 0 || lbt_inputi_msg_parse(in, in->cur, line, len, 0, &why, &in->rec) != 1)
-		return;
-	if (in->rec.have & LBT_BIT(LBT_F_TIME)) {
-		in->ev.last_us = in->rec.time_us;
-		in->ev.last_file = in->st.files;
-	}
-}
-
-/* Read the bytes before the part into a buffer.  @return it (to free) with *n, or NULL */
-static char *prime_read(const struct path *p, size_t *n)
-{
-	uint64_t lo = p->off > PRIME_BYTES ? p->off - PRIME_BYTES : 0;
-	char *buf = malloc(p->off - lo + 1);
-	int fd = open(p->path, O_RDONLY | O_CLOEXEC);
-	ssize_t r = -1;
-
-	if (buf != NULL && fd >= 0)
-		r = pread(fd, buf, (size_t)(p->off - lo), (off_t)lo);
-	if (fd >= 0)
-		close(fd);
-	if (r < 0) {
-		free(buf);
-		return NULL;
-	}
-	*n = (size_t)r;
-	return buf;
-}
-
-/* Parse the lines before part p, uncounted; see input_int.h. */
-void lbt_inputi_part_prime(lbt_input *in, const struct path *p)
-{
-	size_t n = 0;
-	char *buf = p->off > 0 ? prime_read(p, &n) : NULL;
-	char *s = buf, *e = buf + n, *nl;
-
-	if (buf == NULL)
-		return;
-	if (p->off > PRIME_BYTES && (s = memchr(buf, '\n', n)) != NULL)
-		s++;                  /* the window began inside a line */
-	for (; s != NULL && s < e && (nl = memchr(s, '\n', (size_t)(e - s))) != NULL; s = nl + 1)
-		prime_line(in, s, (size_t)(nl - s) - (nl > s && nl[-1] == '\r'));
-	free(buf);
 }
 
 /* Report a part's malformed line as in's own (within in's limit). */
