@@ -174,8 +174,8 @@ struct fmt_step {
 	uint8_t fuse;              /* OP_ITEM: ends at the next separator or literal, which
 	                              the matcher then takes in the same stride; 2 when
 	                              the value may be quoted instead */
-	char delim;                /* fused: the one byte that ends it (' ' or the
-	                              literal's), 0 = search the literal */
+	char delim;                /* fused: the byte that ends it (' ', or the first of
+	                              the literal's, whose whole is checked there) */
 	uint64_t delim8;           /* delim in every byte of a word */
 	uint64_t convmask;         /* fused: fields that make it converted (fills, or
 	                              every field for %ms) */
@@ -209,6 +209,7 @@ struct fmt_prog {
 struct fmt_span {
 	const char *s;
 	size_t n;
+	const struct fmt_item *it;   /* the K_JSONVAL item that found it */
 };
 
 /* Line encodings. */

@@ -144,11 +144,24 @@ static inline const char *find_byte(const char *s, size_t p, size_t len, char ch
 	return o < len ? s + o : NULL;
 }
 
-/* True when s[0..n) equals lit[0..n); inline for short template literals. */
+/*
+ * True when s[0..n) equals lit[0..n); inline for short template literals,
+ * and two overlapping words for those of 9 to 16 bytes (the keys between
+ * NGINX JSON values: `","status":`).
+ */
 static inline int same(const char *s, const char *lit, size_t n)
 {
-	if (n > 8)
+	if (n > 16)
 		return memcmp(s, lit, n) == 0;
+	if (n > 8) {
+		uint64_t a, b, x, y;
+
+		memcpy(&a, s, 8);
+		memcpy(&b, lit, 8);
+		memcpy(&x, s + n - 8, 8);
+		memcpy(&y, lit + n - 8, 8);
+		return a == b && x == y;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (s[i] != lit[i])
 			return 0;
@@ -188,7 +201,7 @@ static int escaped(const char *s, size_t start, size_t o)
  * First occurrence of lit[0..ln) in s[p..len), not backslash-escaped when
  * bslash (`vs` is where the value began).  @return offset or NPOS
  */
-static size_t find_lit(int bslash, const char *s, size_t len, size_t p, size_t vs,
+static inline size_t find_lit(int bslash, const char *s, size_t len, size_t p, size_t vs,
     const char *lit, size_t ln)
 {
 	while (p + ln <= len) {
@@ -404,8 +417,7 @@ static void prog_plan(struct fmt_prog *pg)
 		st->fuse = (uint8_t)((st->end == E_SPACE || st->end == E_LIT) && !st->reqskip);
 		if (st->fuse && (st->it.flags & FL_QUOTE))
 			st->fuse = 2;
-		st->delim = st->end == E_SPACE ? ' ' :
-		    st->end == E_LIT && st[1].litlen == 1 && !st->bsl ? st[1].lit[0] : '\0';
+		st->delim = st->end == E_SPACE ? ' ' : st->end == E_LIT ? st[1].lit[0] : '\0';
 		st->delim8 = 0x0101010101010101ull * (unsigned char)st->delim;
 		st->convmask = st->it.kind == K_MS || st->it.kind == K_JSONVAL ? ~(uint64_t)0 :
 		    st->it.fills;
@@ -720,7 +732,7 @@ static inline int conv_value(struct fmt_ctx *c, const struct fmt_item *it, const
     size_t n, size_t col)
 {
 	if (it->kind == K_JSONVAL) {
-		c->f->jspan[it->slot] = (struct fmt_span){ s, n };
+		c->f->jspan[it->slot] = (struct fmt_span){ s, n, it };
 		return 0;
 	}
 	return lbt_fmti_conv_text(c, it, s, n, col);
@@ -807,6 +819,22 @@ static int match_item(struct fmt_ctx *c, const struct fmt_prog *pg, size_t i,
 }
 
 /*
+ * True when the literal after fused item st is at ve, the first of its
+ * bytes after the value at p: whole there, and not backslash-escaped when
+ * that counts (what find_lit's first candidate would be).
+ */
+static inline int lit_at(const struct fmt_step *st, const char *s, size_t len, size_t p,
+    size_t ve)
+{
+	const struct fmt_step *nx = st + 1;
+
+	if (nx->litlen == 1 && !st->bsl)
+		return ve < len;      /* the scan found that one byte */
+	return ve < len && len - ve >= nx->litlen && same(s + ve, nx->lit, nx->litlen) &&
+	    !(st->bsl && escaped(s, p, ve));
+}
+
+/*
  * A fused item (st->fuse) at *pos on a line too short to have been cut
  * and not opening with a quote: find the separator or literal after its
  * value, convert the value when wanted, and take that separator or literal
@@ -822,13 +850,10 @@ static inline int match_fused(struct fmt_ctx *c, const struct fmt_step *st, uint
 	const struct fmt_step *nx = st + 1;
 	size_t p = *pos, ve;
 
-	if (st->delim != '\0') {
-		ve = scan_byte(s, p, len, st->delim, st->delim8);
-		if (ve == len && st->end == E_LIT)
-			return 0;
-	} else if ((ve = find_lit(st->bsl, s, len, p, p, nx->lit, nx->litlen)) == NPOS) {
-		return 0;
-	}
+	ve = scan_byte(s, p, len, st->delim, st->delim8);
+	if (st->end == E_LIT && !lit_at(st, s, len, p, ve) &&
+	    (ve == len || (ve = find_lit(st->bsl, s, len, ve + 1, p, nx->lit, nx->litlen)) == NPOS))
+		return 0;         /* the first candidate was not it: find_lit searches on */
 	if ((st->convmask & wanted) && (ve > p || st->it.kind == K_JSONVAL) &&
 	    conv_value(c, &st->it, s + p, ve - p, p + 1) < 0)
 		return -1;
