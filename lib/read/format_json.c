@@ -343,16 +343,20 @@ static int number_shape(const char *s, size_t n)
  * True when a bare number of n bytes and shape (number_shape) for key item
  * `key` needs no conversion: nobody wants the field, and converting it could
  * neither set anything nor refuse it (an integer too long for its kind, a
- * negative request time, a real that is an integer, an exponent out of
- * range).  Such numbers are
+ * negative or huge request time, an exponent out of range).  Such numbers are
  * most of an nginx-json line's (~450 instructions of strtoll and strtod a
  * line); check_format compares both paths with few fields wanted.
  */
 static int unwanted_number(const struct fmt_ctx *c, const struct fmt_item *key, int shape,
     const char *s, size_t n)
 {
+	const char *dot = memchr(s, '.', n);
+
 	if (key->fills & c->f->wanted)
 		return 0;
+	if (key->kind == K_SEC_MS)  /* 0 to 999999.x seconds: no refusal */
+		return s[0] != '-' && memchr(s, 'e', n) == NULL && memchr(s, 'E', n) == NULL &&
+		    (dot != NULL ? (size_t)(dot - s) : n) <= 6;
 	if (shape != 0)            /* no exponent: jansson refuses 1e999 */
 		return key->kind == K_OPAQUE && memchr(s, 'e', n) == NULL &&
 		    memchr(s, 'E', n) == NULL;
