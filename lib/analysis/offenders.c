@@ -2,10 +2,10 @@
  * offenders.c - requests per source network (see offenders.h).
  *
  * Sources live in an hmap keyed by the 17 bytes of their network address;
- * each holds a 1 s series, counters, a small set of the client addresses
- * seen (the first one inline, a hash table only from the second distinct
- * address on, so a lone IPv4 source never allocates one) and LBT_OFF_TOPK
- * space-saving counters over interned key numbers.  Keys and file names
+ * each holds a 1 s tally (tally.h: 2 bytes a request while small),
+ * counters, the set of the client addresses seen (addrset.h: the lower
+ * halves, the first one inline, so a lone IPv4 source never allocates)
+ * and LBT_OFF_TOPK space-saving counters over interned key numbers.  Keys and file names
  * are interned once in their own maps, so a source stores 4-byte numbers
  * and evidence pointers, never strings.  The ranking, thresholds and the
  * change points of the rows (offenders_changes.c) happen in finish().
@@ -21,12 +21,10 @@
  * Only the space-saving counts of a source hitting more than LBT_OFF_TOPK
  * keys (printed "~N", upper bounds) can depend on the order.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbt/hll.h"
 #include "lbt/num.h"
 #include "lbt/timeparse.h"
 #include "lbt/topn.h"
@@ -166,139 +164,6 @@ lbt_offenders *lbt_offenders_new(const lbt_offenders_opts *op, lbt_err *err)
 	return o;
 }
 
-/* Mix the two halves of an address into 64 bits.  The varying bits of
- * addresses in one /64 sit in the top bytes of `lo` (memory order read
- * as a little-endian word), so every bit must reach every other:
- * splitmix64's finaliser does that. */
-static uint64_t set_hash64(uint64_t hi, uint64_t lo)
-{
-	uint64_t z = hi * 0x9e3779b97f4a7c15ull ^ lo;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* @return the slot number of an address (set_hash64's low bits). */
-static uint32_t set_hash(uint64_t hi, uint64_t lo)
-{
-	return (uint32_t)set_hash64(hi, lo);
-}
-
-/* Turn the exact set into its sketch: every stored address (the first
- * one among them, "::" by its flag) counted in a new HyperLogLog.
- * @return 0 or -1 (no memory; the set is kept). */
-int lbt_offendersi_set_sketch(struct addrset *s)
-{
-	if (s->hll != NULL)
-		return 0;
-	if ((s->hll = lbt_hll_new()) == NULL)
-		return -1;
-	if (s->slot == NULL && s->n > 0)
-		lbt_hll_add(s->hll, set_hash64(s->first[0], s->first[1]));
-	for (uint32_t i = 0; s->slot != NULL && i <= s->mask; i++)
-		if ((s->slot[i][0] | s->slot[i][1]) != 0)
-			lbt_hll_add(s->hll, set_hash64(s->slot[i][0], s->slot[i][1]));
-	if (s->has_zero)
-		lbt_hll_add(s->hll, set_hash64(0, 0));
-	free(s->slot);
-	s->slot = NULL;
-	return 0;
-}
-
-/* Free the set's table or sketch. */
-void lbt_offendersi_set_free(struct addrset *s)
-{
-	free(s->slot);
-	free(s->hll);
-	s->slot = NULL;
-	s->hll = NULL;
-}
-
-/* @return the distinct addresses: exact, or the sketch's estimate
- * (*approx = 1). */
-uint64_t lbt_offendersi_set_count(const struct addrset *s, int *approx)
-{
-	*approx = s->hll != NULL;
-	return s->hll ? (uint64_t)llround(lbt_hll_estimate(s->hll)) : s->n;
-}
-
-/* Slot of address (hi, lo) in the set's table, or the empty one to use. */
-static uint32_t set_probe(const struct addrset *s, uint64_t hi, uint64_t lo)
-{
-	uint32_t i = set_hash(hi, lo) & s->mask;
-
-	while ((s->slot[i][0] | s->slot[i][1]) != 0 &&
-	    (s->slot[i][0] != hi || s->slot[i][1] != lo))
-		i = (i + 1) & s->mask;
-	return i;
-}
-
-/* Store (hi, lo) (not zero, not present) in the table.  @return 0 or -1. */
-static int set_store(struct addrset *s, uint64_t hi, uint64_t lo)
-{
-	if (s->slot == NULL || (s->n + 1) * 4 > (s->mask + 1) * 3) {
-		uint32_t ocap = s->slot ? s->mask + 1 : 0, ncap = ocap ? ocap * 2 : 8;
-		uint64_t (*old)[2] = s->slot;
-
-		if ((s->slot = calloc(ncap, sizeof(*s->slot))) == NULL) {
-			s->slot = old;
-			return -1;
-		}
-		s->mask = ncap - 1;
-		for (uint32_t i = 0; i < ocap; i++)
-			if ((old[i][0] | old[i][1]) != 0)
-				memcpy(s->slot[set_probe(s, old[i][0], old[i][1])], old[i], 16);
-		free(old);
-	}
-	uint32_t i = set_probe(s, hi, lo);
-
-	s->slot[i][0] = hi;
-	s->slot[i][1] = lo;
-	return 0;
-}
-
-/* Add address (hi, lo) (the two halves of lbt_addr.b) to a source's set,
- * counted up to cap.  @return 0 or -1 (no memory). */
-int lbt_offendersi_set_add(struct addrset *s, uint64_t hi, uint64_t lo, size_t cap)
-{
-	if (s->hll != NULL) {
-		lbt_hll_add(s->hll, set_hash64(hi, lo));
-		return 0;
-	}
-	if (s->n == 0) {
-		s->first[0] = hi, s->first[1] = lo, s->n = 1;
-		return 0;
-	}
-	if (s->slot == NULL && hi == s->first[0] && lo == s->first[1])
-		return 0;
-	if (s->slot == NULL && set_store(s, s->first[0], s->first[1]) < 0)
-		return -1;
-	if ((hi | lo) == 0) {                 /* "::": flag, not a slot */
-		if (!s->has_zero)
-			s->has_zero = 1, s->n++;
-		return 0;
-	}
-	uint32_t i = set_probe(s, hi, lo);
-
-	if ((s->slot[i][0] | s->slot[i][1]) != 0)
-		return 0;
-	if (s->n >= cap) {
-		s->capped = 1;
-		return 0;
-	}
-	if (s->n >= ADDR_EXACT) {
-		if (lbt_offendersi_set_sketch(s) < 0)
-			return -1;
-		lbt_hll_add(s->hll, set_hash64(hi, lo));
-		return 0;
-	}
-	if (set_store(s, hi, lo) < 0)
-		return -1;
-	s->n++;
-	return 0;
-}
-
 /* Count key number id in a source's space-saving counters. */
 void lbt_offendersi_topk_add(struct topk *t, uint32_t id)
 {
@@ -388,22 +253,15 @@ int lbt_offendersi_status_class(int32_t st)
 	return LBT_OFF_SOTHER;
 }
 
-/* Per-second count and peak of one record of source s: the peak second
- * is the earliest of those with the most requests, whatever the order.
- * @return 0 or -1 (out of memory). */
+/* The second of one record of source s, in its tally and in the whole's
+ * series (the peak is read in finish()).  @return 0 or -1 (no memory). */
 static int count_second(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 {
-	int64_t b = lbt_bucket_of(rec->time_us, SEC), c;
+	int64_t b = lbt_bucket_of(rec->time_us, SEC);
 
-	if (lbt_series_add_bucket(s->sec, b, 1) < 0 || lbt_series_add_bucket(o->all, b, 1) < 0)
+	if (lbt_tally_add(&s->sec, b, 1) < 0 || lbt_series_add_bucket(o->all, b, 1) < 0)
 		return -1;
-	c = lbt_series_get(s->sec, b);
-	if (c == 1)
-		o->extra += 12;          /* a new run cell (see offenders_budget.c) */
-	if (c > s->peak_count || (c == s->peak_count && b < s->peak_bucket)) {
-		s->peak_count = c;
-		s->peak_bucket = b;
-	}
+	o->extra += 3;                   /* 2 bytes a request and the growth's slack */
 	return 0;
 }
 
@@ -421,8 +279,9 @@ static int count_evidence(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 	return 0;
 }
 
-/* Everything but the series about one record of source s. */
-static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec)
+/* Everything but the series about one record of source s of network
+ * net.  @return 0 or -1 (out of memory). */
+static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec, const lbt_addr *net)
 {
 	uint32_t id;
 	int k;
@@ -439,17 +298,18 @@ static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 		if ((rec->have & LBT_BIT(LBT_F_TW)) && rec->tw > 0)
 			s->held_ms += rec->tw;
 	}
-	uint64_t hi, lo;
+	uint64_t net_hi, hi, lo;
 
+	memcpy(&net_hi, net->b, 8);
 	memcpy(&hi, rec->client.b, 8);
 	memcpy(&lo, rec->client.b + 8, 8);
 	uint32_t had = s->addrs.n;
 
-	if (lbt_offendersi_set_add(&s->addrs, hi, lo, o->o.addr_cap) < 0 ||
+	if (lbt_addrset_add(&s->addrs, net_hi, hi, lo, o->o.addr_cap) < 0 ||
 	    (k = key_id(o, rec, &id)) < 0)
 		return -1;
 	if (s->addrs.n != had)
-		o->extra += 24;          /* a stored address */
+		o->extra += 10;          /* a stored address, the growth's slack */
 	if (k == 1)
 		lbt_offendersi_topk_add(&s->top, id);
 	return 0;
@@ -506,7 +366,7 @@ int lbt_offenders_add(lbt_offenders *o, const lbt_rec *rec)
 	if (created)
 		s->err = o->st.floor;      /* it may have been dropped with as many */
 	if (count_second(o, s, rec) < 0 || count_evidence(o, s, rec) < 0 ||
-	    count_rest(o, s, rec) < 0)
+	    count_rest(o, s, rec, &net) < 0)
 		return o->failed = -1;
 	o->st.counted++;
 	return lbt_offendersi_budget(o) < 0 ? (o->failed = -1) : 0;
@@ -579,19 +439,20 @@ static void row_keys(const lbt_offenders *o, const struct topk *t, lbt_offender 
  * @return 0 or -1 (out of memory). */
 static int fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 {
-	const struct src *s = lbt_offendersi_full(o, e);
+	struct src *s = lbt_offendersi_full(o, e);
 	lbt_offender *r = &row->pub;
 
 	memset(row, 0, sizeof(*row));
 	if (s == NULL)
 		return -1;
+	lbt_tally_peak(&s->sec, &s->peak_bucket, &s->peak_count);  /* made full just now? */
 	memcpy(&r->net, e->key, sizeof(r->net));
 	r->source = lbt_netgroup_format(&o->o.net, &r->net, row->text, sizeof row->text);
 	r->requests = s->requests;
 	r->share = (double)s->requests * 100 / (double)o->st.counted;
 	r->peak_count = s->peak_count;
 	r->peak_second = s->peak_bucket;
-	r->addrs = lbt_offendersi_set_count(&s->addrs, &r->addrs_approx);
+	r->addrs = lbt_addrset_count(&s->addrs, &r->addrs_approx);
 	r->addrs_capped = s->addrs.capped;
 	r->requests_err = s->err;
 	row_keys(o, &s->top, r);
@@ -640,6 +501,22 @@ static int make_rows(lbt_offenders *o)
 	return 0;
 }
 
+/* The peak second of every source of many requests, read in its tally:
+ * the earliest of its busiest, whatever the order of the records. */
+static void settle_peaks(lbt_offenders *o)
+{
+	lbt_hmap_entry he;
+
+	for (size_t i = 0; i < lbt_hmap_count(o->srcs); i++) {
+		struct src *s;
+
+		lbt_hmap_at(o->srcs, i, &he);
+		if ((s = ((struct src_entry *)he.val)->full) != NULL &&
+		    lbt_tally_peak(&s->sec, &s->peak_bucket, &s->peak_count) < 0)
+			s->peak_count = s->peak_bucket = 0;
+	}
+}
+
 /* Shares, ranking, thresholds, change points and GeoIP, once.
  * @return 0, or -1 with err. */
 int lbt_offenders_finish(lbt_offenders *o, lbt_err *err)
@@ -654,6 +531,7 @@ int lbt_offenders_finish(lbt_offenders *o, lbt_err *err)
 	o->st.sources = lbt_hmap_count(o->srcs);
 	if (lbt_series_span(o->all, &gfirst, &glast) < 0)
 		return 0;
+	settle_peaks(o);
 	if (o->st.baseline == 0)
 		o->st.baseline = 1;
 	if (lbt_offendersi_changes_setup(o, gfirst, glast, err) < 0)

@@ -99,8 +99,8 @@ static void free_dropped(lbt_offenders *o, uint64_t t)
 		lbt_hmap_at(o->srcs, i, &he);
 		e = he.val;
 		if (e->full != NULL && upper(&he) <= t) {
-			lbt_series_free(e->full->sec);
-			lbt_offendersi_set_free(&e->full->addrs);
+			lbt_tally_free(&e->full->sec);
+			lbt_addrset_free(&e->full->addrs);
 		}
 	}
 }

@@ -66,7 +66,7 @@ int lbt_offendersi_changes_setup(lbt_offenders *o, int64_t gfirst, int64_t glast
  * @return 0, or -1 when out of memory. */
 static int source_changes(const lbt_offenders *o, const struct src *s, lbt_cp_result *res)
 {
-	int64_t *v = lbt_series_dense(s->sec, o->cp_origin, o->cp_last);
+	int64_t *v = lbt_tally_dense(&s->sec, o->cp_origin, o->cp_last);
 	int rc;
 
 	if (v == NULL)
@@ -92,7 +92,7 @@ static int rank_key(lbt_offenders *o, const lbt_hmap_entry *he)
 	struct src *s;
 	int may;
 
-	if (e->full != NULL && (p = lbt_series_points(e->full->sec, &n)) == NULL)
+	if (e->full != NULL && (p = lbt_tally_points(&e->full->sec, &n)) == NULL)
 		return -1;
 	may = lbt_cp_may_rise(p, n, 1.0, &o->cp);
 	if (p != &one)

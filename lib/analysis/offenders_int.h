@@ -17,26 +17,14 @@
 
 #include <stdint.h>
 
+#include "lbt/addrset.h"
 #include "lbt/arena.h"
 #include "lbt/evidence.h"
 #include "lbt/hmap.h"
 #include "lbt/offenders.h"
+#include "lbt/tally.h"
 
 #define SEC 1000000LL
-
-/* Distinct addresses of a source: exact up to ADDR_EXACT (or the cap when
- * smaller: counted up to it), then a HyperLogLog sketch (hll.h). */
-#define ADDR_EXACT 256
-
-struct addrset {
-	uint64_t first[2];           /* the first address, inline */
-	uint64_t (*slot)[2];         /* NULL until a second address; {0,0} = empty */
-	uint32_t mask;
-	uint32_t n;                  /* distinct addresses counted */
-	uint8_t capped;              /* an address was not counted: the cap was hit */
-	uint8_t has_zero;            /* "::" is in the set (it cannot be stored) */
-	uint8_t *hll;                /* the sketch, once past ADDR_EXACT; slot NULL */
-};
 
 /* Space-saving counters over key numbers. */
 struct topk {
@@ -48,17 +36,19 @@ struct topk {
 
 /* A source's full state, from the arena once it sent a second request. */
 struct src {
-	lbt_series *sec;             /* requests per second */
+	lbt_tally sec;               /* requests per second (tally.h) */
 	uint64_t requests;
 	int64_t first_us, last_us;
-	int64_t peak_count, peak_bucket;
+	int64_t peak_count, peak_bucket;   /* set by finish() (or 1 and the
+	                                      second of a one-request source) */
 	lbt_evidence ev;             /* the first request (evidence.h) */
 	uint64_t status[LBT_OFF_NSTATUS];
 	uint64_t tarpitted;
 	int64_t held_ms;
 	uint64_t err;                /* requests it may have sent before it was
 	                                last admitted (the floor then) */
-	struct addrset addrs;
+	lbt_addrset addrs;           /* distinct addresses (addrset.h): exact up
+	                                to LBT_ADDRSET_EXACT or the cap, then a sketch */
 	struct topk top;
 	/* set by finish() */
 	double rank_rate;            /* --by ratio: the main rise's mean (new) or ratio */
@@ -121,10 +111,6 @@ struct lbt_offenders {
 };
 
 /* offenders.c (each function's comment is above its definition) */
-int lbt_offendersi_set_add(struct addrset *s, uint64_t hi, uint64_t lo, size_t cap);
-int lbt_offendersi_set_sketch(struct addrset *s);
-void lbt_offendersi_set_free(struct addrset *s);
-uint64_t lbt_offendersi_set_count(const struct addrset *s, int *approx);
 int lbt_offendersi_key_intern(lbt_offenders *o, const char *p, size_t n, uint32_t *id);
 int lbt_offendersi_file_copy(lbt_offenders *o, const char *file, const char **copy);
 void lbt_offendersi_topk_add(struct topk *t, uint32_t id);
