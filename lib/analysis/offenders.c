@@ -218,29 +218,6 @@ int lbt_offendersi_key_intern(lbt_offenders *o, const char *p, size_t n, uint32_
 	return 0;
 }
 
-/* The accumulator's copy of a record's file name, in *copy (NULL when the
- * record has none).  Called only when the evidence changes, which is rare
- * after a source's first request, so no cache: a pointer compare would not
- * do, as an input may reuse one buffer for several names.
- * @return 0, or -1 when out of memory. */
-int lbt_offendersi_file_copy(lbt_offenders *o, const char *file, const char **copy)
-{
-	lbt_hmap_entry e;
-	uint32_t *v;
-	int created;
-
-	*copy = NULL;
-	if (file == NULL)
-		return 0;
-	if ((v = lbt_hmap_put(o->files, file, strlen(file), &created)) == NULL)
-		return -1;
-	if (created)
-		*v = (uint32_t)(lbt_hmap_count(o->files) - 1);
-	lbt_hmap_at(o->files, *v, &e);
-	*copy = e.key;
-	return 0;
-}
-
 /* @return the status class (LBT_OFF_S*) of an HTTP status. */
 int lbt_offendersi_status_class(int32_t st)
 {
@@ -266,17 +243,19 @@ static int count_second(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 }
 
 /* Keep rec as the evidence of s when it comes before the current one by
- * (time, file name, line).  @return 0 or -1 (out of memory). */
+ * (time, file name, line); called before rec is counted, so the current
+ * one's time is s->first_us.  @return 0 or -1 (out of memory). */
 static int count_evidence(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 {
-	const char *file;
+	lbt_evidence ev;
 
-	if (!lbt_evidence_better(&s->ev, rec))
+	if (s->requests > 0 && rec->time_us > s->first_us)   /* the usual case */
 		return 0;
-	if (lbt_offendersi_file_copy(o, rec->file, &file) < 0)
-		return -1;
-	lbt_evidence_set(&s->ev, rec, file);
-	return 0;
+	ev = lbt_offendersi_evidence(o, s);
+	if (!lbt_evidence_better(&ev, rec))
+		return 0;
+	s->ev_line = rec->line;
+	return lbt_offendersi_file_id(o, rec->file, &s->ev_file);
 }
 
 /* Everything but the series about one record of source s of network
@@ -461,8 +440,8 @@ static int fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 	r->held_s = (double)s->held_ms / 1000;
 	r->first_us = s->first_us;
 	r->last_us = s->last_us;
-	r->ev_file = s->ev.file;
-	r->ev_line = s->ev.line;
+	r->ev_file = lbt_offendersi_file_name(o, s->ev_file);
+	r->ev_line = s->ev_line;
 	if (o->o.geoip != NULL)
 		lbt_geoip_lookup(o->o.geoip, &r->net, &r->geo);
 	return lbt_offendersi_row_changes(o, s, row);

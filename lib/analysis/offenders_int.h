@@ -39,9 +39,9 @@ struct src {
 	lbt_tally sec;               /* requests per second (tally.h) */
 	uint64_t requests;
 	int64_t first_us, last_us;
-	int64_t peak_count, peak_bucket;   /* set by finish() (or 1 and the
-	                                      second of a one-request source) */
-	lbt_evidence ev;             /* the first request (evidence.h) */
+	int64_t peak_count, peak_bucket;   /* set by finish() */
+	uint64_t ev_line;            /* the evidence (evidence.h): the smallest by
+	                                (time, file, line), whose time is first_us */
 	uint64_t status[LBT_OFF_NSTATUS];
 	uint64_t tarpitted;
 	int64_t held_ms;
@@ -50,9 +50,10 @@ struct src {
 	lbt_addrset addrs;           /* distinct addresses (addrset.h): exact up
 	                                to LBT_ADDRSET_EXACT or the cap, then a sketch */
 	struct topk top;
+	uint32_t ev_file;            /* the evidence's file number + 1, 0: none */
 	/* set by finish() */
+	int32_t rank_class;          /* --by ratio: 2 new with a rise, 1 a rise, 0 */
 	double rank_rate;            /* --by ratio: the main rise's mean (new) or ratio */
-	int rank_class;              /* --by ratio: 2 new with a rise, 1 a rise, 0 */
 };
 
 /*
@@ -112,7 +113,6 @@ struct lbt_offenders {
 
 /* offenders.c (each function's comment is above its definition) */
 int lbt_offendersi_key_intern(lbt_offenders *o, const char *p, size_t n, uint32_t *id);
-int lbt_offendersi_file_copy(lbt_offenders *o, const char *file, const char **copy);
 void lbt_offendersi_topk_add(struct topk *t, uint32_t id);
 int lbt_offendersi_status_class(int32_t st);
 
@@ -124,6 +124,7 @@ void lbt_offendersi_keep_one(struct src_entry *e, const lbt_rec *rec, uint32_t k
 struct src *lbt_offendersi_full_of(lbt_offenders *o, const lbt_hmap_entry *he, int fresh);
 struct src *lbt_offendersi_full(lbt_offenders *o, const lbt_hmap_entry *he);
 struct src_rank lbt_offendersi_rank(const lbt_hmap_entry *he);
+lbt_evidence lbt_offendersi_evidence(const lbt_offenders *o, const struct src *s);
 int lbt_offendersi_file_id(lbt_offenders *o, const char *file, uint32_t *id);
 const char *lbt_offendersi_file_name(const lbt_offenders *o, uint32_t id);
 void lbt_offendersi_free_state(lbt_offenders *o);

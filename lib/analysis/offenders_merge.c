@@ -117,19 +117,18 @@ static int merge_topk(lbt_offenders *o, const lbt_offenders *src, struct topk *t
 	return 0;
 }
 
-/* Keep the smaller evidence of `to` and `from` (file re-interned in o).
+/* Keep the smaller evidence of o's source `to` and src's `from` (its file
+ * numbered again in o); before merge_counts, as it reads both first times.
  * @return 0 or -1. */
-static int merge_evidence(lbt_offenders *o, lbt_evidence *to, const lbt_evidence *from)
+static int merge_evidence(lbt_offenders *o, const lbt_offenders *src, struct src *to,
+    const struct src *from)
 {
-	const char *file;
+	lbt_evidence a = lbt_offendersi_evidence(o, to), b = lbt_offendersi_evidence(src, from);
 
-	if (lbt_evidence_cmp(from, to) >= 0)
+	if (lbt_evidence_cmp(&b, &a) >= 0)
 		return 0;
-	if (lbt_offendersi_file_copy(o, from->file, &file) < 0)
-		return -1;
-	*to = *from;
-	to->file = file;
-	return 0;
+	to->ev_line = from->ev_line;
+	return lbt_offendersi_file_id(o, b.file, &to->ev_file);
 }
 
 /* Counters, time span and peak of source s after `from` was added to it. */
@@ -177,9 +176,9 @@ static int merge_new(lbt_offenders *o, const lbt_offenders *src, const lbt_hmap_
 	from->sec = (lbt_tally)LBT_TALLY_INIT;
 	from->addrs = (lbt_addrset)LBT_ADDRSET_INIT;
 	s->top.n = 0;
-	s->ev = (lbt_evidence)LBT_EVIDENCE_INIT;
 	return merge_topk(o, src, &s->top, &from->top) < 0 ||
-	    merge_evidence(o, &s->ev, &from->ev) < 0 ? -1 : 0;
+	    lbt_offendersi_file_id(o, lbt_offendersi_file_name(src, from->ev_file),
+	    &s->ev_file) < 0 ? -1 : 0;
 }
 
 /* Fold src's source entry e into o: a source new to o keeps its form, one
@@ -208,7 +207,7 @@ static int merge_source(lbt_offenders *o, lbt_offenders *src, const lbt_hmap_ent
 	    lbt_tally_merge(&s->sec, &from->sec) < 0 ||
 	    lbt_addrset_merge(&s->addrs, &from->addrs, net_hi, o->o.addr_cap) < 0 ||
 	    merge_topk(o, src, &s->top, &from->top) < 0 ||
-	    merge_evidence(o, &s->ev, &from->ev) < 0)
+	    merge_evidence(o, src, s, from) < 0)
 		return -1;
 	merge_counts(s, from);
 	return 0;

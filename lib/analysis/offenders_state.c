@@ -66,8 +66,8 @@ static int replay(lbt_offenders *o, const struct src_entry *e, const lbt_addr *n
 		return -1;
 	s->requests = 1;
 	s->first_us = s->last_us = e->time_us;
-	s->ev = (lbt_evidence){ lbt_offendersi_file_name(o, e->ev_file), e->ev_line,
-	    e->time_us, 1 };
+	s->ev_line = e->ev_line;
+	s->ev_file = e->ev_file;
 	if (e->status > 0)
 		s->status[e->status - 1]++;
 	s->tarpitted = e->tarpitted;
@@ -93,7 +93,6 @@ struct src *lbt_offendersi_full_of(lbt_offenders *o, const lbt_hmap_entry *he, i
 		return e->full;
 	if ((s = lbt_arena_alloc(&o->arena, sizeof(*s))) == NULL)
 		return NULL;
-	s->ev = (lbt_evidence)LBT_EVIDENCE_INIT;   /* the tally and set: zero, empty */
 	o->extra += 16;                  /* the tally's malloc header */
 	if (!fresh && replay(o, e, he->key, s) < 0) {
 		lbt_tally_free(&s->sec);
@@ -121,6 +120,14 @@ struct src_rank lbt_offendersi_rank(const lbt_hmap_entry *he)
 		return (struct src_rank){ 1, e->tarpitted, 1, e->held_ms, 0, 0 };
 	return (struct src_rank){ s->requests, s->tarpitted, s->peak_count, s->held_ms,
 	    s->rank_class, s->rank_rate };
+}
+
+/* @return the evidence of full state s as evidence.h's key (file name
+ * owned by o): unset before its first request. */
+lbt_evidence lbt_offendersi_evidence(const lbt_offenders *o, const struct src *s)
+{
+	return (lbt_evidence){ lbt_offendersi_file_name(o, s->ev_file), s->ev_line, s->first_us,
+	    s->requests > 0 };
 }
 
 /* The number + 1 of file name `file` in o (interned), 0 for NULL, in *id.
