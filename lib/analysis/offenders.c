@@ -424,13 +424,11 @@ static int fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 	memset(row, 0, sizeof(*row));
 	if (s == NULL)
 		return -1;
-	lbt_tally_peak(&s->sec, &s->peak_bucket, &s->peak_count);  /* made full just now? */
+	lbt_tally_peak(&s->sec, &r->peak_second, &r->peak_count);
 	memcpy(&r->net, e->key, sizeof(r->net));
 	r->source = lbt_netgroup_format(&o->o.net, &r->net, row->text, sizeof row->text);
 	r->requests = s->requests;
 	r->share = (double)s->requests * 100 / (double)o->st.counted;
-	r->peak_count = s->peak_count;
-	r->peak_second = s->peak_bucket;
 	r->addrs = lbt_addrset_count(&s->addrs, &r->addrs_approx);
 	r->addrs_capped = s->addrs.capped;
 	r->requests_err = s->err;
@@ -480,19 +478,24 @@ static int make_rows(lbt_offenders *o)
 	return 0;
 }
 
-/* The peak second of every source of many requests, read in its tally:
- * the earliest of its busiest, whatever the order of the records. */
-static void settle_peaks(lbt_offenders *o)
+/* What the ranking reads of every source of many requests, in its map
+ * entry: its busiest second's count, read in its tally, and no rise yet
+ * (--by ratio's, offenders_changes.c). */
+static void settle_ranks(lbt_offenders *o)
 {
 	lbt_hmap_entry he;
+	int64_t bucket;
 
 	for (size_t i = 0; i < lbt_hmap_count(o->srcs); i++) {
-		struct src *s;
+		struct src_entry *e;
 
 		lbt_hmap_at(o->srcs, i, &he);
-		if ((s = ((struct src_entry *)he.val)->full) != NULL &&
-		    lbt_tally_peak(&s->sec, &s->peak_bucket, &s->peak_count) < 0)
-			s->peak_count = s->peak_bucket = 0;
+		if ((e = he.val)->full == NULL)
+			continue;
+		if (lbt_tally_peak(&e->full->sec, &bucket, &e->peak_count) < 0)
+			e->peak_count = 0;
+		e->rank_rate = 0;
+		e->rank_class = 0;
 	}
 }
 
@@ -510,7 +513,7 @@ int lbt_offenders_finish(lbt_offenders *o, lbt_err *err)
 	o->st.sources = lbt_hmap_count(o->srcs);
 	if (lbt_series_span(o->all, &gfirst, &glast) < 0)
 		return 0;
-	settle_peaks(o);
+	settle_ranks(o);
 	if (o->st.baseline == 0)
 		o->st.baseline = 1;
 	if (lbt_offendersi_changes_setup(o, gfirst, glast, err) < 0)

@@ -34,12 +34,12 @@ struct topk {
 	uint32_t n;
 };
 
-/* A source's full state, from the arena once it sent a second request. */
+/* A source's full state, from the arena once it sent a second request
+ * (208 bytes: what finish() ranks by lives in its map entry). */
 struct src {
 	lbt_tally sec;               /* requests per second (tally.h) */
 	uint64_t requests;
 	int64_t first_us, last_us;
-	int64_t peak_count, peak_bucket;   /* set by finish() */
 	uint64_t ev_line;            /* the evidence (evidence.h): the smallest by
 	                                (time, file, line), whose time is first_us */
 	uint64_t status[LBT_OFF_NSTATUS];
@@ -51,29 +51,37 @@ struct src {
 	                                to LBT_ADDRSET_EXACT or the cap, then a sketch */
 	struct topk top;
 	uint32_t ev_file;            /* the evidence's file number + 1, 0: none */
-	/* set by finish() */
-	int32_t rank_class;          /* --by ratio: 2 new with a rise, 1 a rise, 0 */
-	double rank_rate;            /* --by ratio: the main rise's mean (new) or ratio */
 };
 
 /*
  * The value of a source in the map (48 bytes: what most of ten million
  * distinct /64s ever need).  Until its second request (or a first one
  * whose address differs from the network in its upper half) it holds
- * that request inline; after, `full` holds
- * everything and the rest is stale.
+ * that request inline; after, `full` holds everything but what finish()
+ * ranks by, which takes the place of the one request (set by finish(),
+ * or by lbt_offendersi_full_of for a source made full after it).
  */
 struct src_entry {
 	struct src *full;            /* NULL: the one request below */
-	int64_t time_us;
-	uint64_t ev_line;
-	uint64_t addr_lo;            /* the client address's lower half (the upper
-	                                one is the network's) */
-	uint32_t key;                /* key number, NO_KEY: none */
-	uint32_t ev_file;            /* file number + 1, 0: none */
-	int32_t held_ms;             /* its Tw when tarpitted (> 0), else 0 */
-	uint8_t status;              /* status class + 1, 0: none */
-	uint8_t tarpitted;           /* its termination state starts with "PT" */
+	union {
+		struct {             /* full == NULL: the one request */
+			int64_t time_us;
+			uint64_t ev_line;
+			uint64_t addr_lo;    /* the client address's lower half (the
+			                        upper one is the network's) */
+			uint32_t key;        /* key number, NO_KEY: none */
+			uint32_t ev_file;    /* file number + 1, 0: none */
+			int32_t held_ms;     /* its Tw when tarpitted (> 0), else 0 */
+			uint8_t status;      /* status class + 1, 0: none */
+			uint8_t tarpitted;   /* its termination state starts with "PT" */
+		};
+		struct {             /* full != NULL, after finish() */
+			int64_t peak_count;  /* the busiest second's requests */
+			double rank_rate;    /* --by ratio: the main rise's mean (new)
+			                        or ratio */
+			int32_t rank_class;  /* --by ratio: 2 new with a rise, 1 a rise, 0 */
+		};
+	};
 };
 
 #define NO_KEY UINT32_MAX

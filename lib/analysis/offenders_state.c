@@ -100,6 +100,11 @@ struct src *lbt_offendersi_full_of(lbt_offenders *o, const lbt_hmap_entry *he, i
 		return NULL;
 	}
 	e->full = s;
+	if (o->finished) {               /* ranked already: as the one request was */
+		e->peak_count = 1;
+		e->rank_rate = 0;
+		e->rank_class = 0;
+	}
 	return s;
 }
 
@@ -118,8 +123,8 @@ struct src_rank lbt_offendersi_rank(const lbt_hmap_entry *he)
 
 	if (s == NULL)
 		return (struct src_rank){ 1, e->tarpitted, 1, e->held_ms, 0, 0 };
-	return (struct src_rank){ s->requests, s->tarpitted, s->peak_count, s->held_ms,
-	    s->rank_class, s->rank_rate };
+	return (struct src_rank){ s->requests, s->tarpitted, e->peak_count, s->held_ms,
+	    e->rank_class, e->rank_rate };
 }
 
 /* @return the evidence of full state s as evidence.h's key (file name
