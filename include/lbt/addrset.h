@@ -20,7 +20,7 @@
  *
  * The sketch hashes each whole address (hi, lo), whatever the form, so
  * its estimate depends only on the set of addresses.  Includes nothing of
- * lbt but hll.h's sizes.
+ * lbt (addrset.c counts in hll.h's sketch).
  */
 #ifndef LBT_ADDRSET_H
 #define LBT_ADDRSET_H

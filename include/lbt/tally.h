@@ -57,7 +57,7 @@ int lbt_tally_add(lbt_tally *t, int64_t bucket, int64_t n);
 
 /* Add every bucket of src to dst (a bucket touched in either is touched in
  * dst).  @return 0, or -1 when out of memory. */
-int lbt_tally_merge(lbt_tally *dst, lbt_tally *src);
+int lbt_tally_merge(lbt_tally *dst, const lbt_tally *src);
 
 /* @return the number of buckets touched (sorts the offsets first). */
 size_t lbt_tally_nbuckets(lbt_tally *t);

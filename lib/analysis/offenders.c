@@ -5,9 +5,9 @@
  * each holds a 1 s tally (tally.h: 2 bytes a request while small),
  * counters, the set of the client addresses seen (addrset.h: the lower
  * halves, the first one inline, so a lone IPv4 source never allocates)
- * and LBT_OFF_TOPK space-saving counters over interned key numbers.  Keys and file names
- * are interned once in their own maps, so a source stores 4-byte numbers
- * and evidence pointers, never strings.  The ranking, thresholds and the
+ * and LBT_OFF_TOPK space-saving counters over interned key numbers.
+ * Keys and file names are interned once in their own maps, so a source
+ * stores 4-byte numbers, never strings.  The ranking, thresholds and the
  * change points of the rows (offenders_changes.c) happen in finish().
  *
  * Nothing printed depends on the order the records come in (a raw log is in
@@ -258,7 +258,7 @@ static int count_evidence(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 	return lbt_offendersi_file_id(o, rec->file, &s->ev_file);
 }
 
-/* Everything but the series about one record of source s of network
+/* Everything but the seconds about one record of source s of network
  * net.  @return 0 or -1 (out of memory). */
 static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec, const lbt_addr *net)
 {

@@ -106,7 +106,7 @@ static uint32_t run_len(const lbt_tally *t, uint32_t i)
 }
 
 /* Add src's buckets to dst.  @return 0 or -1 (out of memory). */
-int lbt_tally_merge(lbt_tally *dst, lbt_tally *src)
+int lbt_tally_merge(lbt_tally *dst, const lbt_tally *src)
 {
 	lbt_series_point *p;
 	size_t n;
