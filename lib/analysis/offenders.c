@@ -2,12 +2,12 @@
  * offenders.c - requests per source network (see offenders.h).
  *
  * Sources live in an hmap keyed by the 17 bytes of their network address;
- * each holds a 1 s series, counters, a small set of the client addresses
- * seen (the first one inline, a hash table only from the second distinct
- * address on, so a lone IPv4 source never allocates one) and LBT_OFF_TOPK
- * space-saving counters over interned key numbers.  Keys and file names
- * are interned once in their own maps, so a source stores 4-byte numbers
- * and evidence pointers, never strings.  The ranking, thresholds and the
+ * each holds a 1 s tally (tally.h: 2 bytes a request while small),
+ * counters, the set of the client addresses seen (addrset.h: the lower
+ * halves, the first one inline, so a lone IPv4 source never allocates)
+ * and LBT_OFF_TOPK space-saving counters over interned key numbers.
+ * Keys and file names are interned once in their own maps, so a source
+ * stores 4-byte numbers, never strings.  The ranking, thresholds and the
  * change points of the rows (offenders_changes.c) happen in finish().
  *
  * Nothing printed depends on the order the records come in (a raw log is in
@@ -194,64 +194,37 @@ int lbt_offendersi_key_intern(lbt_offenders *o, const char *p, size_t n, uint32_
 	return 0;
 }
 
-/* The accumulator's copy of a record's file name, in *copy (NULL when the
- * record has none).  Called only when the evidence changes, which is rare
- * after a source's first request, so no cache: a pointer compare would not
- * do, as an input may reuse one buffer for several names.
- * @return 0, or -1 when out of memory. */
-int lbt_offendersi_file_copy(lbt_offenders *o, const char *file, const char **copy)
-{
-	lbt_hmap_entry e;
-	uint32_t *v;
-	int created;
-
-	*copy = NULL;
-	if (file == NULL)
-		return 0;
-	if ((v = lbt_hmap_put(o->files, file, strlen(file), &created)) == NULL)
-		return -1;
-	if (created)
-		*v = (uint32_t)(lbt_hmap_count(o->files) - 1);
-	lbt_hmap_at(o->files, *v, &e);
-	*copy = e.key;
-	return 0;
-}
-
-/* Per-second count and peak of one record of source s: the peak second
- * is the earliest of those with the most requests, whatever the order.
- * @return 0 or -1 (out of memory). */
+/* The second of one record of source s, in its tally and in the whole's
+ * series (the peak is read in finish()).  @return 0 or -1 (no memory). */
 static int count_second(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 {
-	int64_t b = lbt_bucket_of(rec->time_us, SEC), c;
+	int64_t b = lbt_bucket_of(rec->time_us, SEC);
 
-	if (lbt_series_add_bucket(s->sec, b, 1) < 0 || lbt_series_add_bucket(o->all, b, 1) < 0)
+	if (lbt_tally_add(&s->sec, b, 1) < 0 || lbt_series_add_bucket(o->all, b, 1) < 0)
 		return -1;
-	c = lbt_series_get(s->sec, b);
-	if (c == 1)
-		o->extra += 12;          /* a new run cell (see offenders_budget.c) */
-	if (c > s->peak_count || (c == s->peak_count && b < s->peak_bucket)) {
-		s->peak_count = c;
-		s->peak_bucket = b;
-	}
+	o->extra += 3;                   /* 2 bytes a request and the growth's slack */
 	return 0;
 }
 
 /* Keep rec as the evidence of s when it comes before the current one by
- * (time, file name, line).  @return 0 or -1 (out of memory). */
+ * (time, file name, line); called before rec is counted, so the current
+ * one's time is s->first_us.  @return 0 or -1 (out of memory). */
 static int count_evidence(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 {
-	const char *file;
+	lbt_evidence ev;
 
-	if (!lbt_evidence_better(&s->ev, rec))
+	if (s->requests > 0 && rec->time_us > s->first_us)   /* the usual case */
 		return 0;
-	if (lbt_offendersi_file_copy(o, rec->file, &file) < 0)
-		return -1;
-	lbt_evidence_set(&s->ev, rec, file);
-	return 0;
+	ev = lbt_offendersi_evidence(o, s);
+	if (!lbt_evidence_better(&ev, rec))
+		return 0;
+	s->ev_line = rec->line;
+	return lbt_offendersi_file_id(o, rec->file, &s->ev_file);
 }
 
-/* Everything but the series about one record of source s. */
-static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec)
+/* Everything but the seconds about one record of source s of network
+ * net.  @return 0 or -1 (out of memory). */
+static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec, const lbt_addr *net)
 {
 	uint32_t id;
 	int k;
@@ -268,17 +241,18 @@ static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec)
 		if ((rec->have & LBT_BIT(LBT_F_TW)) && rec->tw > 0)
 			s->held_ms += rec->tw;
 	}
-	uint64_t hi, lo;
+	uint64_t net_hi, hi, lo;
 
+	memcpy(&net_hi, net->b, 8);
 	memcpy(&hi, rec->client.b, 8);
 	memcpy(&lo, rec->client.b + 8, 8);
 	uint32_t had = s->addrs.n;
 
-	if (lbt_offendersi_set_add(&s->addrs, hi, lo, o->o.addr_cap) < 0 ||
+	if (lbt_addrset_add(&s->addrs, net_hi, hi, lo, o->o.addr_cap) < 0 ||
 	    (k = key_id(o, rec, &id)) < 0)
 		return -1;
 	if (s->addrs.n != had)
-		o->extra += 24;          /* a stored address */
+		o->extra += 10;          /* a stored address, the growth's slack */
 	if (k == 1)
 		lbt_offendersi_topk_add(&s->top, id);
 	return 0;
@@ -335,7 +309,7 @@ int lbt_offenders_add(lbt_offenders *o, const lbt_rec *rec)
 	if (created)
 		s->err = o->st.floor;      /* it may have been dropped with as many */
 	if (count_second(o, s, rec) < 0 || count_evidence(o, s, rec) < 0 ||
-	    count_rest(o, s, rec) < 0)
+	    count_rest(o, s, rec, &net) < 0)
 		return o->failed = -1;
 	o->st.counted++;
 	return lbt_offendersi_budget(o) < 0 ? (o->failed = -1) : 0;
@@ -408,19 +382,18 @@ static void row_keys(const lbt_offenders *o, const struct topk *t, lbt_offender 
  * @return 0 or -1 (out of memory). */
 static int fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 {
-	const struct src *s = lbt_offendersi_full(o, e);
+	struct src *s = lbt_offendersi_full(o, e);
 	lbt_offender *r = &row->pub;
 
 	memset(row, 0, sizeof(*row));
 	if (s == NULL)
 		return -1;
+	lbt_tally_peak(&s->sec, &r->peak_second, &r->peak_count);
 	memcpy(&r->net, e->key, sizeof(r->net));
 	r->source = lbt_netgroup_format(&o->o.net, &r->net, row->text, sizeof row->text);
 	r->requests = s->requests;
 	r->share = (double)s->requests * 100 / (double)o->st.counted;
-	r->peak_count = s->peak_count;
-	r->peak_second = s->peak_bucket;
-	r->addrs = lbt_offendersi_set_count(&s->addrs, &r->addrs_approx);
+	r->addrs = lbt_addrset_count(&s->addrs, &r->addrs_approx);
 	r->addrs_capped = s->addrs.capped;
 	r->requests_err = s->err;
 	row_keys(o, &s->top, r);
@@ -429,8 +402,8 @@ static int fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 	r->held_s = (double)s->held_ms / 1000;
 	r->first_us = s->first_us;
 	r->last_us = s->last_us;
-	r->ev_file = s->ev.file;
-	r->ev_line = s->ev.line;
+	r->ev_file = lbt_offendersi_file_name(o, s->ev_file);
+	r->ev_line = s->ev_line;
 	if (o->o.geoip != NULL)
 		lbt_geoip_lookup(o->o.geoip, &r->net, &r->geo);
 	return lbt_offendersi_row_changes(o, s, row);
@@ -469,6 +442,27 @@ static int make_rows(lbt_offenders *o)
 	return 0;
 }
 
+/* What the ranking reads of every source of many requests, in its map
+ * entry: its busiest second's count, read in its tally, and no rise yet
+ * (--by ratio's, offenders_changes.c). */
+static void settle_ranks(lbt_offenders *o)
+{
+	lbt_hmap_entry he;
+	int64_t bucket;
+
+	for (size_t i = 0; i < lbt_hmap_count(o->srcs); i++) {
+		struct src_entry *e;
+
+		lbt_hmap_at(o->srcs, i, &he);
+		if ((e = he.val)->full == NULL)
+			continue;
+		if (lbt_tally_peak(&e->full->sec, &bucket, &e->peak_count) < 0)
+			e->peak_count = 0;
+		e->rank_rate = 0;
+		e->rank_class = 0;
+	}
+}
+
 /* Shares, ranking, thresholds, change points and GeoIP, once.
  * @return 0, or -1 with err. */
 int lbt_offenders_finish(lbt_offenders *o, lbt_err *err)
@@ -483,6 +477,7 @@ int lbt_offenders_finish(lbt_offenders *o, lbt_err *err)
 	o->st.sources = lbt_hmap_count(o->srcs);
 	if (lbt_series_span(o->all, &gfirst, &glast) < 0)
 		return 0;
+	settle_ranks(o);
 	if (o->st.baseline == 0)
 		o->st.baseline = 1;
 	if (lbt_offendersi_changes_setup(o, gfirst, glast, err) < 0)

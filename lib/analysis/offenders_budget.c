@@ -3,8 +3,8 @@
  * "Memory budget").
  *
  * The estimate is the source map's bytes, the arena's and, for the full
- * states, a mean cost per series cell and per stored address (runs grow
- * by half, tables double).  Checked every CHECK_EVERY
+ * states, a mean cost per request in the tally and per stored address
+ * (both arrays grow by half).  Checked every CHECK_EVERY
  * records, it triggers a prune past the budget; the new map, built while
  * the old one still lives, holds at most half the sources, so a prune
  * briefly takes up to half the budget again (a drop is rare, ten million
@@ -99,8 +99,8 @@ static void free_dropped(lbt_offenders *o, uint64_t t)
 		lbt_hmap_at(o->srcs, i, &he);
 		e = he.val;
 		if (e->full != NULL && upper(&he) <= t) {
-			lbt_series_free(e->full->sec);
-			lbt_offendersi_set_free(&e->full->addrs);
+			lbt_tally_free(&e->full->sec);
+			lbt_addrset_free(&e->full->addrs);
 		}
 	}
 }

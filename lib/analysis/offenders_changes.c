@@ -66,7 +66,7 @@ int lbt_offendersi_changes_setup(lbt_offenders *o, int64_t gfirst, int64_t glast
  * @return 0, or -1 when out of memory. */
 static int source_changes(const lbt_offenders *o, const struct src *s, lbt_cp_result *res)
 {
-	int64_t *v = lbt_series_dense(s->sec, o->cp_origin, o->cp_last);
+	int64_t *v = lbt_tally_dense(&s->sec, o->cp_origin, o->cp_last);
 	int rc;
 
 	if (v == NULL)
@@ -84,21 +84,19 @@ static int source_changes(const lbt_offenders *o, const struct src *s, lbt_cp_re
  */
 static int rank_key(lbt_offenders *o, const lbt_hmap_entry *he)
 {
-	const struct src_entry *e = he->val;
-	lbt_series_point one = { lbt_bucket_of(e->time_us, SEC), 1 }, *p = &one;
+	struct src_entry *e = he->val;
+	lbt_series_point one = { e->full ? 0 : lbt_bucket_of(e->time_us, SEC), 1 }, *p = &one;
 	size_t n = 1;
 	lbt_cp_result res;
 	lbt_cp_summary sum;
 	struct src *s;
 	int may;
 
-	if (e->full != NULL && (p = lbt_series_points(e->full->sec, &n)) == NULL)
+	if (e->full != NULL && (p = lbt_tally_points(&e->full->sec, &n)) == NULL)
 		return -1;
 	may = lbt_cp_may_rise(p, n, 1.0, &o->cp);
 	if (p != &one)
 		free(p);
-	if (e->full != NULL)
-		e->full->rank_class = 0;
 	if (!may)
 		return 0;
 	if ((s = lbt_offendersi_full(o, he)) == NULL)   /* a rise of one request: rare */
@@ -110,8 +108,8 @@ static int rank_key(lbt_offenders *o, const lbt_hmap_entry *he)
 	lbt_cp_result_free(&res);
 	if (!sum.has_main || sum.kind != LBT_CP_RISE)
 		return 0;
-	s->rank_class = sum.is_new ? 2 : sum.has_ratio;
-	s->rank_rate = sum.is_new ? sum.mean_rate : sum.ratio;
+	e->rank_class = sum.is_new ? 2 : sum.has_ratio;
+	e->rank_rate = sum.is_new ? sum.mean_rate : sum.ratio;
 	return 0;
 }
 

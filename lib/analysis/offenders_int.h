@@ -6,39 +6,27 @@
  *   offenders_merge.c    spawn, merge (analysis.h) and the vtable
  *   offenders_state.c    a source's state: one request inline, the rest
  *                        from the arena when a second one comes
- *   offenders_set.c      a source's two small sets: its client addresses
- *                        and the space-saving counters of its keys
+ *   offenders_topk.c     the space-saving counters of a source's keys (its
+ *                        addresses are an lbt_addrset, its seconds a tally)
  *   offenders_budget.c   --max-memory: the estimate, the prune, the floor
  *
  * Direction, top down: offenders_merge.c calls offenders.c; both call
  * offenders_changes.c and offenders_budget.c; every file calls
- * offenders_state.c, and offenders_set.c below it; never the other way.
+ * offenders_state.c, and offenders_topk.c below it; never the other way.
  */
 #ifndef LBT_OFFENDERS_INT_H
 #define LBT_OFFENDERS_INT_H
 
 #include <stdint.h>
 
+#include "lbt/addrset.h"
 #include "lbt/arena.h"
 #include "lbt/evidence.h"
 #include "lbt/hmap.h"
 #include "lbt/offenders.h"
+#include "lbt/tally.h"
 
 #define SEC 1000000LL
-
-/* Distinct addresses of a source: exact up to ADDR_EXACT (or the cap when
- * smaller: counted up to it), then a HyperLogLog sketch (hll.h). */
-#define ADDR_EXACT 256
-
-struct addrset {
-	uint64_t first[2];           /* the first address, inline */
-	uint64_t (*slot)[2];         /* NULL until a second address; {0,0} = empty */
-	uint32_t mask;
-	uint32_t n;                  /* distinct addresses counted */
-	uint8_t capped;              /* an address was not counted: the cap was hit */
-	uint8_t has_zero;            /* "::" is in the set (it cannot be stored) */
-	uint8_t *hll;                /* the sketch, once past ADDR_EXACT; slot NULL */
-};
 
 /* Space-saving counters over key numbers. */
 struct topk {
@@ -48,43 +36,54 @@ struct topk {
 	uint32_t n;
 };
 
-/* A source's full state, from the arena once it sent a second request. */
+/* A source's full state, from the arena once it sent a second request
+ * (208 bytes: what finish() ranks by lives in its map entry). */
 struct src {
-	lbt_series *sec;             /* requests per second */
+	lbt_tally sec;               /* requests per second (tally.h) */
 	uint64_t requests;
 	int64_t first_us, last_us;
-	int64_t peak_count, peak_bucket;
-	lbt_evidence ev;             /* the first request (evidence.h) */
+	uint64_t ev_line;            /* the evidence (evidence.h): the smallest by
+	                                (time, file, line), whose time is first_us */
 	uint64_t status[LBT_OFF_NSTATUS];
 	uint64_t tarpitted;
 	int64_t held_ms;
 	uint64_t err;                /* requests it may have sent before it was
 	                                last admitted (the floor then) */
-	struct addrset addrs;
+	lbt_addrset addrs;           /* distinct addresses (addrset.h): exact up
+	                                to LBT_ADDRSET_EXACT or the cap, then a sketch */
 	struct topk top;
-	/* set by finish() */
-	double rank_rate;            /* --by ratio: the main rise's mean (new) or ratio */
-	int rank_class;              /* --by ratio: 2 new with a rise, 1 a rise, 0 */
+	uint32_t ev_file;            /* the evidence's file number + 1, 0: none */
 };
 
 /*
  * The value of a source in the map (48 bytes: what most of ten million
  * distinct /64s ever need).  Until its second request (or a first one
  * whose address differs from the network in its upper half) it holds
- * that request inline; after, `full` holds
- * everything and the rest is stale.
+ * that request inline; after, `full` holds everything but what finish()
+ * ranks by, which takes the place of the one request (set by finish(),
+ * or by lbt_offendersi_full_of for a source made full after it).
  */
 struct src_entry {
 	struct src *full;            /* NULL: the one request below */
-	int64_t time_us;
-	uint64_t ev_line;
-	uint64_t addr_lo;            /* the client address's lower half (the upper
-	                                one is the network's) */
-	uint32_t key;                /* key number, NO_KEY: none */
-	uint32_t ev_file;            /* file number + 1, 0: none */
-	int32_t held_ms;             /* its Tw when tarpitted (> 0), else 0 */
-	uint8_t status;              /* status class + 1, 0: none */
-	uint8_t tarpitted;           /* its termination state starts with "PT" */
+	union {
+		struct {             /* full == NULL: the one request */
+			int64_t time_us;
+			uint64_t ev_line;
+			uint64_t addr_lo;    /* the client address's lower half (the
+			                        upper one is the network's) */
+			uint32_t key;        /* key number, NO_KEY: none */
+			uint32_t ev_file;    /* file number + 1, 0: none */
+			int32_t held_ms;     /* its Tw when tarpitted (> 0), else 0 */
+			uint8_t status;      /* status class + 1, 0: none */
+			uint8_t tarpitted;   /* its termination state starts with "PT" */
+		};
+		struct {             /* full != NULL, after finish() */
+			int64_t peak_count;  /* the busiest second's requests */
+			double rank_rate;    /* --by ratio: the main rise's mean (new)
+			                        or ratio */
+			int32_t rank_class;  /* --by ratio: 2 new with a rise, 1 a rise, 0 */
+		};
+	};
 };
 
 #define NO_KEY UINT32_MAX
@@ -122,16 +121,11 @@ struct lbt_offenders {
 	int failed, finished;
 };
 
-/* offenders_set.c (each function's comment is above its definition) */
-int lbt_offendersi_set_add(struct addrset *s, uint64_t hi, uint64_t lo, size_t cap);
-int lbt_offendersi_set_sketch(struct addrset *s);
-void lbt_offendersi_set_free(struct addrset *s);
-uint64_t lbt_offendersi_set_count(const struct addrset *s, int *approx);
+/* offenders_topk.c */
 void lbt_offendersi_topk_add(struct topk *t, uint32_t id);
 
 /* offenders.c */
 int lbt_offendersi_key_intern(lbt_offenders *o, const char *p, size_t n, uint32_t *id);
-int lbt_offendersi_file_copy(lbt_offenders *o, const char *file, const char **copy);
 
 /* offenders_state.c */
 int lbt_offendersi_status_class(int32_t st);
@@ -142,6 +136,7 @@ void lbt_offendersi_keep_one(struct src_entry *e, const lbt_rec *rec, uint32_t k
 struct src *lbt_offendersi_full_of(lbt_offenders *o, const lbt_hmap_entry *he, int fresh);
 struct src *lbt_offendersi_full(lbt_offenders *o, const lbt_hmap_entry *he);
 struct src_rank lbt_offendersi_rank(const lbt_hmap_entry *he);
+lbt_evidence lbt_offendersi_evidence(const lbt_offenders *o, const struct src *s);
 int lbt_offendersi_file_id(lbt_offenders *o, const char *file, uint32_t *id);
 const char *lbt_offendersi_file_name(const lbt_offenders *o, uint32_t id);
 void lbt_offendersi_free_state(lbt_offenders *o);

@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbt/hll.h"
 #include "offenders_int.h"
 
 /* An empty accumulator with o's options (and parsed --baseline).
@@ -38,29 +37,6 @@ lbt_offenders *lbt_offenders_spawn(const lbt_offenders *o, lbt_err *err)
 	t->base_tod = o->base_tod;
 	t->st.baseline = o->st.baseline;
 	return t;
-}
-
-/* Add every address of set `from` to `to` (cap as in add), then the cap
- * flag: the union is exact up to the cap.  @return 0 or -1. */
-static int merge_addrs(struct addrset *to, const struct addrset *from, size_t cap)
-{
-	if (from->hll != NULL) {             /* the union's sketch */
-		if (lbt_offendersi_set_sketch(to) < 0)
-			return -1;
-		lbt_hll_merge(to->hll, from->hll);
-	} else if (from->slot == NULL) {
-		if (from->n > 0 && lbt_offendersi_set_add(to, from->first[0], from->first[1], cap) < 0)
-			return -1;
-	} else {
-		for (uint32_t i = 0; i <= from->mask; i++)
-			if ((from->slot[i][0] | from->slot[i][1]) != 0 &&
-			    lbt_offendersi_set_add(to, from->slot[i][0], from->slot[i][1], cap) < 0)
-				return -1;
-		if (from->has_zero && lbt_offendersi_set_add(to, 0, 0, cap) < 0)
-			return -1;
-	}
-	to->capped |= from->capped;
-	return 0;
 }
 
 /* The smallest count of a full summary, else 0 (a key it does not hold
@@ -141,19 +117,18 @@ static int merge_topk(lbt_offenders *o, const lbt_offenders *src, struct topk *t
 	return 0;
 }
 
-/* Keep the smaller evidence of `to` and `from` (file re-interned in o).
+/* Keep the smaller evidence of o's source `to` and src's `from` (its file
+ * numbered again in o); before merge_counts, as it reads both first times.
  * @return 0 or -1. */
-static int merge_evidence(lbt_offenders *o, lbt_evidence *to, const lbt_evidence *from)
+static int merge_evidence(lbt_offenders *o, const lbt_offenders *src, struct src *to,
+    const struct src *from)
 {
-	const char *file;
+	lbt_evidence a = lbt_offendersi_evidence(o, to), b = lbt_offendersi_evidence(src, from);
 
-	if (lbt_evidence_cmp(from, to) >= 0)
+	if (lbt_evidence_cmp(&b, &a) >= 0)
 		return 0;
-	if (lbt_offendersi_file_copy(o, from->file, &file) < 0)
-		return -1;
-	*to = *from;
-	to->file = file;
-	return 0;
+	to->ev_line = from->ev_line;
+	return lbt_offendersi_file_id(o, b.file, &to->ev_file);
 }
 
 /* Counters, time span and peak of source s after `from` was added to it. */
@@ -169,8 +144,6 @@ static void merge_counts(struct src *s, const struct src *from)
 	s->tarpitted += from->tarpitted;
 	s->held_ms += from->held_ms;
 	s->err += from->err;
-	/* the busiest second, the earliest of equals, as add() keeps it */
-	lbt_series_peak(s->sec, &s->peak_bucket, &s->peak_count);
 }
 
 /* Copy the inline request of src's entry `from` into o's new entry `to`,
@@ -199,15 +172,13 @@ static int merge_new(lbt_offenders *o, const lbt_offenders *src, const lbt_hmap_
 
 	if (s == NULL)
 		return -1;
-	lbt_series_free(s->sec);
 	*s = *from;
-	from->sec = NULL;
-	from->addrs.slot = NULL;
-	from->addrs.hll = NULL;
+	from->sec = (lbt_tally)LBT_TALLY_INIT;
+	from->addrs = (lbt_addrset)LBT_ADDRSET_INIT;
 	s->top.n = 0;
-	s->ev = (lbt_evidence)LBT_EVIDENCE_INIT;
 	return merge_topk(o, src, &s->top, &from->top) < 0 ||
-	    merge_evidence(o, &s->ev, &from->ev) < 0 ? -1 : 0;
+	    lbt_offendersi_file_id(o, lbt_offendersi_file_name(src, from->ev_file),
+	    &s->ev_file) < 0 ? -1 : 0;
 }
 
 /* Fold src's source entry e into o: a source new to o keeps its form, one
@@ -217,6 +188,7 @@ static int merge_source(lbt_offenders *o, lbt_offenders *src, const lbt_hmap_ent
 	struct src_entry *fe = e->val;
 	struct src *from, *s;
 	lbt_hmap_entry to;
+	uint64_t net_hi;
 	int created;
 
 	if ((to.val = lbt_hmap_put(o->srcs, e->key, e->klen, &created)) == NULL)
@@ -230,11 +202,12 @@ static int merge_source(lbt_offenders *o, lbt_offenders *src, const lbt_hmap_ent
 		from->err += o->st.floor;          /* it may have sent that in dst's part */
 		return merge_new(o, src, &to, from);
 	}
+	memcpy(&net_hi, ((const lbt_addr *)e->key)->b, 8);
 	if ((s = lbt_offendersi_full(o, &to)) == NULL ||
-	    lbt_series_merge(s->sec, from->sec) < 0 ||
-	    merge_addrs(&s->addrs, &from->addrs, o->o.addr_cap) < 0 ||
+	    lbt_tally_merge(&s->sec, &from->sec) < 0 ||
+	    lbt_addrset_merge(&s->addrs, &from->addrs, net_hi, o->o.addr_cap) < 0 ||
 	    merge_topk(o, src, &s->top, &from->top) < 0 ||
-	    merge_evidence(o, &s->ev, &from->ev) < 0)
+	    merge_evidence(o, src, s, from) < 0)
 		return -1;
 	merge_counts(s, from);
 	return 0;

@@ -4,8 +4,8 @@
  *
  * Most sources of a large input send one request: ten million distinct
  * IPv6 /64s are ten million sources of one request each.  Their full
- * state (a series, a status mix, an address set, key counters: about 300
- * bytes and two mallocs) would be 3 GB of which nothing is ever read but
+ * state (a tally, a status mix, an address set, key counters: about 260
+ * bytes and a malloc) would be 2.6 GB of which nothing is ever read but
  * one count.  So the map holds 48 bytes a source, the first request
  * inline, and the full state is made from the arena (arena.h) when a
  * second request comes, replaying the first into it: every figure is then
@@ -60,23 +60,20 @@ void lbt_offendersi_keep_one(struct src_entry *e, const lbt_rec *rec, uint32_t k
 static int replay(lbt_offenders *o, const struct src_entry *e, const lbt_addr *net,
     struct src *s)
 {
-	int64_t b = lbt_bucket_of(e->time_us, SEC);
 	uint64_t hi;
 
-	if (lbt_series_add_bucket(s->sec, b, 1) < 0)
+	if (lbt_tally_add(&s->sec, lbt_bucket_of(e->time_us, SEC), 1) < 0)
 		return -1;
-	s->peak_count = 1;
-	s->peak_bucket = b;
 	s->requests = 1;
 	s->first_us = s->last_us = e->time_us;
-	s->ev = (lbt_evidence){ lbt_offendersi_file_name(o, e->ev_file), e->ev_line,
-	    e->time_us, 1 };
+	s->ev_line = e->ev_line;
+	s->ev_file = e->ev_file;
 	if (e->status > 0)
 		s->status[e->status - 1]++;
 	s->tarpitted = e->tarpitted;
 	s->held_ms = e->held_ms;
 	memcpy(&hi, net->b, 8);
-	if (lbt_offendersi_set_add(&s->addrs, hi, e->addr_lo, o->o.addr_cap) < 0)
+	if (lbt_addrset_add(&s->addrs, hi, hi, e->addr_lo, o->o.addr_cap) < 0)
 		return -1;
 	if (e->key != NO_KEY)
 		lbt_offendersi_topk_add(&s->top, e->key);
@@ -94,17 +91,20 @@ struct src *lbt_offendersi_full_of(lbt_offenders *o, const lbt_hmap_entry *he, i
 
 	if (e->full != NULL)
 		return e->full;
-	if ((s = lbt_arena_alloc(&o->arena, sizeof(*s))) == NULL ||
-	    (s->sec = lbt_series_new(SEC)) == NULL)
+	if ((s = lbt_arena_alloc(&o->arena, sizeof(*s))) == NULL)
 		return NULL;
-	s->ev = (lbt_evidence)LBT_EVIDENCE_INIT;
-	o->extra += 96;                  /* the series and its malloc header */
+	o->extra += 16;                  /* the tally's malloc header */
 	if (!fresh && replay(o, e, he->key, s) < 0) {
-		lbt_series_free(s->sec);
-		lbt_offendersi_set_free(&s->addrs);
+		lbt_tally_free(&s->sec);
+		lbt_addrset_free(&s->addrs);
 		return NULL;
 	}
 	e->full = s;
+	if (o->finished) {               /* ranked already: as the one request was */
+		e->peak_count = 1;
+		e->rank_rate = 0;
+		e->rank_class = 0;
+	}
 	return s;
 }
 
@@ -123,8 +123,16 @@ struct src_rank lbt_offendersi_rank(const lbt_hmap_entry *he)
 
 	if (s == NULL)
 		return (struct src_rank){ 1, e->tarpitted, 1, e->held_ms, 0, 0 };
-	return (struct src_rank){ s->requests, s->tarpitted, s->peak_count, s->held_ms,
-	    s->rank_class, s->rank_rate };
+	return (struct src_rank){ s->requests, s->tarpitted, e->peak_count, s->held_ms,
+	    e->rank_class, e->rank_rate };
+}
+
+/* @return the evidence of full state s as evidence.h's key (file name
+ * owned by o): unset before its first request. */
+lbt_evidence lbt_offendersi_evidence(const lbt_offenders *o, const struct src *s)
+{
+	return (lbt_evidence){ lbt_offendersi_file_name(o, s->ev_file), s->ev_line, s->first_us,
+	    s->requests > 0 };
 }
 
 /* The number + 1 of file name `file` in o (interned), 0 for NULL, in *id.
@@ -167,8 +175,8 @@ void lbt_offendersi_free_state(lbt_offenders *o)
 		lbt_hmap_at(o->srcs, i, &he);
 		e = he.val;
 		if (e->full != NULL) {
-			lbt_series_free(e->full->sec);
-			lbt_offendersi_set_free(&e->full->addrs);
+			lbt_tally_free(&e->full->sec);
+			lbt_addrset_free(&e->full->addrs);
 		}
 	}
 	lbt_arena_free(&o->arena);

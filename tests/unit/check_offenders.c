@@ -677,6 +677,87 @@ START_TEST(order_ties)
 END_TEST
 
 /* The offenders suite. */
+/*
+ * Sources of one request beside one of three, by hand (a.log):
+ *   line 1  192.0.2.1     T0+5
+ *   line 2  192.0.2.2     T0+1
+ *   lines 3, 4, 5  198.51.100.9  T0+7, T0+7 and T0+2 (late, logged last)
+ *   line 6  2001:db8::1   T0+3
+ * A one-request source shows peak 1 in its own second and its one line,
+ * whether it was made full to be ranked (--by ratio) or only for its row;
+ * the other peaks 2 at T0+7, its evidence line 5 (the earliest time).
+ * With --min-rate 2 only the other is kept, also when --by ratio made
+ * the one-request sources full (a floor so low that each may rise).
+ */
+START_TEST(one_request_rows)
+{
+	static const struct {
+		const char *addr;
+		int64_t s;
+	} in[] = { { "192.0.2.1", 5 }, { "192.0.2.2", 1 }, { "198.51.100.9", 7 },
+		{ "198.51.100.9", 7 }, { "198.51.100.9", 2 }, { "2001:db8::1", 3 } };
+	static const struct {
+		const char *source;
+		int64_t peak, second;
+		uint64_t line;
+	} want[] = { { "198.51.100.9", 2, 7, 5 }, { "192.0.2.1", 1, 5, 1 },
+		{ "192.0.2.2", 1, 1, 2 }, { "2001:db8::/64", 1, 3, 6 } };
+
+	for (int by = 0; by < 4; by++) {
+		lbt_offenders_opts op = LBT_OFFENDERS_OPTS_INIT;
+		lbt_offenders *o;
+		lbt_err err;
+
+		op.by = (lbt_off_by)by;
+		o = lbt_offenders_new(&op, &err);
+		ck_assert_ptr_nonnull(o);
+		for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+			lbt_rec r = mk((T0 + in[i].s) * SEC, in[i].addr, 200, "----", 0, KA, i + 1);
+
+			ck_assert_int_eq(lbt_offenders_add(o, &r), 0);
+		}
+		ck_assert_int_eq(lbt_offenders_finish(o, &err), 0);
+		ck_assert_uint_eq(lbt_offenders_nrows(o), 4);
+		for (size_t i = 0; i < 4; i++) {
+			const lbt_offender *r = NULL;
+
+			for (size_t k = 0; k < 4 && r == NULL; k++)   /* any order but by requests */
+				if (strcmp(lbt_offenders_row_at(o, k)->source, want[i].source) == 0)
+					r = lbt_offenders_row_at(o, k);
+			ck_assert_msg(r != NULL, "by %d: no row %s", by, want[i].source);
+			if (by == LBT_OFF_BY_REQUESTS)
+				ck_assert_ptr_eq(r, lbt_offenders_row_at(o, i));
+			ck_assert_int_eq(r->peak_count, want[i].peak);
+			ck_assert_int_eq(r->peak_second, T0 + want[i].second);
+			ck_assert_uint_eq(r->ev_line, want[i].line);
+			ck_assert_str_eq(r->ev_file, "a.log");
+			ck_assert_uint_eq(r->addrs, 1);
+		}
+		lbt_offenders_free(o);
+	}
+	for (int by = 0; by < 4; by++) {                  /* --min-rate 2: one row */
+		lbt_offenders_opts op = LBT_OFFENDERS_OPTS_INIT;
+		lbt_offenders *o;
+		lbt_err err;
+
+		op.by = (lbt_off_by)by;
+		op.min_rate = 2;
+		op.cp.floor = 0.01;       /* --by ratio: every source may rise, made full */
+		o = lbt_offenders_new(&op, &err);
+		ck_assert_ptr_nonnull(o);
+		for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+			lbt_rec r = mk((T0 + in[i].s) * SEC, in[i].addr, 200, "----", 0, KA, i + 1);
+
+			ck_assert_int_eq(lbt_offenders_add(o, &r), 0);
+		}
+		ck_assert_int_eq(lbt_offenders_finish(o, &err), 0);
+		ck_assert_uint_eq(lbt_offenders_nrows(o), 1);
+		ck_assert_str_eq(lbt_offenders_row_at(o, 0)->source, "198.51.100.9");
+		lbt_offenders_free(o);
+	}
+}
+END_TEST
+
 static Suite *offenders_suite(void)
 {
 	Suite *s = suite_create("offenders");
@@ -697,6 +778,7 @@ static Suite *offenders_suite(void)
 	tcase_add_test(tc, geoip);
 	tcase_add_test(tc, order_flood);
 	tcase_add_test(tc, order_ties);
+	tcase_add_test(tc, one_request_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }
