@@ -223,6 +223,18 @@ static int run_find(const lbt_series *s, int64_t bucket, size_t *i)
 	return 0;
 }
 
+/* Room for n cells in the run, exactly (a merge knows its total).  @return 0 or -1. */
+static int reserve_cells(lbt_series *s, size_t n)
+{
+	struct cell *nc = realloc(s->cells, n * sizeof(*nc));
+
+	if (nc == NULL)
+		return -1;
+	s->cells = nc;
+	s->cap = n;
+	return 0;
+}
+
 /* Insert an empty cell for bucket before cell i.  @return 0 or -1. */
 static int run_insert(lbt_series *s, int64_t bucket, size_t i)
 {
@@ -325,6 +337,9 @@ int lbt_series_merge(lbt_series *dst, const lbt_series *src)
 	lbt_series_point p;
 
 	if (dst->step_us != src->step_us)
+		return -1;
+	if (dst->slots == NULL && src->slots == NULL && dst->count + src->count > dst->cap &&
+	    reserve_cells(dst, dst->count + src->count) < 0)
 		return -1;
 	for (size_t i = 0; i < npos(src); i++)
 		if (point_at(src, i, &p) && lbt_series_add_bucket(dst, p.bucket, p.value) < 0)
