@@ -209,10 +209,11 @@ static int source_429_runs(lbt_timeline *tl, const struct storm *st)
 }
 
 /*
- * The sources answered 429 (a rate limit per source), the `top` with the
- * most: what the limit did to whom, next to their storms.  @return 0 or -1.
+ * The tracked sources that `keep` takes (it fills st->s for st->w and says
+ * 1), ranked by cmp, and `act` on the first `top` of them.  @return 0 or -1.
  */
-int lbt_tli_detect_source_429(lbt_timeline *tl)
+static int top_storms(lbt_timeline *tl, int (*keep)(const lbt_timeline *, struct storm *),
+    int (*cmp)(const void *, const void *), int (*act)(lbt_timeline *, const struct storm *))
 {
 	struct storm *v = malloc((tl->srcs.n ? tl->srcs.n : 1) * sizeof *v);
 	size_t n = 0;
@@ -222,29 +223,61 @@ int lbt_tli_detect_source_429(lbt_timeline *tl)
 		return -1;
 	for (size_t i = 0; i < tl->srcs.n; i++) {
 		struct storm *st = &v[n];
-		const lbt_hmap *m = tl->srcs.v[i].c429.m;
-		uint64_t c = 0;
 
-		for (size_t k = 0; m != NULL && k < lbt_hmap_count(m); k++) {
-			lbt_hmap_entry e;
-
-			lbt_hmap_at(m, k, &e);
-			c += (uint64_t)((const struct tl_cell *)e.val)->n;
-		}
-		if (c < TL_SHED_MIN)
-			continue;
-		memset(st, 0, sizeof *st);
 		st->w = &tl->srcs.v[i];
-		st->s.sent = c;
+		if (!keep(tl, st))
+			continue;
 		lbt_netgroup_format(&tl->o.net, (const lbt_addr *)st->w->key, st->name,
 		    sizeof st->name);
 		n++;
 	}
-	qsort(v, n, sizeof *v, by_429);
+	qsort(v, n, sizeof *v, cmp);
 	for (size_t i = 0; i < n && i < tl->o.top && rc == 0; i++)
-		rc = source_429_runs(tl, &v[i]);
+		rc = act(tl, &v[i]);
 	free(v);
 	return rc;
+}
+
+/* A source answered 429 at least TL_SHED_MIN times: its count as `sent`. */
+static int keep_429(const lbt_timeline *tl, struct storm *st)
+{
+	const lbt_hmap *m = st->w->c429.m;
+	uint64_t c = 0;
+
+	(void)tl;
+	for (size_t k = 0; m != NULL && k < lbt_hmap_count(m); k++) {
+		lbt_hmap_entry e;
+
+		lbt_hmap_at(m, k, &e);
+		c += (uint64_t)((const struct tl_cell *)e.val)->n;
+	}
+	memset(&st->s, 0, sizeof st->s);
+	st->s.sent = c;
+	return c >= TL_SHED_MIN;
+}
+
+/*
+ * The sources answered 429 (a rate limit per source), the `top` with the
+ * most: what the limit did to whom, next to their storms.  @return 0 or -1.
+ */
+int lbt_tli_detect_source_429(lbt_timeline *tl)
+{
+	return top_storms(tl, keep_429, by_429, source_429_runs);
+}
+
+/* A source that re-sent at least retry_min requests, each key twice on average. */
+static int keep_storm(const lbt_timeline *tl, struct storm *st)
+{
+	resent_of(tl, st->w, &st->s);
+	return st->s.resent >= tl->o.retry_min && st->s.sent >= 2 * st->s.distinct;
+}
+
+/* A storm's summary over the input (RETRY) and its episodes (RETRY_STORM). */
+static int storm_events(lbt_timeline *tl, const struct storm *st)
+{
+	int rc = storm_event(tl, st);
+
+	return rc == 0 ? storm_episodes(tl, st) : rc;
 }
 
 /* The retry storms of the tracked sources, the heaviest `top`: each one's
@@ -252,27 +285,5 @@ int lbt_tli_detect_source_429(lbt_timeline *tl)
  * @return 0 or -1. */
 int lbt_tli_detect_retries(lbt_timeline *tl)
 {
-	struct storm *v = malloc((tl->srcs.n ? tl->srcs.n : 1) * sizeof *v);
-	size_t n = 0;
-	int rc = 0;
-
-	if (v == NULL)
-		return -1;
-	for (size_t i = 0; i < tl->srcs.n; i++) {
-		struct storm *st = &v[n];
-
-		st->w = &tl->srcs.v[i];
-		resent_of(tl, st->w, &st->s);
-		if (st->s.resent < tl->o.retry_min || st->s.sent < 2 * st->s.distinct)
-			continue;
-		lbt_netgroup_format(&tl->o.net, (const lbt_addr *)st->w->key, st->name,
-		    sizeof st->name);
-		n++;
-	}
-	qsort(v, n, sizeof *v, storm_cmp);
-	for (size_t i = 0; i < n && i < tl->o.top && rc == 0; i++)
-		if ((rc = storm_event(tl, &v[i])) == 0)
-			rc = storm_episodes(tl, &v[i]);
-	free(v);
-	return rc;
+	return top_storms(tl, keep_storm, storm_cmp, storm_events);
 }

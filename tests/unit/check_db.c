@@ -18,6 +18,7 @@
 #include "lbt/db.h"
 #include "lbt/stream.h"
 #include "lbt/input.h"
+#include "tmpdir.h"
 
 #define UUID_A "0b5a3c1e-1234-4abc-9def-0123456789ab"
 #define UUID_B "11111111-2222-4333-8444-555555555555"
@@ -41,22 +42,17 @@ static const char fixture[] =
 	SYS "198.51.100.7:1234 [01/Nov/2025:23:24:01.500] fe_http be_app/app1 0/0/1/12/13 404 0 - - ---- 1/1/0/0/0 0/0 \"POST /ping/" UUID_A "?x=1 HTTP/1.1\"\n"
 	SYS "2001:db8:bad:2::1:5 [01/Nov/2025:23:24:04.000] fe_http be_app/app1 0/0/1/12/13 200 10 - - ---- 1/1/0/0/0 0/0 \"GET /ping/" UUID_B " HTTP/1.1\"\n";
 
-static char dir[64];
 
-/* Make a fresh temporary directory for each test. */
+/* A fresh temporary directory for the test (tmpdir.h). */
 static void setup(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/check_db.XXXXXX");
-	ck_assert(mkdtemp(dir) != NULL);
+	tmpdir_make("check_db", 0);
 }
 
 /* Remove it. */
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	ck_assert(system(cmd) == 0);
+	tmpdir_remove();
 }
 
 /* dir/name into buf. */

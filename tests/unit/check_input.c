@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lbt/input.h"
+#include "tmpdir.h"
 
 #define L1 "203.0.113.7:51234 [01/Nov/2025:23:24:01.123] fe_http be_app/app1 " \
 	"0/0/1/12/13 200 135 - - ---- 12/8/3/2/0 0/0 " \
@@ -23,7 +24,6 @@
 	"\"-\" \"curl/8.5.0\""
 #define EV "Server be_app/app2 is DOWN, reason: Layer4 timeout"
 
-static char dir[64];
 
 /* Diagnostics collected by the callback. */
 struct diag {
@@ -41,22 +41,16 @@ static void collect(void *ctx, const lbt_err *err)
 		snprintf(d->msg[d->n++], sizeof d->msg[0], "%s", lbt_err_str(err, buf, sizeof buf));
 }
 
-/* Make the temporary directory and enter it. */
+/* A fresh temporary directory for the test (tmpdir.h). */
 static void setup(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/check_input.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	ck_assert_int_eq(chdir(dir), 0);
+	tmpdir_make("check_input", 1);
 }
 
-/* Leave and remove the temporary directory. */
+/* Remove it. */
 static void teardown(void)
 {
-	char cmd[128];
-
-	ck_assert_int_eq(chdir("/"), 0);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	tmpdir_remove();
 }
 
 /* Write text to name. */

@@ -15,25 +15,19 @@
 
 #include "lbt/input.h"
 #include "lbt/input_spec.h"
+#include "tmpdir.h"
 
-static char dir[64];
 
-/* Make the temporary directory and enter it. */
+/* A fresh temporary directory for the test (tmpdir.h). */
 static void setup(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/check_input_spec.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	ck_assert_int_eq(chdir(dir), 0);
+	tmpdir_make("check_input_spec", 1);
 }
 
-/* Leave and remove the temporary directory. */
+/* Remove it. */
 static void teardown(void)
 {
-	char cmd[128];
-
-	ck_assert_int_eq(chdir("/"), 0);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	tmpdir_remove();
 }
 
 /* Write text to name. */

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "lbt/driver.h"
+#include "tmpdir.h"
 
-static char dir[64];
 
 /* The test's accumulator: what it saw of the line numbers. */
 struct lines {
@@ -85,22 +85,16 @@ static const lbt_analysis_ops lines_ops = {
 	"lines", lines_fields, lines_add, lines_spawn, lines_merge, lines_finish, free
 };
 
-/* Make the temporary directory and enter it. */
+/* A fresh temporary directory for the test (tmpdir.h). */
 static void setup(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/check_par.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	ck_assert_int_eq(chdir(dir), 0);
+	tmpdir_make("check_par", 1);
 }
 
-/* Leave and remove the temporary directory. */
+/* Remove it. */
 static void teardown(void)
 {
-	char cmd[128];
-
-	ck_assert_int_eq(chdir("/"), 0);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	tmpdir_remove();
 }
 
 /* Write n HAProxy httplog lines (about 150 bytes each) to path. */

@@ -17,23 +17,19 @@
 #include <zstd.h>
 
 #include "lbt/source.h"
+#include "tmpdir.h"
 
-static char dir[64];
 
-/* Make a temporary directory for the test (Check forks one process per test). */
+/* A fresh temporary directory for the test (tmpdir.h). */
 static void setup(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/check_source.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	tmpdir_make("check_source", 0);
 }
 
-/* Remove the temporary directory and its files. */
+/* Remove it. */
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	tmpdir_remove();
 }
 
 /* Write p[0..n) to dir/name. @return the path (static buffer) */
