@@ -74,9 +74,10 @@ static int md_punct(unsigned char c)
 }
 
 /*
- * Where a Markdown line starting with s[0..n) needs a backslash so that
- * no block starts: 0 before a heading's #, a list's - + or a setext line's
- * =, the index of the . or ) after a list number; n when none.
+ * Where a Markdown line starting with the word s[0..n) needs a backslash
+ * so that no block starts: 0 before a heading's #, a list's - + or a
+ * setext line's =, the index of the . or ) of a list number ("12." alone:
+ * a list number is followed by a space, "3.5" is none); n when none.
  */
 static size_t md_line_mark(const char *s, size_t n)
 {
@@ -86,7 +87,7 @@ static size_t md_line_mark(const char *s, size_t n)
 		return 0;
 	while (d < n && d < 10 && s[d] >= '0' && s[d] <= '9')
 		d++;
-	if (d > 0 && d < 10 && d < n && (s[d] == '.' || s[d] == ')'))
+	if (d > 0 && d < 10 && d + 1 == n && (s[d] == '.' || s[d] == ')'))
 		return d;
 	return n;
 }

@@ -82,6 +82,10 @@ lbt_out *lbt_out_new(FILE *fp, lbt_out_mode mode, const lbt_out_col *cols, int n
 		lbt_out_free(o);
 		return NULL;
 	}
+	if (mode == LBT_OUT_TABLE && lbt_outi_table_names(o) < 0) {
+		lbt_out_free(o);
+		return NULL;
+	}
 	if (mode == LBT_OUT_JSON && json_keys(o) < 0) {
 		lbt_out_free(o);
 		return NULL;
@@ -628,6 +632,7 @@ int lbt_out_free(lbt_out *o)
 	json_keys_free(o);
 	free(o->row);
 	free(o->cols);
+	free(o->names);
 	free(o->width);
 	free(o->buf);
 	free(o->cells);

@@ -31,6 +31,28 @@ static int buf_put_safe(char **b, size_t *len, size_t *cap, const char *s, size_
 	return 0;
 }
 
+/*
+ * Escape the column names for a terminal once (a name may come from a log:
+ * lbt-tarpit's frontend names head its tables) and point the columns at
+ * the copies.  @return 0, or -1 when out of memory.
+ */
+int lbt_outi_table_names(lbt_out *o)
+{
+	size_t total = 0, off = 0;
+
+	for (int c = 0; c < o->ncols; c++)
+		total += lbt_esc(NULL, 0, o->cols[c].name, strlen(o->cols[c].name), LBT_ESC_TERM) + 1;
+	if ((o->names = malloc(total)) == NULL)
+		return -1;
+	for (int c = 0; c < o->ncols; c++) {
+		const char *name = o->cols[c].name;
+
+		o->cols[c].name = o->names + off;
+		off += lbt_esc(o->names + off, total - off, name, strlen(name), LBT_ESC_TERM) + 1;
+	}
+	return 0;
+}
+
 /* Code points in the (already escaped, valid UTF-8) s[0..n). */
 static size_t text_width(const char *s, size_t n)
 {

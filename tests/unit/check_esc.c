@@ -116,7 +116,8 @@ START_TEST(markdown_line_start)
 	ck_assert_str_eq(ESC(">", LBT_ESC_MD_LINE), "&gt;");
 	ck_assert_str_eq(ESC("12.", LBT_ESC_MD_LINE), "12\\.");
 	ck_assert_str_eq(ESC("3)", LBT_ESC_MD_LINE), "3\\)");
-	ck_assert_str_eq(ESC("3.5", LBT_ESC_MD_LINE), "3\\.5");
+	ck_assert_str_eq(ESC("3.5", LBT_ESC_MD_LINE), "3.5");          /* no list number */
+	ck_assert_str_eq(ESC("12.x", LBT_ESC_MD_LINE), "12.x");
 	ck_assert_str_eq(ESC("1234567890.", LBT_ESC_MD_LINE), "1234567890.");  /* no list: 10 digits */
 	ck_assert_str_eq(ESC("word", LBT_ESC_MD_LINE), "word");
 	ck_assert_str_eq(ESC("a#b-c", LBT_ESC_MD_LINE), "a#b-c");
