@@ -3,8 +3,9 @@
  *
  * One writer for every program: the caller declares columns, then writes
  * rows cell by cell; the mode decides the shape:
- *   LBT_OUT_TSV    header line, tab-separated, tabs/newlines/backslashes in
- *                  values escaped as \t \n \\ ; absent cells empty
+ *   LBT_OUT_TSV    header line, tab-separated, tabs/newlines/CRs/backslashes
+ *                  in values escaped as \t \n \r \\, other controls as
+ *                  \xHH; absent cells empty
  *   LBT_OUT_JSON   one JSON object per row (NDJSON); absent cells null
  *   LBT_OUT_TABLE  aligned columns (rows buffered in blocks to size them),
  *                  bold header when colour is on; absent cells "-"
