@@ -146,6 +146,10 @@ START_TEST(cut)
 	ck_assert_str_eq(b, "abcde");
 	ck_assert_uint_eq(lbt_esc(b, sizeof b, "abcdef", 6, LBT_ESC_TERM), 6);
 	ck_assert_str_eq(b, "abcde");
+	ck_assert_uint_eq(lbt_esc(b, sizeof b, "\x01" "abcd", 5, LBT_ESC_TERM), 8);
+	ck_assert_str_eq(b, "\\x01a");        /* plain bytes up to the end */
+	ck_assert_uint_eq(lbt_esc(b, 1, "ab", 2, LBT_ESC_TERM), 2);
+	ck_assert_str_eq(b, "");
 	ck_assert_uint_eq(lbt_esc(NULL, 0, "<", 1, LBT_ESC_HTML), 4);
 }
 END_TEST
