@@ -61,4 +61,12 @@ size_t lbt_esc(char *dst, size_t size, const char *s, size_t n, lbt_esc_rule rul
 /* Write s[0..n) escaped by `rule` to fp.  @return 0, or -1 when writing failed. */
 int lbt_esc_fput(FILE *fp, const char *s, size_t n, lbt_esc_rule rule);
 
+/*
+ * Write the JSON text buf[0..size) to the FILE `fp` with each DEL written
+ * \u007f: jansson's JSON_ENSURE_ASCII escapes every other unsafe character
+ * but leaves DEL, which only a string can hold.  The shape of jansson's
+ * json_dump_callback_t.  @return 0, or -1 when writing failed.
+ */
+int lbt_esc_json_write(const char *buf, size_t size, void *fp);
+
 #endif

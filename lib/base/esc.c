@@ -252,3 +252,17 @@ int lbt_esc_fput(FILE *fp, const char *s, size_t n, lbt_esc_rule rule)
 		fwrite(b, 1, len, fp);
 	return ferror(fp) ? -1 : 0;
 }
+
+/* A JSON text to fp with DEL as \u007f; see esc.h. */
+int lbt_esc_json_write(const char *buf, size_t size, void *fp)
+{
+	const char *p = buf, *end = buf + size, *del;
+
+	while ((del = memchr(p, 0x7F, (size_t)(end - p))) != NULL) {
+		fwrite(p, 1, (size_t)(del - p), fp);
+		fputs("\\u007f", fp);
+		p = del + 1;
+	}
+	fwrite(p, 1, (size_t)(end - p), fp);
+	return ferror(fp) ? -1 : 0;
+}

@@ -151,12 +151,20 @@ expect_success 'lbt-cat --tsv reads back to the same bytes' '
 '
 
 for cmd in "lbt-cat -f host,ua,path,frontend,server,key --json" "lbt-rate --json --top 400" \
-    "lbt-offenders --json" "lbt-timeline --json"; do
+    "lbt-offenders --json" "lbt-tarpit --json" "lbt-timeline --json"; do
 	expect_success "$cmd: JSON, no control, bidi or bad byte" "
 		run $cmd && clean \$out && utf8 \$out &&
 		python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1], encoding=\"utf-8\")]' \$out
 	"
 done
+
+expect_success 'lbt-triage --json: one JSON document, no control, bidi or bad byte, the key exact' '
+	run lbt-triage --json && clean $out && utf8 $out &&
+	python3 -c "import json, sys
+d = json.load(open(sys.argv[1], encoding=\"utf-8\"))
+keys = {k[\"key\"] for k in d[\"hot_keys\"]}
+sys.exit(0 if \"<img/src=x/onerror=alert(1)>\x1b[2J\x1b[3J\u202e|*_[x](y)#&amp;\`\" in keys else 1)" $out
+'
 
 expect_success 'lbt-cat --json keeps the exact values' '
 	lbt-cat $O -f host,key --json hostile.log > v.json 2> /dev/null &&

@@ -173,6 +173,22 @@ START_TEST(every_byte)
 }
 END_TEST
 
+/* A JSON text with DEL in a string: written \u007f, the rest as it is. */
+START_TEST(json_del)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_int_eq(lbt_esc_json_write("{\"k\":\"a\x7f" "b\x7f\"}", 12, fp), 0);
+	ck_assert_int_eq(lbt_esc_json_write("", 0, fp), 0);
+	fclose(fp);
+	ck_assert_str_eq(text, "{\"k\":\"a\\u007fb\\u007f\"}");
+	free(text);
+}
+END_TEST
+
 /* Build the suite. */
 static Suite *esc_suite(void)
 {
@@ -186,6 +202,7 @@ static Suite *esc_suite(void)
 	tcase_add_test(tc, html);
 	tcase_add_test(tc, cut);
 	tcase_add_test(tc, every_byte);
+	tcase_add_test(tc, json_del);
 	suite_add_tcase(s, tc);
 	return s;
 }
