@@ -117,6 +117,11 @@ expect_success 'the key is shown escaped, not reversed, in the table' '
 	grep -F "B\\u202eB" rate.txt && grep -F "K\\x1bK" rate.txt && grep -F "K\\xffK" rate.txt
 '
 
+expect_success 'lbt-triage shows the hot key escaped, cut to its column' '
+	test_expect_code 5 lbt-triage $O hostile.log > screen.txt 2> /dev/null &&
+	grep -F "<img/src=x/onerror=alert(1)>\\x1b[2J\\..." screen.txt
+'
+
 expect_success 'the malformed line quotes its bytes escaped on stderr' '
 	lbt-cat $O hostile.log > /dev/null 2> cat.err &&
 	grep -F "\\x1b[2J\\x1b[3J\\u202e<b>" cat.err
