@@ -182,6 +182,34 @@ evil = \"<img/src=x/onerror=alert(1)>\x1b[2J\x1b[3J\u202e|*_[x](y)#&amp;\`\"
 sys.exit(0 if want <= hosts and evil in keys and \"K\u009bK\" in keys else 1)" v.json
 '
 
+# NGINX writes any byte of a request as \xHH, which lbt decodes: there
+# every byte reaches a field, space, '"' and \n included.
+gawk 'BEGIN { for (b = 1; b < 256; b++)
+	printf "203.0.113.%d - - [01/Nov/2025:23:%02d:%02d +0000] \"GET /k/N\\x%02XN/x HTTP/1.1\" 200 2 \"-\" \"ua\\x%02X\"\n", \
+	    b % 250 + 1, int(b / 60), b % 60, b, b }' > nginx.log
+expect_success 'NGINX: every byte decoded into path and User-Agent, none reaches a table' '
+	lbt-cat --key-regex "^/k/(.*)/x" -f path,ua,key --table nginx.log > n.txt 2> n.err &&
+	test ! -s n.err && test "$(wc -l < n.txt)" -eq 256 && clean n.txt && utf8 n.txt &&
+	grep -F "/k/N\\nN/x" n.txt
+'
+
+expect_success 'NGINX: Markdown renders no element of the log' '
+	lbt-rate --key-regex "^/k/(.*)/x" --md --top 400 nginx.log > n.md 2> n.err &&
+	test ! -s n.err && clean n.md && utf8 n.md && cmark --unsafe n.md > n.html &&
+	grep -o "<[a-zA-Z/!][a-zA-Z0-9]*" n.html | sort -u > tags &&
+	grep -vxE "</?p" tags > extra; test ! -s extra || { cat extra; exit 1; }
+'
+
+expect_success 'NGINX: TSV reads back to the same bytes, NDJSON holds them all' '
+	lbt-cat -f client,path,ua --tsv nginx.log > a.tsv 2> /dev/null && clean a.tsv tab &&
+	lbt-cat -f client,path,ua --tsv a.tsv > b.tsv 2> b.err && test_cmp a.tsv b.tsv &&
+	test ! -s b.err && lbt-cat -f ua --json nginx.log > n.json 2> /dev/null &&
+	clean n.json && utf8 n.json &&
+	python3 -c "import json, sys
+uas = {json.loads(l)[\"ua\"] for l in open(sys.argv[1], encoding=\"utf-8\")}
+sys.exit(0 if uas == {\"ua\" + chr(b) for b in range(1, 256)} else 1)" n.json
+'
+
 # HTML: no control byte (markup's \n aside), no element of the log.
 expect_success 'lbt-timeline --html: no control, bidi or bad byte, no element of the log' '
 	lbt-timeline $O --html page.html hostile.log > /dev/null 2> /dev/null &&
