@@ -109,6 +109,7 @@ static size_t put_unsafe(char *o, int cls, unsigned long cp)
 		o[3] = hex[cp & 15];
 		return 4;
 	}
+	assert(cp <= 0xFFFF);     /* C1 and bidi controls: all in the BMP */
 	memcpy(o, "\\u", 2);
 	for (int i = 0; i < 4; i++)
 		o[2 + i] = hex[cp >> (12 - 4 * i) & 15];
