@@ -15,6 +15,7 @@
 
 #include "lbt/cli.h"
 #include "lbt/deny.h"
+#include "lbt/esc.h"
 #include "lbt/num.h"
 #include "lbt/timeparse.h"
 
@@ -163,7 +164,9 @@ static void load(lbt_cli *cli, struct opts *o, lbt_deny *d)
 static void say(void *ctx, const char *line)
 {
 	(void)ctx;
-	fprintf(stderr, "lbt-deny: %s\n", line);
+	fputs("lbt-deny: ", stderr);
+	lbt_esc_fput(stderr, line, strlen(line), LBT_ESC_TERM);     /* may quote its input */
+	fputc('\n', stderr);
 }
 
 /* Write one part to path through a temporary file renamed over it. */

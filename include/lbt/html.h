@@ -18,7 +18,7 @@
  * page (href), so that a list of events and the charts point at each
  * other.  Writing is buffered by stdio; the first write error is kept and
  * returned by lbt_html_free.
- * Includes: nothing of lbt.
+ * Includes: nothing of lbt (html.c uses esc.h).
  */
 #ifndef LBT_HTML_H
 #define LBT_HTML_H
@@ -77,7 +77,8 @@ void lbt_html_end(lbt_html *h);
 /* Markup, as is (the caller escapes what it puts in). */
 void lbt_html_printf(lbt_html *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Text, escaped for element content and attribute values (& < > " '). */
+/* Text, escaped for element content and attribute values (& < > " ', and
+ * the controls of esc.h's rule). */
 void lbt_html_text(lbt_html *h, const char *s);
 
 /* A chart as a <figure> with an inline <svg>.  Nothing plotted when n is 0

@@ -3,16 +3,19 @@
  *
  * One writer for every program: the caller declares columns, then writes
  * rows cell by cell; the mode decides the shape:
- *   LBT_OUT_TSV    header line, tab-separated, tabs/newlines/backslashes in
- *                  values escaped as \t \n \\ ; absent cells empty
+ *   LBT_OUT_TSV    header line, tab-separated, tabs/newlines/CRs/backslashes
+ *                  in values escaped as \t \n \r \\, other controls as
+ *                  \xHH; absent cells empty
  *   LBT_OUT_JSON   one JSON object per row (NDJSON); absent cells null
  *   LBT_OUT_TABLE  aligned columns (rows buffered in blocks to size them),
  *                  bold header when colour is on; absent cells "-"
- *   LBT_OUT_MD     Markdown table
+ *   LBT_OUT_MD     Markdown table; cells escaped so that they render as the
+ *                  text they hold (HTML and Markdown syntax, controls)
  * and, for reports read by people, the lines around tables: a title (bold
  * on colour), a blank line, a paragraph wrapped to a width.  Everything a
  * program prints on stdout goes through this module (the ANSI codes live
- * here only).
+ * here only).  What reaches a person is escaped by the output-safety rule
+ * (esc.h, docs/output-safety.md); TSV and NDJSON escape controls too.
  * Includes: str.h.
  */
 #ifndef LBT_OUT_H
@@ -67,18 +70,26 @@ void lbt_out_time_s(lbt_out *o, int64_t us);
 
 /*
  * Write `text` and a newline to fp, in ANSI bold when `bold` ("" writes a
- * blank line).  @return 0, or -1 when writing failed.
+ * blank line), escaped for a terminal (esc.h).  @return 0, or -1 when
+ * writing failed.
  */
 int lbt_out_line(FILE *fp, const char *text, int bold);
 
 /*
  * Write `text` as a paragraph wrapped at `width` columns (words are cut
  * at spaces; a longer word stays whole), `first` before its first line and
- * `rest` before the others, e.g. "- " and "  ".  @return 0, or -1 when
- * writing failed.
+ * `rest` before the others, e.g. "- " and "  "; escaped for a terminal
+ * (esc.h).  @return 0, or -1 when writing failed.
  */
 int lbt_out_paragraph(FILE *fp, const char *text, int width, const char *first,
     const char *rest);
+
+/*
+ * The same paragraph for Markdown: text escaped so that it renders as the
+ * same plain text (esc.h, LBT_ESC_MD_LINE: any word may start a line).
+ * @return 0, or -1 when writing failed.
+ */
+int lbt_out_md_paragraph(FILE *fp, const char *text, int width);
 
 /* Flush buffered rows (TABLE).  @return 0, or -1 when writing failed (EPIPE...). */
 int lbt_out_flush(lbt_out *o);

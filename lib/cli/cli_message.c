@@ -10,8 +10,21 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli_int.h"
+#include "lbt/esc.h"
+
+/* Print "NAME: text" and a newline to stderr, the text escaped for a
+ * terminal (esc.h): a message quotes bytes of a log (the excerpt of a
+ * malformed line, a key, a file name), which must not reach the terminal
+ * as they are. */
+static void say_text(const lbt_cli *cli, const char *text)
+{
+	fprintf(stderr, "%s: ", cli->prog->name);
+	lbt_esc_fput(stderr, text, strlen(text), LBT_ESC_TERM);
+	fputc('\n', stderr);
+}
 
 /* Print "NAME: file:line: msg" (err as lbt_err_str shapes it) to stderr:
  * the one printer of errors, diagnostics and notes. */
@@ -19,15 +32,16 @@ void lbt_clii_say_err(const lbt_cli *cli, const lbt_err *err)
 {
 	char buf[1024];
 
-	fprintf(stderr, "%s: %s\n", cli->prog->name, lbt_err_str(err, buf, sizeof buf));
+	say_text(cli, lbt_err_str(err, buf, sizeof buf));
 }
 
 /* Print "NAME: msg" and a newline to stderr. */
 void lbt_clii_vsay(const lbt_cli *cli, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "%s: ", cli->prog->name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char buf[2048];
+
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	say_text(cli, buf);
 }
 
 /* Print "NAME: file:line: msg" to stderr; status 1, or as err->kind says. */

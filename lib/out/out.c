@@ -8,18 +8,25 @@
  * column widths can be measured, then printed.  Widths only grow from one block to the next, so a
  * long listing keeps its columns where they were.
  *
- * Escaping, by mode:
- *   TSV    \t \n \r \\ as two-character escapes; every other byte as it is.
+ * Escaping, by mode (docs/output-safety.md; the unsafe characters are
+ * esc.h's: C0, DEL, C1, the bidi controls, bytes that are not UTF-8):
+ *   TSV    \t \n \r \\ as two-character escapes; the other controls (C0,
+ *          DEL) and the bytes of a C1 or bidi control as \xHH, which
+ *          lbt's TSV reader undoes; every other byte as it is (a byte that
+ *          is not UTF-8 included: TSV keeps the exact bytes).
  *   JSON   RFC 8259 strings: \" \\ \b \f \n \r \t, other bytes below 0x20
- *          as \u00XX; valid UTF-8 passes through; a byte that is not part
+ *          and DEL as \u00XX, C1 and bidi controls as \uXXXX; other valid
+ *          UTF-8 passes through; a byte that is not part
  *          of valid UTF-8 is written as \u00XX with the byte's value (read
  *          as Latin-1), so the output is always valid JSON and no byte of
  *          evidence is lost (U+FFFD would lose it).  A consumer that needs
  *          the exact bytes can tell the two apart only by context.
- *   TABLE  what a terminal must not interpret: control bytes (ESC included)
- *          and C1 controls as \t \n \r \xHH, invalid UTF-8 bytes as \xHH.
- *          Widths count code points (no East Asian width table).
- *   MD     as TABLE, plus '|' as \|.
+ *   TABLE  esc.h's terminal rule (LBT_ESC_TERM): \t \n \r, \xHH for other
+ *          C0 controls, DEL and bytes that are not UTF-8, \uXXXX for C1 and
+ *          bidi controls.  Widths count code points (no East Asian width
+ *          table).
+ *   MD     esc.h's Markdown rule (LBT_ESC_MD): the terminal rule, & < > as
+ *          entities, \ ` * _ [ ] | ~ after a backslash.
  * A write error (EPIPE, ENOSPC) is remembered by the FILE and reported by
  * lbt_out_flush() / lbt_out_free().
  *
@@ -31,6 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lbt/esc.h"
 #include "lbt/utf8.h"
 #include "lbt/out.h"
 #include "lbt/timeparse.h"
@@ -71,6 +79,10 @@ lbt_out *lbt_out_new(FILE *fp, lbt_out_mode mode, const lbt_out_col *cols, int n
 	}
 	memcpy(o->cols, cols, (size_t)ncols * sizeof *cols);
 	if ((mode == LBT_OUT_TSV || mode == LBT_OUT_JSON) && (o->row = malloc(ROW_CAP)) == NULL) {
+		lbt_out_free(o);
+		return NULL;
+	}
+	if (mode == LBT_OUT_TABLE && lbt_outi_table_names(o) < 0) {
 		lbt_out_free(o);
 		return NULL;
 	}
@@ -139,13 +151,18 @@ static inline void row_byte(lbt_out *o, char c)
 }
 
 /*
- * TSV escapes: the letter after the backslash, 0 for a byte copied as it
- * is.  Scanning with this table and copying each clean run with one
- * memcpy replaced four compares per byte and an fwrite per run (measured,
- * with the row buffer: put_tsv from 3490 to 1570 instructions per line).
+ * TSV escapes: the letter after the backslash, 'x' for a control written
+ * \xHH, 'u' for the first byte of a sequence that may be a C1 or bidi
+ * control (U+0080-U+00BF, U+0600-U+063F, U+2000-U+2FFF), 0 for a byte
+ * copied as it is.  Scanning with this table and copying each clean run
+ * with one memcpy replaced four compares per byte and an fwrite per run
+ * (measured, with the row buffer: put_tsv from 3490 to 1570 instructions
+ * per line).
  */
 static const char tsv_esc[256] = {
-	['\t'] = 't', ['\n'] = 'n', ['\r'] = 'r', ['\\'] = '\\',
+	'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 't', 'n', 'x', 'x', 'r', 'x', 'x',
+	'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x',
+	['\\'] = '\\', [0x7F] = 'x', [0xC2] = 'u', [0xD8] = 'u', [0xE2] = 'u',
 };
 
 /* Word tricks: ONES has 0x01 in every byte, HIGHS 0x80. */
@@ -167,8 +184,9 @@ static inline uint64_t any_equal(uint64_t w, unsigned char c)
 
 /*
  * First i in [i, n) with tsv_esc[u[i]] set, or n.  Eight bytes at a time
- * while no byte is below 0x10 (\t \n \r and others) or a backslash
- * (measured: put_tsv from 1570 to 870 instructions per line).
+ * while no byte is a control, a backslash or the first byte of a possible
+ * C1 or bidi control (measured, before the controls: put_tsv from 1570 to
+ * 870 instructions per line).
  */
 static size_t tsv_scan(const unsigned char *u, size_t i, size_t n)
 {
@@ -176,7 +194,8 @@ static size_t tsv_scan(const unsigned char *u, size_t i, size_t n)
 		uint64_t w;
 
 		memcpy(&w, u + i, 8);
-		if (any_below(w, 0x10) | any_equal(w, '\\'))
+		if (any_below(w, 0x20) | any_equal(w, '\\') | any_equal(w, 0x7F) |
+		    any_equal(w, 0xC2) | any_equal(w, 0xD8) | any_equal(w, 0xE2))
 			break;
 	}
 	while (i < n && tsv_esc[u[i]] == 0)
@@ -184,21 +203,43 @@ static size_t tsv_scan(const unsigned char *u, size_t i, size_t n)
 	return i;
 }
 
+/* Append the TSV escape of the k bytes at u: \t \n \r \\, else \xHH each. */
+static void put_tsv_escape(lbt_out *o, const unsigned char *u, size_t k)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *d = row_room(o, 4 * k);
+
+	if (k == 1 && tsv_esc[u[0]] != 'x') {
+		d[0] = '\\';
+		d[1] = tsv_esc[u[0]];
+		o->rlen += 2;
+		return;
+	}
+	for (size_t j = 0; j < k; j++, d += 4) {
+		memcpy(d, "\\x", 2);
+		d[2] = hex[u[j] >> 4];
+		d[3] = hex[u[j] & 15];
+	}
+	o->rlen += 4 * k;
+}
+
 /* Append s[0..n) escaped for TSV. */
 static void put_tsv(lbt_out *o, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	size_t run = 0, i;
+	size_t run = 0, i = 0, k = 1;
+	unsigned long cp;
 
-	while ((i = tsv_scan(u, run, n)) < n) {
-		char *d;
-
+	while ((i = tsv_scan(u, i, n)) < n) {
+		if (tsv_esc[u[i]] == 'u' && lbt_esc_next(u + i, n - i, &k, &cp) != LBT_ESC_CTRL) {
+			i += k;           /* a character that may pass */
+			continue;
+		}
+		if (tsv_esc[u[i]] != 'u')
+			k = 1;
 		row_put(o, s + run, i - run);
-		d = row_room(o, 2);
-		d[0] = '\\';
-		d[1] = tsv_esc[u[i]];
-		o->rlen += 2;
-		run = i + 1;
+		put_tsv_escape(o, u + i, k);
+		run = i += k;
 	}
 	row_put(o, s + run, n - run);
 }
@@ -212,7 +253,7 @@ static void put_tsv(lbt_out *o, const char *s, size_t n)
 #define J1 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
 #define J2 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2
 static const unsigned char json_cls[256] = {
-	J1, J1, ['"'] = 1, ['\\'] = 1,
+	J1, J1, ['"'] = 1, ['\\'] = 1, [0x7F] = 1,
 	[0x80] = J2, J2, J2, J2, J2, J2, J2, J2,
 };
 #undef J1
@@ -242,6 +283,18 @@ static void put_json_escape(lbt_out *o, unsigned char c)
 	o->rlen += 6;
 }
 
+/* Append code point cp (< 0x10000) as \uXXXX. */
+static void put_json_u(lbt_out *o, unsigned long cp)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *d = row_room(o, 6);
+
+	memcpy(d, "\\u", 2);
+	for (int j = 0; j < 4; j++)
+		d[2 + j] = hex[cp >> (12 - 4 * j) & 15];
+	o->rlen += 6;
+}
+
 /*
  * First i in [i, n) with json_cls[u[i]] set, or n.  Eight bytes at a time
  * while all are printable ASCII other than '"' and '\\' (measured:
@@ -253,7 +306,8 @@ static size_t json_scan(const unsigned char *u, size_t i, size_t n)
 		uint64_t w;
 
 		memcpy(&w, u + i, 8);
-		if (any_below(w, 0x20) | (w & HIGHS) | any_equal(w, '"') | any_equal(w, '\\'))
+		if (any_below(w, 0x20) | (w & HIGHS) | any_equal(w, '"') | any_equal(w, '\\') |
+		    any_equal(w, 0x7F))
 			break;
 	}
 	while (i < n && json_cls[u[i]] == 0)
@@ -266,10 +320,17 @@ static void put_json_str(lbt_out *o, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t run = 0, i = 0, k;
+	unsigned long cp;
 
 	row_byte(o, '"');
 	while ((i = json_scan(u, i, n)) < n) {
 		if (json_cls[u[i]] == 2 && (k = lbt_utf8_len(u + i, n - i)) > 0) {
+			if ((u[i] == 0xC2 || u[i] == 0xD8 || u[i] == 0xE2) &&
+			    lbt_esc_next(u + i, n - i, &k, &cp) == LBT_ESC_CTRL) {
+				row_put(o, s + run, i - run);
+				put_json_u(o, cp);     /* a C1 or bidi control */
+				run = i + k;
+			}
 			i += k;
 			continue;
 		}
@@ -571,6 +632,7 @@ int lbt_out_free(lbt_out *o)
 	json_keys_free(o);
 	free(o->row);
 	free(o->cols);
+	free(o->names);
 	free(o->width);
 	free(o->buf);
 	free(o->cells);

@@ -5,7 +5,7 @@
  *   out_table.c  the TABLE (aligned, in blocks) and Markdown writers
  *
  * Direction: out.c calls out_table.c; out_table.c uses nothing of out.c
- * but lbt_utf8_len() (utf8.h).
+ * (it escapes with esc.h).
  */
 #ifndef LBT_OUT_INT_H
 #define LBT_OUT_INT_H
@@ -39,7 +39,9 @@ struct cell {
 struct lbt_out {
 	FILE *fp;
 	lbt_out_mode mode;
-	lbt_out_col *cols;       /* copy of the caller's array (names not copied) */
+	lbt_out_col *cols;       /* copy of the caller's array (names not copied,
+	                            but TABLE's escaped into `names`) */
+	char *names;             /* TABLE: the column names escaped for a terminal */
 	int ncols;
 	int color;
 	int header;              /* print a header line (TSV, TABLE) */
@@ -59,6 +61,7 @@ struct lbt_out {
 /* out.c (its comment is above its definition) */
 
 /* out_table.c (each function's comment is above its definition) */
+int lbt_outi_table_names(lbt_out *o);
 void lbt_outi_md_header(lbt_out *o);
 void lbt_outi_md_cell(lbt_out *o, const char *s, size_t n);
 void lbt_outi_table_cell(lbt_out *o, const char *s, size_t n);

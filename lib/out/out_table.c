@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbt/utf8.h"
+#include "lbt/esc.h"
 #include "out_int.h"
 #include "lbt/vec.h"
 
@@ -19,38 +19,36 @@
 #define ANSI_RESET "\033[0m"
 
 /*
- * Append s[0..n) to the growing buffer b (len, cap), escaped for a
- * terminal (see the file comment of out.c); `md` also escapes '|'.
+ * Append s[0..n) to the growing buffer b (len, cap), escaped by the
+ * output-safety rule (esc.h): for a terminal, or for Markdown when `md`.
  * @return 0, or -1 when out of memory.
  */
 static int buf_put_safe(char **b, size_t *len, size_t *cap, const char *s, size_t n, int md)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *u = (const unsigned char *)s;
-
-	if (n > (SIZE_MAX - *len - 1) / 4 || LBT_GROW(*b, *cap, *len + 4 * n + 1, 4096) < 0)
+	if (n > (SIZE_MAX - *len - 1) / 6 || LBT_GROW(*b, *cap, *len + LBT_ESC_MAX(n) + 1, 4096) < 0)
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		size_t k = u[i] >= 0x80 ? lbt_utf8_len(u + i, n - i) : 0;
-		char *o = *b + *len;
+	*len += lbt_esc(*b + *len, *cap - *len, s, n, md ? LBT_ESC_MD : LBT_ESC_TERM);
+	return 0;
+}
 
-		if (k > 0 && !(u[i] == 0xC2 && u[i + 1] < 0xA0)) {      /* not C1 */
-			memcpy(o, s + i, k);
-			*len += k;
-			i += k - 1;
-		} else if ((u[i] >= 0x20 && u[i] < 0x7F && !(md && u[i] == '|'))) {
-			o[0] = s[i];
-			*len += 1;
-		} else if (u[i] == '|' || u[i] == '\t' || u[i] == '\n' || u[i] == '\r') {
-			o[0] = '\\';
-			o[1] = u[i] == '|' ? '|' : u[i] == '\t' ? 't' : u[i] == '\n' ? 'n' : 'r';
-			*len += 2;
-		} else {
-			memcpy(o, "\\x", 2);
-			o[2] = hex[u[i] >> 4];
-			o[3] = hex[u[i] & 15];
-			*len += 4;
-		}
+/*
+ * Escape the column names for a terminal once (a name may come from a log:
+ * lbt-tarpit's frontend names head its tables) and point the columns at
+ * the copies.  @return 0, or -1 when out of memory.
+ */
+int lbt_outi_table_names(lbt_out *o)
+{
+	size_t total = 0, off = 0;
+
+	for (int c = 0; c < o->ncols; c++)
+		total += lbt_esc(NULL, 0, o->cols[c].name, strlen(o->cols[c].name), LBT_ESC_TERM) + 1;
+	if ((o->names = malloc(total)) == NULL)
+		return -1;
+	for (int c = 0; c < o->ncols; c++) {
+		const char *name = o->cols[c].name;
+
+		o->cols[c].name = o->names + off;
+		off += lbt_esc(o->names + off, total - off, name, strlen(name), LBT_ESC_TERM) + 1;
 	}
 	return 0;
 }
@@ -201,29 +199,30 @@ void lbt_outi_table_cell(lbt_out *o, const char *s, size_t n)
 		lbt_outi_table_flush(o);
 }
 
-/* A line of text, bold when asked.  @return 0, or -1 on a write error. */
+/* A line of text (escaped for a terminal), bold when asked.
+ * @return 0, or -1 on a write error. */
 int lbt_out_line(FILE *fp, const char *text, int bold)
 {
 	if (bold && text[0] != '\0')
 		fputs(ANSI_BOLD, fp);
-	fputs(text, fp);
+	lbt_esc_fput(fp, text, strlen(text), LBT_ESC_TERM);
 	if (bold && text[0] != '\0')
 		fputs(ANSI_RESET, fp);
 	putc('\n', fp);
 	return ferror(fp) ? -1 : 0;
 }
 
-/* A paragraph wrapped at `width` columns with the two line prefixes.
- * @return 0, or -1 on a write error. */
-int lbt_out_paragraph(FILE *fp, const char *text, int width, const char *first,
-    const char *rest)
+/* Write `text` wrapped at `width` columns, each word escaped by `rule`
+ * (its escaped length is its width).  @return 0, or -1 on a write error. */
+static int paragraph(FILE *fp, const char *text, int width, const char *first,
+    const char *rest, lbt_esc_rule rule)
 {
 	const char *p = text;
 	int lead = (int)strlen(first), col = lead;
 
 	fputs(first, fp);
 	while (*p != '\0') {
-		size_t w = strcspn(p, " ");
+		size_t n = strcspn(p, " "), w = lbt_esc(NULL, 0, p, n, rule);
 
 		if (col > lead && col + 1 + (int)w > width) {
 			putc('\n', fp);
@@ -233,12 +232,27 @@ int lbt_out_paragraph(FILE *fp, const char *text, int width, const char *first,
 			putc(' ', fp);
 			col++;
 		}
-		fwrite(p, 1, w, fp);
+		lbt_esc_fput(fp, p, n, rule);
 		col += (int)w;
-		p += w;
+		p += n;
 		while (*p == ' ')
 			p++;
 	}
 	putc('\n', fp);
 	return ferror(fp) ? -1 : 0;
+}
+
+/* A paragraph for a terminal wrapped at `width` columns with the two line
+ * prefixes.  @return 0, or -1 on a write error. */
+int lbt_out_paragraph(FILE *fp, const char *text, int width, const char *first,
+    const char *rest)
+{
+	return paragraph(fp, text, width, first, rest, LBT_ESC_TERM);
+}
+
+/* A Markdown paragraph wrapped at `width` columns: every word escaped as
+ * if it started a line.  @return 0, or -1 on a write error. */
+int lbt_out_md_paragraph(FILE *fp, const char *text, int width)
+{
+	return paragraph(fp, text, width, "", "", LBT_ESC_MD_LINE);
 }

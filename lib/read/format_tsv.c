@@ -4,7 +4,8 @@
  * The first line names the columns with lbt_field_name() words, in any
  * order and any subset ("time\tclient\tpath"); it returns LBT_PARSE_SKIP and
  * configures the columns (a later header, from a second file concatenated
- * to the first, reconfigures them).  Values use the TSV escapes \t \n \r \\;
+ * to the first, reconfigures them).  Values use the TSV escapes \t \n \r \\
+ * and \xHH (lib/out/out.c);
  * an empty value is an absent field.  Times are ISO 8601; a "clock" column
  * says which clock (lbt_clock_name), else REQUEST is assumed.  "file" and "line" columns keep
  * the provenance of the original log, so that evidence printed after
@@ -48,6 +49,13 @@ static int try_header(lbt_format *f, const char *s, size_t len)
 	return 1;
 }
 
+/* The value of hex digit c, or -1. */
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	    c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
 /* Undo the TSV escapes of s[0..*n) into scratch when there are any. @return 0 or -1 */
 static int unescape(struct fmt_ctx *c, const char **s, size_t *n)
 {
@@ -60,9 +68,15 @@ static int unescape(struct fmt_ctx *c, const char **s, size_t *n)
 	if (o == NULL)
 		return lbt_err_set(c->err, "out of scratch memory");
 	while (p < e) {
-		if (*p == '\\' && p + 1 < e && strchr("tnr\\", p[1]) != NULL) {
+		int hi, lo;
+
+		if (*p == '\\' && p + 1 < e && p[1] != '\0' && strchr("tnr\\", p[1]) != NULL) {
 			*w++ = p[1] == 't' ? '\t' : p[1] == 'n' ? '\n' : p[1] == 'r' ? '\r' : '\\';
 			p += 2;
+		} else if (*p == '\\' && e - p >= 4 && p[1] == 'x' && (hi = hex_digit(p[2])) >= 0 &&
+		    (lo = hex_digit(p[3])) >= 0) {
+			*w++ = (char)(hi << 4 | lo);       /* a control lbt_out wrote \xHH */
+			p += 4;
 		} else
 			*w++ = *p++;
 	}

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbt/esc.h"
 #include "lbt/html.h"
 #include "lbt/timeparse.h"
 
@@ -83,16 +84,13 @@ void lbt_html_printf(lbt_html *h, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Text, escaped. */
+/* Text, escaped by the output-safety rule for HTML (esc.h): & < > " ' as
+ * entities, controls, bidi controls and bytes that are not UTF-8 shown as
+ * \xHH or \uXXXX. */
 void lbt_html_text(lbt_html *h, const char *s)
 {
-	for (; s != NULL && *s; s++) {
-		const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;" :
-		    *s == '"' ? "&quot;" : *s == '\'' ? "&#39;" : NULL;
-
-		if ((e ? fputs(e, h->fp) : fputc(*s, h->fp)) == EOF)
-			h->failed = 1;
-	}
+	if (s != NULL && lbt_esc_fput(h->fp, s, strlen(s), LBT_ESC_HTML) < 0)
+		h->failed = 1;
 }
 
 /* The document's start. */

@@ -122,9 +122,11 @@ static int head(const lbt_timeline *tl, FILE *fp, const lbt_report_opts *p)
 	if (s == NULL)
 		return -1;
 	lbt_tl_summary(tl, s, 16384);
+	/* the summary quotes keys and names of the log: escaped for the mode */
 	rc = lbt_out_line(fp, p->mode == LBT_OUT_MD ? "## Incident timeline" : "Incident timeline",
 	    p->mode == LBT_OUT_TABLE && p->color) < 0 || lbt_out_line(fp, "", 0) < 0 ||
-	    lbt_out_paragraph(fp, s, 80, "", "") < 0 || lbt_out_line(fp, "", 0) < 0 ? -1 : 0;
+	    (p->mode == LBT_OUT_MD ? lbt_out_md_paragraph(fp, s, 80) :
+	    lbt_out_paragraph(fp, s, 80, "", "")) < 0 || lbt_out_line(fp, "", 0) < 0 ? -1 : 0;
 	free(s);
 	return rc;
 }

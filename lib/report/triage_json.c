@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbt/esc.h"
 #include "lbt/timeparse.h"
 #include "lbt/utf8.h"
 #include "lbt/version.h"
@@ -289,7 +290,8 @@ int lbt_triage_write_json(const lbt_triage *t, FILE *fp, lbt_err *err)
 	    "pressure", fronts(t), "damage", damage(t), "rule", rule(t));
 	if (doc == NULL)
 		return lbt_err_set(err, "out of memory");
-	rc = json_dumpf(doc, fp, JSON_INDENT(2) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12));
+	rc = json_dump_callback(doc, lbt_esc_json_write, fp, JSON_INDENT(2) | JSON_ENSURE_ASCII |
+	    JSON_REAL_PRECISION(12));
 	json_decref(doc);
 	if (rc < 0 || fputc('\n', fp) == EOF || fflush(fp) != 0)
 		return lbt_err_set(err, "error writing the JSON document");

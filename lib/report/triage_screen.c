@@ -4,13 +4,15 @@
  * verdict, the hot keys and the sources as aligned tables, the pressure
  * per frontend, the damage, the rule with the command that writes it.
  * Text that comes from the logs (keys, frontend and load-balancer names)
- * is cut to printable ASCII first, so no escape sequence reaches the
- * terminal and no cell grows when lib/out escapes it.
+ * is escaped for a terminal (esc.h) and cut first, so no escape sequence
+ * reaches the terminal and no cell grows when lib/out writes it (the
+ * terminal rule leaves text it escaped as it is).
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "lbt/esc.h"
 #include "lbt/report.h"
 #include "lbt/timeparse.h"
 #include "triage_int.h"
@@ -26,18 +28,42 @@ struct scr {
 	int width, color;
 };
 
-/* s as printable ASCII ('?' for anything else), cut to `max` characters
- * with "..." at the end when longer.  @return buf */
+/* The byte offset after the first `chars` characters of the UTF-8 e[0..n),
+ * not beyond `room` bytes. */
+static size_t char_end(const char *e, size_t n, size_t chars, size_t room)
+{
+	size_t k = 0;
+
+	for (; k < n && chars > 0; chars--) {
+		size_t c = 1;
+
+		while (k + c < n && ((unsigned char)e[k + c] & 0xC0) == 0x80)
+			c++;
+		if (k + c > room)
+			break;
+		k += c;
+	}
+	return k;
+}
+
+/* s escaped for a terminal (esc.h), cut to `max` characters with "..." at
+ * the end when longer.  @return buf */
 static const char *safe(const char *s, size_t max, char *buf, size_t size)
 {
-	size_t n = strlen(s), k;
+	char e[1024];
+	size_t n = lbt_esc(e, sizeof e, s, strlen(s), LBT_ESC_TERM), k;
 
-	if (max >= size)
-		max = size - 1;
-	for (k = 0; k < n && k < max; k++)
-		buf[k] = s[k] >= 0x20 && s[k] < 0x7f ? s[k] : '?';
-	if (n > max && max > 3)
-		memcpy(buf + max - 3, "...", 3);
+	if (n >= sizeof e)
+		n = strlen(e);            /* cut: longer than any cell anyway */
+	k = char_end(e, n, max, size - 1);
+	if (k < n && max > 3 && size > 4) {
+		k = char_end(e, n, max - 3, size - 4);
+		memcpy(buf, e, k);
+		memcpy(buf + k, "...", 3);
+		k += 3;
+	} else {
+		memcpy(buf, e, k);
+	}
 	buf[k] = '\0';
 	return buf;
 }

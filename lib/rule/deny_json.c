@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "lbt/esc.h"
 #include "lbt/timeparse.h"
 #include "lbt/version.h"
 #include "deny_int.h"
@@ -16,7 +17,8 @@
 /* Write o as one line and free it.  @return 0 or -1 */
 static int put(json_t *o, FILE *fp)
 {
-	int rc = o == NULL || json_dumpf(o, fp, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(10)) < 0 ? -1 : 0;
+	int rc = o == NULL || json_dump_callback(o, lbt_esc_json_write, fp, JSON_COMPACT |
+	    JSON_ENSURE_ASCII | JSON_REAL_PRECISION(10)) < 0 ? -1 : 0;
 
 	json_decref(o);
 	if (rc == 0)

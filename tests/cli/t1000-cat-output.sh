@@ -66,12 +66,12 @@ expect_success '--table: aligned, numbers on the right' '
 	lbt-cat $H --table -f client,status,Tw httplog.log >out && test_cmp expect out
 '
 
-expect_success '--md: Markdown table' '
+expect_success '--md: Markdown table, < > as entities (a renderer would take <NOSRV> for a tag)' '
 	cat >expect <<-EOF &&
 	| line | server | status |
 	| ---: | --- | ---: |
-	| 3 | <NOSRV> | 500 |
-	| 4 | <NOSRV> | 503 |
+	| 3 | &lt;NOSRV&gt; | 500 |
+	| 4 | &lt;NOSRV&gt; | 503 |
 	EOF
 	lbt-cat $H --md -f line,server,status --status 5xx httplog.log >out && test_cmp expect out
 '

@@ -113,7 +113,7 @@ START_TEST(json_escapes)
 	lbt_out_cstr(o, NULL);
 	finish(&c, o,
 	    "{\"s\":\"q\\\"b\\\\s/\"}\n"
-	    "{\"s\":\"\\b\\f\\n\\r\\t\\u0001\\u001f\x7f\"}\n"
+	    "{\"s\":\"\\b\\f\\n\\r\\t\\u0001\\u001f\\u007f\"}\n"
 	    "{\"s\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"}\n"
 	    "{\"s\":\"caf\\u00e9!\"}\n"
 	    "{\"s\":\"x\\u00c3\"}\n"
@@ -286,10 +286,20 @@ static const struct piece pieces[] = {
 	{ "\r", "\\r", "\\r" },
 	{ "\\", "\\\\", "\\\\" },
 	{ "\"", "\"", "\\\"" },
-	{ "\x01", "\x01", "\\u0001" },
-	{ "\x0f", "\x0f", "\\u000f" },
-	{ "\x1f", "\x1f", "\\u001f" },
-	{ "\x7f", "\x7f", "\x7f" },
+	{ "\x01", "\\x01", "\\u0001" },
+	{ "\x0f", "\\x0f", "\\u000f" },
+	{ "\x1b", "\\x1b", "\\u001b" },                       /* ESC */
+	{ "\x1f", "\\x1f", "\\u001f" },
+	{ "\x7f", "\\x7f", "\\u007f" },                       /* DEL */
+	{ "\xc2\x85", "\\xc2\\x85", "\\u0085" },               /* NEL, C1 */
+	{ "\xc2\x9b", "\\xc2\\x9b", "\\u009b" },               /* CSI, C1 */
+	{ "\xc2\xa0", "\xc2\xa0", "\xc2\xa0" },                 /* NBSP: no control */
+	{ "\xe2\x80\xae", "\\xe2\\x80\\xae", "\\u202e" },      /* RLO, bidi */
+	{ "\xe2\x81\xa6", "\\xe2\\x81\\xa6", "\\u2066" },      /* LRI, bidi */
+	{ "\xe2\x80\x8f", "\\xe2\\x80\\x8f", "\\u200f" },      /* RLM, bidi */
+	{ "\xd8\x9c", "\\xd8\\x9c", "\\u061c" },               /* ALM, bidi */
+	{ "\xe2\x80\x94", "\xe2\x80\x94", "\xe2\x80\x94" },     /* em dash */
+	{ "\xd8\xa7", "\xd8\xa7", "\xd8\xa7" },                 /* Arabic alef */
 	{ "|", "|", "|" },
 	{ "\xc3\xa9", "\xc3\xa9", "\xc3\xa9" },                   /* é */
 	{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },
