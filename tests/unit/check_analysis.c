@@ -563,6 +563,43 @@ START_TEST(interface)
 }
 END_TEST
 
+/*
+ * A kind's properties come from its flags, not its name: offenders alone
+ * is order-bound among the built-in kinds; a kind named "offenders"
+ * without the flag is not, one of another name with it is.
+ */
+START_TEST(properties)
+{
+	static const lbt_analysis_ops named = { .name = "offenders" };
+	static const lbt_analysis_ops flagged = { .name = "other",
+		.flags = LBT_ANALYSIS_ORDER_BOUND };
+	lbt_rate_opts ro = LBT_RATE_OPTS_INIT;
+	lbt_offenders_opts oo = LBT_OFFENDERS_OPTS_INIT;
+	lbt_tarpit_opts to = LBT_TARPIT_OPTS_INIT;
+	lbt_analysis r, o, t;
+	lbt_analysis fake_named = { &named, NULL }, fake_flagged = { &flagged, NULL };
+	lbt_err err;
+
+	r = lbt_rate_analysis(lbt_rate_new(&ro, &err));
+	o = lbt_offenders_analysis(lbt_offenders_new(&oo, &err));
+	t = lbt_tarpit_analysis(lbt_tarpit_new(&to, &err));
+	ck_assert_ptr_nonnull(r.acc);
+	ck_assert_ptr_nonnull(o.acc);
+	ck_assert_ptr_nonnull(t.acc);
+	ck_assert_str_eq(r.ops->name, "rate");
+	ck_assert_str_eq(o.ops->name, "offenders");
+	ck_assert_str_eq(t.ops->name, "tarpit");
+	ck_assert_int_eq(lbt_analysis_order_bound(&r), 0);
+	ck_assert_int_ne(lbt_analysis_order_bound(&o), 0);
+	ck_assert_int_eq(lbt_analysis_order_bound(&t), 0);
+	ck_assert_int_eq(lbt_analysis_order_bound(&fake_named), 0);
+	ck_assert_int_ne(lbt_analysis_order_bound(&fake_flagged), 0);
+	lbt_analysis_free(&r);
+	lbt_analysis_free(&o);
+	lbt_analysis_free(&t);
+}
+END_TEST
+
 /* The suite. */
 static Suite *analysis_suite(void)
 {
@@ -571,6 +608,7 @@ static Suite *analysis_suite(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, interface);
+	tcase_add_test(tc, properties);
 	tcase_add_test(tc, rate_merge_exact);
 	tcase_add_test(tc, offenders_merge_exact);
 	tcase_add_test(tc, tarpit_merge_exact);
