@@ -8,6 +8,7 @@
  * parts, and records of two files interleaved record by record.
  */
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -600,6 +601,23 @@ START_TEST(properties)
 }
 END_TEST
 
+/*
+ * The merge's precondition is asserted, and the builds keep asserts: a
+ * merge of accumulators with different options (not twins) aborts.
+ */
+START_TEST(merge_precondition_asserted)
+{
+	lbt_rate_opts a = LBT_RATE_OPTS_INIT, b = LBT_RATE_OPTS_INIT;
+	lbt_rate *x, *y;
+	lbt_err err;
+
+	b.step_us = a.step_us * 10;
+	ck_assert_ptr_nonnull(x = lbt_rate_new(&a, &err));
+	ck_assert_ptr_nonnull(y = lbt_rate_new(&b, &err));
+	lbt_rate_merge(x, y, &err);          /* aborts: SIGABRT */
+}
+END_TEST
+
 /* The suite. */
 static Suite *analysis_suite(void)
 {
@@ -609,6 +627,7 @@ static Suite *analysis_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, interface);
 	tcase_add_test(tc, properties);
+	tcase_add_test_raise_signal(tc, merge_precondition_asserted, SIGABRT);
 	tcase_add_test(tc, rate_merge_exact);
 	tcase_add_test(tc, offenders_merge_exact);
 	tcase_add_test(tc, tarpit_merge_exact);
