@@ -43,9 +43,9 @@ expect_success 'every tests/cli script has a number of its own' '
 '
 
 expect_success 'docs/formats.md has the sections the code cites' '
-	for s in "Built-in formats" "HAProxy lines" "Connection errors" "Lines without a stream" \
-	    "HAProxy 1.5 and 1.6" "Dates and the clock of a record" "Timers" \
-	    "Termination states" "Counters and queues" "Escaping" "JSON and CBOR" \
+	for s in "Built-in formats" "HAProxy lines" "Log-format items" "Connection errors" \
+	    "Lines without a stream" "HAProxy 1.5 and 1.6" "Dates and the clock of a record" \
+	    "Timers" "Termination states" "Counters and queues" "Escaping" "JSON and CBOR" \
 	    "NGINX" "NGINX error log" "Syslog wrappers" "Years and zones" "Addresses" \
 	    "The key"; do
 		grep -qx "## $s" "$TOP/docs/formats.md" || { echo "no section: $s"; exit 1; }
