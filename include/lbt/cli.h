@@ -1,6 +1,7 @@
 /*
  * cli.h - what every lbt-* program shares on its command line, so that a
- * cmd/ file is options, then library calls (lib/README.md: "one thin main a program").
+ * cmd/ file is options, then library calls (lib/README.md: one thin main
+ * a program).
  *
  * This is the one module of liblbt that speaks: it prints to stdout and
  * stderr and exits, on behalf of a program's main().  No other module of

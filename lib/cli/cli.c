@@ -316,13 +316,13 @@ static int getopt_tables(const struct optset *s, struct option **lo, char **so)
 		return -1;
 	*p++ = ':';
 	for (int i = 0; i < s->n; i++) {
-		const lbt_cli_opt *o = opt_target(s, s->all[i]);
+		const lbt_cli_opt *self = s->all[i], *o = opt_target(s, self);
 		int has = o->type == LBT_CLI_FLAG ? no_argument :
 		    o->type == LBT_CLI_FN_OPTARG ? optional_argument : required_argument;
 
-		(*lo)[i] = (struct option){ s->all[i]->name, has, NULL, 256 + i };
-		if (o->short_name && o == s->all[i]) {
-			*p++ = (char)o->short_name;
+		(*lo)[i] = (struct option){ self->name, has, NULL, 256 + i };
+		if (self->short_name) {           /* an alias has none */
+			*p++ = (char)self->short_name;
 			if (has == required_argument)
 				*p++ = ':';
 		}
