@@ -258,10 +258,14 @@ int main(int argc, char **argv)
 		    "select sources with at least N requests"),
 		LBT_OPT_INT("top", 'n', &o.top, 0, 10000000, "N",
 		    "select the N sources with most requests (0: all)"),
-		LBT_OPT_INT("v4-prefix", 0, &o.v4, 0, 32, "BITS", "deny each IPv4 source's /BITS"),
-		LBT_OPT_INT("v6-prefix", 0, &o.v6, 0, 128, "BITS", "deny each IPv6 source's /BITS"),
+		LBT_OPT_INT("deny-v4-prefix", 0, &o.v4, 0, 32, "BITS",
+		    "deny each IPv4 source's /BITS"),
+		LBT_OPT_INT("deny-v6-prefix", 0, &o.v6, 0, 128, "BITS",
+		    "deny each IPv6 source's /BITS"),
 		LBT_OPT_FN("input", 'i', opt_list, &o.input, "FILE",
 		    "read lbt-offenders output from FILE (repeatable; default stdin)"),
+		LBT_OPT_ALIAS("v4-prefix", "deny-v4-prefix"),    /* old names (NEWS) */
+		LBT_OPT_ALIAS("v6-prefix", "deny-v6-prefix"),
 		LBT_OPT_END
 	};
 	char cmd[2048];

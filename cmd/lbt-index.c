@@ -114,18 +114,18 @@ static void check_inputs(lbt_cli *cli)
 /* Options, the database, every log indexed, the summary. */
 int main(int argc, char **argv)
 {
-	const char *dbpath = NULL, *name = NULL, *lb = NULL;
+	const char *dbpath = NULL, *name = NULL;
 	int keep_raw = 0, quiet = 0;
 	int64_t batch = 0;
 	const lbt_cli_opt opts[] = {
 		LBT_OPT_STR("database", 'd', &dbpath, "FILE",
 		    "index to create or update (default lbt.db; same as --db)"),
 		LBT_OPT_STR("name", 0, &name, "NAME", "file name recorded for standard input"),
-		LBT_OPT_STR("lb", 0, &lb, "NAME", "load balancer of files without a syslog host"),
 		LBT_OPT_FLAG("keep-raw", 0, &keep_raw, "also keep every line, zstd-compressed"),
 		LBT_OPT_INT("batch", 0, &batch, 1, 100000000, "N",
 		    "rows per transaction (default 200000)"),
 		LBT_OPT_FLAG("quiet", 'q', &quiet, "no progress line and no summary"),
+		LBT_OPT_ALIAS("lb", "lb-name"),      /* the old name (NEWS); --lb filters elsewhere */
 		LBT_OPT_END
 	};
 	static const lbt_cli_prog prog = { "lbt-index", "[-d FILE] [options] [log ...]",
@@ -142,7 +142,6 @@ int main(int argc, char **argv)
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
 	dbpath = dbpath ? dbpath : cli.in.db ? cli.in.db : "lbt.db";
 	cli.in.db = NULL;
-	cli.in.lb = lb ? lb : cli.in.lb;
 	args = cli.nargs > 0 || cli.specs.n > 0 ? cli.args : stdin_only;
 	if (name != NULL && (cli.nargs > 1 || args[0] == NULL || strcmp(args[0], "-") != 0)) {
 		lbt_cli_errorf(&cli, "--name applies to standard input only");

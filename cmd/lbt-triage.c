@@ -47,7 +47,7 @@ static int opt_factor(void *ctx, const char *arg, lbt_err *err)
 {
 	lbt_triage_opts *t = ctx;
 
-	if (lbt_num_parse_double(arg, 1, 1, 1e9, "--factor", &t->cp.factor, err) < 0)
+	if (lbt_num_parse_double(arg, 1, 1, 1e9, "--jump-factor", &t->cp.factor, err) < 0)
 		return -1;
 	t->min_ratio = t->cp.factor;
 	return 0;
@@ -56,7 +56,7 @@ static int opt_factor(void *ctx, const char *arg, lbt_err *err)
 /* --floor RATE, req/s a rise must reach.  @return 0 or -1 with err */
 static int opt_floor(void *ctx, const char *arg, lbt_err *err)
 {
-	return lbt_num_parse_double(arg, 0, 0, 1e9, "--floor", &((lbt_triage_opts *)ctx)->cp.floor,
+	return lbt_num_parse_double(arg, 0, 0, 1e9, "--jump-floor", &((lbt_triage_opts *)ctx)->cp.floor,
 	    err);
 }
 
@@ -136,21 +136,27 @@ int main(int argc, char **argv)
 		LBT_OPT_INT("keys", 0, &o.keys, 1, 100, "N", "hot keys shown (default 3)"),
 		LBT_OPT_INT("more-sources", 0, &o.sources, 0, 1000, "N",
 		    "other sources shown (default 5)"),
-		LBT_OPT_FN("factor", 0, opt_factor, &o.t, "K",
+		LBT_OPT_FN("jump-factor", 0, opt_factor, &o.t, "K",
 		    "a rise is K times the baseline (default 5)"),
-		LBT_OPT_FN("floor", 0, opt_floor, &o.t, "RATE",
-		    "and at least RATE req/s (default 2)"),
+		LBT_OPT_FN("jump-floor", 0, opt_floor, &o.t, "RATE",
+		    "and a rise at least RATE req/s (default 2)"),
 		LBT_OPT_FN("min-share", 0, opt_share, &o.t, "PCT",
 		    "an offender sends PCT % of the requests (5)"),
 		LBT_OPT_INT("maxconn", 'm', &o.maxconn, 1, INT32_MAX, "N",
 		    "maxconn of every frontend (default: --haproxy-cfg)"),
 		LBT_OPT_FN("allow", 0, opt_allow, &o, "FILE|NETWORK",
 		    "never cover these in the rule (repeatable)"),
-		LBT_OPT_INT("v4-prefix", 0, &o.v4, 0, 32, "BITS", "deny each IPv4 offender's /BITS"),
-		LBT_OPT_INT("v6-prefix", 0, &o.v6, 0, 128, "BITS", "deny each IPv6 offender's /BITS"),
+		LBT_OPT_INT("deny-v4-prefix", 0, &o.v4, 0, 32, "BITS",
+		    "deny each IPv4 offender's /BITS"),
+		LBT_OPT_INT("deny-v6-prefix", 0, &o.v6, 0, 128, "BITS",
+		    "deny each IPv6 offender's /BITS"),
 		LBT_OPT_FLAG("nginx", 0, &o.nginx, "write the rule for NGINX, not HAProxy"),
 		LBT_OPT_STR("list-file", 0, &o.t.list_path, "PATH",
 		    "list file of a rule too long for a line"),
+		LBT_OPT_ALIAS("factor", "jump-factor"),       /* old names (NEWS) */
+		LBT_OPT_ALIAS("floor", "jump-floor"),
+		LBT_OPT_ALIAS("v4-prefix", "deny-v4-prefix"),
+		LBT_OPT_ALIAS("v6-prefix", "deny-v6-prefix"),
 		LBT_OPT_END
 	};
 	lbt_analysis v[4] = { { 0 } };

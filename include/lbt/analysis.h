@@ -1,6 +1,7 @@
 /*
  * analysis.h - the one interface every streaming accumulator of
- * lib/analysis/ implements (rate.h, offenders.h, tarpit.h), so that one
+ * lib/analysis/ implements (rate.h, offenders.h, tarpit.h, timeline.h,
+ * keyhosts.h), so that one
  * driver (lib/run/, driver.h) can feed a record stream to one or several
  * of them in a single pass, and a run can be cut into parts (files, cores)
  * whose accumulators are merged.
@@ -32,7 +33,8 @@
  * docs/analysis-interface.md says how each merge stays exact, occupancy
  * above all.  src is consumed: afterwards it may only be freed.  Both must
  * come from the same options (spawn() makes such a twin) and be
- * unfinished.
+ * unfinished: a caller's bug otherwise, asserted by every merge (and
+ * refused with an error when NDEBUG drops the asserts).
  * Includes: err.h, rec.h.
  */
 #ifndef LBT_ANALYSIS_H
@@ -44,9 +46,23 @@
 #include "lbt/err.h"
 #include "lbt/rec.h"
 
+/*
+ * Properties of a kind of analysis (lbt_analysis_ops.flags), said once in
+ * its vtable rather than guessed from its name.
+ *
+ * LBT_ANALYSIS_ORDER_BOUND: its results may depend on how its records were
+ * cut into parts, beyond what merge keeps (offenders' space-saving key
+ * counts past LBT_OFF_TOPK keys a source, marked approximate: one
+ * accumulator over the whole input and a merge of parts approximate
+ * differently).  A run on several threads does not cut its files for
+ * such an analysis (par.c), so that --threads never changes an output.
+ */
+#define LBT_ANALYSIS_ORDER_BOUND 0x1u
+
 /* The operations of one kind of analysis; `acc` is its accumulator. */
 typedef struct lbt_analysis_ops {
-	const char *name;                   /* "rate", "offenders", "tarpit" */
+	const char *name;                   /* "rate", "offenders", "tarpit"... */
+	unsigned flags;                     /* LBT_ANALYSIS_* properties */
 	/* The record fields it reads (LBT_BIT mask), for lbt_input_opts.wanted. */
 	uint64_t (*fields)(const void *acc);
 	/* Count one record.  @return 0, or -1 when out of memory (sticky:
@@ -55,9 +71,9 @@ typedef struct lbt_analysis_ops {
 	/* An empty accumulator with the same options.  @return it (owned by
 	 * the caller), or NULL with err. */
 	void *(*spawn)(const void *acc, lbt_err *err);
-	/* Merge src (same kind and options) into acc, consuming src (see
-	 * above).  @return 0, or -1 with err (no memory, options differ,
-	 * already finished). */
+	/* Merge src (same kind and options, both unfinished: asserted) into
+	 * acc, consuming src (see above).  @return 0, or -1 with err (no
+	 * memory). */
 	int (*merge)(void *acc, void *src, lbt_err *err);
 	/* Build the results, once, after the last add or merge.
 	 * @return 0, or -1 with err. */
@@ -88,13 +104,8 @@ int lbt_analysis_spawn(const lbt_analysis *a, lbt_analysis *twin, lbt_err *err);
 int lbt_analysis_merge(lbt_analysis *dst, lbt_analysis *src, lbt_err *err);
 
 /*
- * True when a's results may depend on how its records were cut into
- * parts, beyond what merge keeps: offenders' space-saving key counts
- * past LBT_OFF_TOPK keys a source (marked approximate: one accumulator
- * over the whole input and a merge of parts approximate differently).  A
- * run on several threads does not cut its files for such an analysis
- * (par.c), so that --threads never changes an output.  The exact recount
- * of top keys (issue 13, bounded per-source state) lifts it.
+ * True when a's kind has LBT_ANALYSIS_ORDER_BOUND: its results may depend
+ * on how its records were cut into parts (see the flag).
  */
 int lbt_analysis_order_bound(const lbt_analysis *a);
 

@@ -1,6 +1,7 @@
 /*
  * cli.h - what every lbt-* program shares on its command line, so that a
- * cmd/ file is options, then library calls (DESIGN.md: "thin").
+ * cmd/ file is options, then library calls (lib/README.md: one thin main
+ * a program).
  *
  * This is the one module of liblbt that speaks: it prints to stdout and
  * stderr and exits, on behalf of a program's main().  No other module of
@@ -80,7 +81,8 @@ typedef enum lbt_cli_type {
 	LBT_CLI_INT,         /* *(int64_t *)dest = lbt_num_parse(arg, min, max) */
 	LBT_CLI_DURATION,    /* *(int64_t *)dest = lbt_duration_parse(arg, min, max), µs */
 	LBT_CLI_FN,          /* fn(dest, arg, err), argument required */
-	LBT_CLI_FN_OPTARG    /* fn(dest, arg or NULL, err): --name or --name=ARG */
+	LBT_CLI_FN_OPTARG,   /* fn(dest, arg or NULL, err): --name or --name=ARG */
+	LBT_CLI_ALIAS        /* an old name of option `arg` (LBT_OPT_ALIAS) */
 } lbt_cli_type;
 
 /* Handler of an LBT_CLI_FN option.  @return 0, or -1 with err (exit 1). */
@@ -107,6 +109,14 @@ typedef struct lbt_cli_opt {
 	{ (l), (s), LBT_CLI_DURATION, (p), (lo), (hi), NULL, (a), (h) }
 #define LBT_OPT_FN(l, s, f, ctx, a, h) \
 	{ (l), (s), LBT_CLI_FN, (ctx), 0, 0, (f), (a), (h) }
+/*
+ * A hidden alias: --l does what --target does (any option of the program
+ * or of its groups, same argument), and is left out of --help.  Only for
+ * an old spelling kept so that scripts still work; NEWS names each one.
+ * An alias of no option aborts at parse time (a program's bug).
+ */
+#define LBT_OPT_ALIAS(l, target) \
+	{ (l), 0, LBT_CLI_ALIAS, NULL, 0, 0, NULL, (target), NULL }
 #define LBT_OPT_END \
 	{ NULL, 0, LBT_CLI_FLAG, NULL, 0, 0, NULL, NULL, NULL }
 

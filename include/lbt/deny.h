@@ -19,7 +19,7 @@
  *      --top are "selected" (all of them when no threshold is set, none
  *      with opts.picked_only), and those added as LBT_DENY_FROM_ARG; the
  *      others stay as data, for the collateral count;
- *   2. widening: a selected source narrower than --v4-prefix/--v6-prefix
+ *   2. widening: a selected source narrower than --deny-v4-prefix/--deny-v6-prefix
  *      is replaced by its network of that length;
  *   3. width: a source wider than /24 (IPv4) or /48 (IPv6) is left out,
  *      unless opts.force;

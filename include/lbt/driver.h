@@ -1,10 +1,11 @@
 /*
  * driver.h - one pass of a record stream (stream.h) through one or
  * several analyses (analysis.h): every record is read once and handed to
- * each analysis in turn, then each is finished.  lbt-rate, lbt-offenders
- * and lbt-tarpit run one analysis through it; lbt-triage will run several
- * at once, and a later change one accumulator per core, merged
- * (lbt_analysis_merge).
+ * each analysis in turn, then each is finished.  lbt-rate, lbt-offenders,
+ * lbt-tarpit and lbt-timeline run one analysis through it, lbt-audit and
+ * lbt-triage several at once; lbt_driver_run_par runs twins of them on
+ * several threads and merges them in file order (lbt_analysis_merge,
+ * par.c).
  *
  *     lbt_analysis v[] = { lbt_rate_analysis(r), lbt_offenders_analysis(o) };
  *     opts.wanted = lbt_analysis_fields(v, 2);

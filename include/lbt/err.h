@@ -1,8 +1,8 @@
 /*
  * err.h - how liblbt reports a failure.
  *
- * The library never prints and never exits (STYLE.md, "the library reports,
- * the program speaks").  A function that can fail takes an `lbt_err *` and,
+ * The library never prints and never exits (the library reports, the
+ * program speaks: lib/README.md, cli/ is the one layer that prints).  A function that can fail takes an `lbt_err *` and,
  * on failure, fills it and returns -1 (or NULL).  The program then prints it
  * in one shape, the layout of glibc's error_at_line():
  *

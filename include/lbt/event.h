@@ -7,13 +7,13 @@
  * LBT_KIND_EVENT with the text in `msg` (and frontend/backend/server when the
  * line names them), not malformed lines.
  *
- * So is the connection error line (log-formats.md §1.8), logged for a
+ * So is the connection error line (docs/formats.md, "Connection errors"), logged for a
  * connection that failed before any request (TLS handshake, PROXY header):
  * "203.0.113.99:60642 [30/Nov/2026:07:49:57.594] fe_https/1: SSL handshake
  * failure" gives client, port, accept time, frontend and msg (the text after
  * "bind: ").
  *
- * And so is every NGINX error-log line (log-formats.md §5.6):
+ * And so is every NGINX error-log line (docs/formats.md, "NGINX error log"):
  * "2026/11/30 07:49:57 [error] 29852#29852: *276 limiting requests, excess:
  * 3.916 by zone "lim", client: 198.51.100.66, server: hc-ping.com, request:
  * "GET /limited/x HTTP/1.1", host: "hc-ping.com"" gives its time (local,

@@ -2,7 +2,7 @@
  * format.h - log formats: compiled once from a template, then applied to
  * every line to fill an lbt_rec.
  *
- * Dialects (log-formats.md):
+ * Dialects (docs/formats.md):
  *   haproxy   `log-format` strings: "%ci:%cp [%tr] %ft %b/%s ..."; with
  *             %{+json}o or %{+cbor}o the line is JSON / CBOR and the named
  *             items (%(name)alias) map keys to fields;

@@ -2,7 +2,7 @@
  * key.h - the key of a request: a ping UUID by default, or what a PCRE2
  * pattern captures.
  *
- * Default (Healthchecks-style, log-formats.md §7): the first UUID in the
+ * Default (Healthchecks-style, docs/formats.md, "The key"): the first UUID in the
  * path, any case, reported lower-case; otherwise `<ping-key>/<slug>` at the
  * start of the path (after an optional /ping/).  A user pattern must have
  * exactly one capture group; it is JIT-compiled once.

@@ -198,7 +198,8 @@ lbt_offenders *lbt_offenders_spawn(const lbt_offenders *o, lbt_err *err);
  * Merge src (from lbt_offenders_spawn, unfinished) into o, as if o had
  * also been given src's records (analysis.h; lib/analysis/offenders_merge.c
  * says how each figure merges).  src is consumed (free it after).
- * @return 0, or -1 with err (no memory, different options).
+ * @return 0, or -1 with err (no memory; different options or a finished
+ * accumulator are asserted against, analysis.h).
  */
 int lbt_offenders_merge(lbt_offenders *o, lbt_offenders *src, lbt_err *err);
 

@@ -141,7 +141,8 @@ lbt_rate *lbt_rate_spawn(const lbt_rate *r, lbt_err *err);
  * Merge src (from lbt_rate_spawn of the same options, unfinished) into r,
  * as if r had also been given src's records (analysis.h): every key's
  * buckets and total, the span, the counters.  src is consumed (free it
- * after).  @return 0, or -1 with err (no memory, different options).
+ * after).  @return 0, or -1 with err (no memory; different options or a
+ * finished accumulator are asserted against, analysis.h).
  */
 int lbt_rate_merge(lbt_rate *r, lbt_rate *src, lbt_err *err);
 

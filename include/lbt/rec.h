@@ -82,7 +82,8 @@ typedef enum lbt_field {
 
 #define LBT_BIT(f) ((uint64_t)1 << (f))
 
-/* What the record's time measures; formats differ (log-formats.md §1.10). */
+/* What the record's time measures; formats differ (docs/formats.md,
+ * "Dates and the clock of a record"). */
 typedef enum lbt_clock {
 	LBT_CLOCK_NONE,      /* no time in the line */
 	LBT_CLOCK_ACCEPT,    /* HAProxy %t %T %Ts %Tl: connection accepted */

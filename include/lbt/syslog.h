@@ -1,7 +1,7 @@
 /*
  * syslog.h - recognise and strip the wrapper in front of a log message.
  *
- * Handles (log-formats.md §4): RFC 3164 with or without <PRI> (space-padded
+ * Handles (docs/formats.md, "Syslog wrappers"): RFC 3164 with or without <PRI> (space-padded
  * day), RFC 5424, HAProxy's `log ... format` local|rfc3164|rfc5424|priority|
  * short|timed|iso|raw, rsyslog's traditional and RFC 3339 file formats,
  * journalctl short, short-iso (+0000 and +00:00), short-iso-precise and

@@ -8,9 +8,11 @@
  * strings, copied once.  finish() sorts the entries by (frontend, key),
  * cuts them into one row each and ranks the rows.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_int.h"
 #include "lbt/evidence.h"
 #include "lbt/hmap.h"
 #include "lbt/keyhosts.h"
@@ -212,6 +214,9 @@ int lbt_keyhosts_merge(lbt_keyhosts *k, lbt_keyhosts *src, lbt_err *err)
 {
 	lbt_hmap_entry e;
 
+	/* The precondition (analysis.h): a bug of the caller, refused with an
+	 * error too when NDEBUG drops the asserts. */
+	assert(k != src && !k->finished && !src->finished);
 	if (k->finished || src->finished)
 		return lbt_err_set(err, "keyhosts: merge after finish");
 	if (src->failed)
@@ -370,50 +375,5 @@ void lbt_keyhosts_free(lbt_keyhosts *k)
 	free(k);
 }
 
-/* ---- the analysis.h vtable ---------------------------------------------- */
-
-/* fields(). */
-static uint64_t vt_fields(const void *a)
-{
-	return lbt_keyhosts_fields(a);
-}
-
-/* add().  @return as lbt_keyhosts_add. */
-static int vt_add(void *a, const lbt_rec *rec)
-{
-	return lbt_keyhosts_add(a, rec);
-}
-
-/* spawn().  @return the twin or NULL with err. */
-static void *vt_spawn(const void *a, lbt_err *err)
-{
-	return lbt_keyhosts_spawn(a, err);
-}
-
-/* merge().  @return as lbt_keyhosts_merge. */
-static int vt_merge(void *a, void *src, lbt_err *err)
-{
-	return lbt_keyhosts_merge(a, src, err);
-}
-
-/* finish().  @return as lbt_keyhosts_finish. */
-static int vt_finish(void *a, lbt_err *err)
-{
-	return lbt_keyhosts_finish(a, err);
-}
-
-/* free(). */
-static void vt_free(void *a)
-{
-	lbt_keyhosts_free(a);
-}
-
-static const lbt_analysis_ops keyhosts_ops = {
-	"keyhosts", vt_fields, vt_add, vt_spawn, vt_merge, vt_finish, vt_free
-};
-
-/* @return k with the keyhosts vtable. */
-lbt_analysis lbt_keyhosts_analysis(lbt_keyhosts *k)
-{
-	return (lbt_analysis){ &keyhosts_ops, k };
-}
+/* The analysis.h vtable and lbt_keyhosts_analysis() (analysis_int.h). */
+LBT_ANALYSIS_DEFINE(keyhosts, 0)

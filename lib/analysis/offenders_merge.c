@@ -19,9 +19,11 @@
  * sent src's floor there, one only in src dst's floor, and the merged
  * floor is the sum.  Both floors 0 (both under budget): exact.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_int.h"
 #include "offenders_int.h"
 
 /* An empty accumulator with o's options (and parsed --baseline).
@@ -238,11 +240,16 @@ static int widen_missing(lbt_offenders *o, const lbt_offenders *src)
 int lbt_offenders_merge(lbt_offenders *o, lbt_offenders *src, lbt_err *err)
 {
 	lbt_hmap_entry e;
+	int same = o->o.net.v4_bits == src->o.net.v4_bits &&
+	    o->o.net.v6_bits == src->o.net.v6_bits && o->o.addr_cap == src->o.addr_cap;
 
+	/* The precondition (analysis.h): a bug of the caller, refused with an
+	 * error too when NDEBUG drops the asserts. */
+	assert(o != src && !o->finished && !src->finished);
+	assert(same);
 	if (o->finished || src->finished)
 		return lbt_err_set(err, "offenders: merge after finish");
-	if (o->o.net.v4_bits != src->o.net.v4_bits || o->o.net.v6_bits != src->o.net.v6_bits ||
-	    o->o.addr_cap != src->o.addr_cap)
+	if (!same)
 		return lbt_err_set(err, "offenders: merge of accumulators with different options");
 	o->st.records += src->st.records;
 	o->st.counted += src->st.counted;
@@ -266,48 +273,5 @@ int lbt_offenders_merge(lbt_offenders *o, lbt_offenders *src, lbt_err *err)
 	return o->failed ? lbt_err_set(err, "out of memory") : 0;
 }
 
-/* analysis.h fields(). */
-static uint64_t vt_fields(const void *a)
-{
-	return lbt_offenders_fields(a);
-}
-
-/* analysis.h add().  @return as lbt_offenders_add. */
-static int vt_add(void *a, const lbt_rec *rec)
-{
-	return lbt_offenders_add(a, rec);
-}
-
-/* analysis.h spawn().  @return the twin or NULL with err. */
-static void *vt_spawn(const void *a, lbt_err *err)
-{
-	return lbt_offenders_spawn(a, err);
-}
-
-/* analysis.h merge().  @return as lbt_offenders_merge. */
-static int vt_merge(void *a, void *src, lbt_err *err)
-{
-	return lbt_offenders_merge(a, src, err);
-}
-
-/* analysis.h finish().  @return as lbt_offenders_finish. */
-static int vt_finish(void *a, lbt_err *err)
-{
-	return lbt_offenders_finish(a, err);
-}
-
-/* analysis.h free(). */
-static void vt_free(void *a)
-{
-	lbt_offenders_free(a);
-}
-
-static const lbt_analysis_ops offenders_ops = {
-	"offenders", vt_fields, vt_add, vt_spawn, vt_merge, vt_finish, vt_free
-};
-
-/* @return o with the offenders vtable. */
-lbt_analysis lbt_offenders_analysis(lbt_offenders *o)
-{
-	return (lbt_analysis){ &offenders_ops, o };
-}
+/* The analysis.h vtable and lbt_offenders_analysis() (analysis_int.h): its key counts depend on the cut. */
+LBT_ANALYSIS_DEFINE(offenders, LBT_ANALYSIS_ORDER_BOUND)

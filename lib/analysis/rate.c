@@ -10,12 +10,14 @@
  * one series bucket for the total; no allocation unless the key or the
  * bucket is new.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_int.h"
 #include "lbt/hmap.h"
 #include "lbt/num.h"
 #include "lbt/rate.h"
@@ -302,11 +304,16 @@ static int merge_key(lbt_rate *r, const lbt_hmap_entry *e)
 int lbt_rate_merge(lbt_rate *r, lbt_rate *src, lbt_err *err)
 {
 	lbt_hmap_entry e;
+	int same = r->o.by == src->o.by && r->o.step_us == src->o.step_us &&
+	    r->o.net.v4_bits == src->o.net.v4_bits && r->o.net.v6_bits == src->o.net.v6_bits;
 
+	/* The precondition (analysis.h): a bug of the caller, refused with an
+	 * error too when NDEBUG drops the asserts. */
+	assert(r != src && !r->finished && !src->finished);
+	assert(same);
 	if (r->finished || src->finished)
 		return lbt_err_set(err, "rate: merge after finish");
-	if (r->o.by != src->o.by || r->o.step_us != src->o.step_us ||
-	    r->o.net.v4_bits != src->o.net.v4_bits || r->o.net.v6_bits != src->o.net.v6_bits)
+	if (!same)
 		return lbt_err_set(err, "rate: merge of accumulators with different options");
 	r->st.records += src->st.records;
 	r->st.counted += src->st.counted;
@@ -324,52 +331,8 @@ int lbt_rate_merge(lbt_rate *r, lbt_rate *src, lbt_err *err)
 	return r->failed ? lbt_err_set(err, "out of memory") : 0;
 }
 
-/* The vtable entries: lbt_rate's functions on void pointers. */
-static uint64_t vt_fields(const void *a)
-{
-	return lbt_rate_fields(a);
-}
-
-/* analysis.h add().  @return as lbt_rate_add. */
-static int vt_add(void *a, const lbt_rec *rec)
-{
-	return lbt_rate_add(a, rec);
-}
-
-/* analysis.h spawn().  @return the twin or NULL with err. */
-static void *vt_spawn(const void *a, lbt_err *err)
-{
-	return lbt_rate_spawn(a, err);
-}
-
-/* analysis.h merge().  @return as lbt_rate_merge. */
-static int vt_merge(void *a, void *src, lbt_err *err)
-{
-	return lbt_rate_merge(a, src, err);
-}
-
-/* analysis.h finish().  @return as lbt_rate_finish. */
-static int vt_finish(void *a, lbt_err *err)
-{
-	return lbt_rate_finish(a, err);
-}
-
-/* analysis.h free(). */
-static void vt_free(void *a)
-{
-	lbt_rate_free(a);
-}
-
-static const lbt_analysis_ops rate_ops = {
-	"rate", vt_fields, vt_add, vt_spawn, vt_merge, vt_finish, vt_free
-};
-
-/* @return r with the rate vtable (r stays owned by the caller until
- * lbt_analysis_free). */
-lbt_analysis lbt_rate_analysis(lbt_rate *r)
-{
-	return (lbt_analysis){ &rate_ops, r };
-}
+/* The analysis.h vtable and lbt_rate_analysis() (analysis_int.h). */
+LBT_ANALYSIS_DEFINE(rate, 0)
 
 /* Ranking order of two keys under r->o.rank; key bytes break ties. */
 static int rank_cmp(const lbt_hmap_entry *a, const lbt_hmap_entry *b, void *ctx)

@@ -13,6 +13,7 @@
  * evidence line is the smallest of the records that qualify by (time, file
  * name, line) (evidence.h), not the first one read.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -609,12 +610,14 @@ size_t lbt_tarpit_ngroups(const lbt_tarpit *t)
 /* Group i in (lb, frontend) order. */
 const lbt_tarpit_group *lbt_tarpit_group_at(const lbt_tarpit *t, size_t i)
 {
+	assert(i < lbt_tarpit_ngroups(t));
 	return &t->gv[i]->pub;
 }
 
 /* Buckets of group i in time order; *n their count. */
 const lbt_tarpit_bucket *lbt_tarpit_buckets(const lbt_tarpit *t, size_t i, size_t *n)
 {
+	assert(i < lbt_tarpit_ngroups(t));
 	*n = t->gv[i]->nsorted;
 	return t->gv[i]->sorted;
 }
@@ -628,6 +631,7 @@ size_t lbt_tarpit_nsources(const lbt_tarpit *t)
 /* Source i in rank order. */
 const lbt_tarpit_source *lbt_tarpit_source_at(const lbt_tarpit *t, size_t i)
 {
+	assert(i < lbt_tarpit_nsources(t));
 	return &t->sv[i];
 }
 
@@ -640,6 +644,7 @@ size_t lbt_tarpit_nnotes(const lbt_tarpit *t)
 /* Note i in reading order. */
 const lbt_tarpit_note *lbt_tarpit_note_at(const lbt_tarpit *t, size_t i)
 {
+	assert(i < t->nnotes);
 	return &t->notes[i].pub;
 }
 

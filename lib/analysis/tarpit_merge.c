@@ -10,9 +10,11 @@
  * lbt_occ_merge, its streams matched by file name.  Everything the notes
  * and the report show is computed by finish() from these.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_int.h"
 #include "tarpit_int.h"
 
 /* An empty accumulator with t's options.  @return it, or NULL with err. */
@@ -162,12 +164,17 @@ static void merge_stats(lbt_tarpit *t, const lbt_tarpit *src)
 int lbt_tarpit_merge(lbt_tarpit *t, lbt_tarpit *src, lbt_err *err)
 {
 	lbt_hmap_entry e;
+	int same = t->o.step_us == src->o.step_us && t->o.window_us == src->o.window_us &&
+	    t->o.threshold_pct == src->o.threshold_pct && t->o.maxconn == src->o.maxconn &&
+	    t->o.net.v4_bits == src->o.net.v4_bits && t->o.net.v6_bits == src->o.net.v6_bits;
 
+	/* The precondition (analysis.h): a bug of the caller, refused with an
+	 * error too when NDEBUG drops the asserts. */
+	assert(t != src && !t->finished && !src->finished);
+	assert(same);
 	if (t->finished || src->finished)
 		return lbt_err_set(err, "tarpit: merge after finish");
-	if (t->o.step_us != src->o.step_us || t->o.window_us != src->o.window_us ||
-	    t->o.threshold_pct != src->o.threshold_pct || t->o.maxconn != src->o.maxconn ||
-	    t->o.net.v4_bits != src->o.net.v4_bits || t->o.net.v6_bits != src->o.net.v6_bits)
+	if (!same)
 		return lbt_err_set(err, "tarpit: merge of accumulators with different options");
 	merge_stats(t, src);
 	t->failed |= src->failed;
@@ -185,48 +192,5 @@ int lbt_tarpit_merge(lbt_tarpit *t, lbt_tarpit *src, lbt_err *err)
 	return t->failed ? lbt_err_set(err, "out of memory") : 0;
 }
 
-/* analysis.h fields(). */
-static uint64_t vt_fields(const void *a)
-{
-	return lbt_tarpit_fields(a);
-}
-
-/* analysis.h add().  @return as lbt_tarpit_add. */
-static int vt_add(void *a, const lbt_rec *rec)
-{
-	return lbt_tarpit_add(a, rec);
-}
-
-/* analysis.h spawn().  @return the twin or NULL with err. */
-static void *vt_spawn(const void *a, lbt_err *err)
-{
-	return lbt_tarpit_spawn(a, err);
-}
-
-/* analysis.h merge().  @return as lbt_tarpit_merge. */
-static int vt_merge(void *a, void *src, lbt_err *err)
-{
-	return lbt_tarpit_merge(a, src, err);
-}
-
-/* analysis.h finish().  @return as lbt_tarpit_finish. */
-static int vt_finish(void *a, lbt_err *err)
-{
-	return lbt_tarpit_finish(a, err);
-}
-
-/* analysis.h free(). */
-static void vt_free(void *a)
-{
-	lbt_tarpit_free(a);
-}
-
-static const lbt_analysis_ops tarpit_ops = {
-	"tarpit", vt_fields, vt_add, vt_spawn, vt_merge, vt_finish, vt_free
-};
-
-/* @return t with the tarpit vtable. */
-lbt_analysis lbt_tarpit_analysis(lbt_tarpit *t)
-{
-	return (lbt_analysis){ &tarpit_ops, t };
-}
+/* The analysis.h vtable and lbt_tarpit_analysis() (analysis_int.h). */
+LBT_ANALYSIS_DEFINE(tarpit, 0)

@@ -11,9 +11,11 @@
  * and end-time blocks are minima and maxima; HAProxy's lines are appended
  * (finish sorts them); the tarpit merges as tarpit.h says.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_int.h"
 #include "timeline_int.h"
 
 /* An empty twin.  @return it, or NULL with err. */
@@ -233,6 +235,10 @@ int lbt_timeline_merge(lbt_timeline *tl, lbt_timeline *src, lbt_err *err)
 	lbt_timeline_stats st = tl->st;
 	int64_t step;
 
+	/* The precondition (analysis.h): a bug of the caller, refused with an
+	 * error too when NDEBUG drops the asserts. */
+	assert(tl != src && !tl->finished && !src->finished);
+	assert(same_opts(&tl->o, &src->o));
 	if (tl->finished || src->finished)
 		return lbt_err_set(err, "timeline: merge after finish");
 	if (!same_opts(&tl->o, &src->o))
@@ -282,52 +288,5 @@ int lbt_timeline_finish(lbt_timeline *tl, lbt_err *err)
 	return 0;
 }
 
-/* ---- the vtable ----------------------------------------------------------- */
-
-/* analysis.h fields(). */
-static uint64_t v_fields(const void *acc)
-{
-	return lbt_timeline_fields(acc);
-}
-
-/* analysis.h add().  @return as lbt_timeline_add. */
-static int v_add(void *acc, const lbt_rec *rec)
-{
-	return lbt_timeline_add(acc, rec);
-}
-
-/* analysis.h spawn().  @return the twin or NULL with err. */
-static void *v_spawn(const void *acc, lbt_err *err)
-{
-	return lbt_timeline_spawn(acc, err);
-}
-
-/* analysis.h merge().  @return as lbt_timeline_merge. */
-static int v_merge(void *acc, void *src, lbt_err *err)
-{
-	return lbt_timeline_merge(acc, src, err);
-}
-
-/* analysis.h finish().  @return as lbt_timeline_finish. */
-static int v_finish(void *acc, lbt_err *err)
-{
-	return lbt_timeline_finish(acc, err);
-}
-
-/* analysis.h free(). */
-static void v_free(void *acc)
-{
-	lbt_timeline_free(acc);
-}
-
-static const lbt_analysis_ops timeline_ops = {
-	"timeline", v_fields, v_add, v_spawn, v_merge, v_finish, v_free
-};
-
-/* tl with its operations. */
-lbt_analysis lbt_timeline_analysis(lbt_timeline *tl)
-{
-	lbt_analysis a = { &timeline_ops, tl };
-
-	return a;
-}
+/* The analysis.h vtable and lbt_timeline_analysis() (analysis_int.h). */
+LBT_ANALYSIS_DEFINE(timeline, 0)

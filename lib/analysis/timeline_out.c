@@ -7,6 +7,7 @@
  * field the order uses is a function of the records read, so the order is
  * too.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,7 @@ size_t lbt_timeline_nevents(const lbt_timeline *tl)
 /* Event i in time order. */
 const lbt_tl_event *lbt_timeline_event_at(const lbt_timeline *tl, size_t i)
 {
+	assert(i < lbt_timeline_nevents(tl));
 	return &tl->res->ev[i];
 }
 

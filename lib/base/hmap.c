@@ -15,6 +15,7 @@
  * computed again when the index grows, which saves 24 bytes of metadata
  * and the arena copy's bytes an entry (ten million sources: 400 MB).
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -344,6 +345,7 @@ size_t lbt_hmap_count(const lbt_hmap *m)
 /* Entry i (insertion order) into *e; i must be below the count. */
 void lbt_hmap_at(const lbt_hmap *m, size_t i, lbt_hmap_entry *e)
 {
+	assert(m != NULL && i < m->count);
 	e->key = key_at(m, i);
 	e->klen = m->fixed_klen ? m->fixed_klen : m->meta[i].klen;
 	e->val = value_at(m, i);

@@ -8,6 +8,7 @@
  * concatenated tables.  Messages ("NAME: ...") are cli_message.c's, the
  * exit status and the notes of an empty answer cli_status.c's.
  */
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -228,7 +229,8 @@ static void print_help(const lbt_cli *cli, const struct group *g, int ng)
 			continue;
 		printf("\n%s:\n", g[i].title);
 		for (const lbt_cli_opt *o = g[i].opts; o->name; o++)
-			help_line(o);
+			if (o->type != LBT_CLI_ALIAS)
+				help_line(o);
 	}
 }
 
@@ -289,6 +291,20 @@ static int optset_add(struct optset *s, const char *title, const lbt_cli_opt *t)
 	return 0;
 }
 
+/* The option alias o stands for (o itself when it is none); an alias of
+ * no option, or of another alias, aborts: a program's bug. */
+static const lbt_cli_opt *opt_target(const struct optset *s, const lbt_cli_opt *o)
+{
+	if (o->type != LBT_CLI_ALIAS)
+		return o;
+	for (int i = 0; i < s->n; i++)
+		if (s->all[i]->type != LBT_CLI_ALIAS && strcmp(s->all[i]->name, o->arg) == 0)
+			return s->all[i];
+	fprintf(stderr, "internal error: option --%s is an alias of no option --%s\n", o->name,
+	    o->arg);
+	abort();
+}
+
 /* Build getopt_long's tables from the set.  @return 0 or -1 when out of memory. */
 static int getopt_tables(const struct optset *s, struct option **lo, char **so)
 {
@@ -300,13 +316,13 @@ static int getopt_tables(const struct optset *s, struct option **lo, char **so)
 		return -1;
 	*p++ = ':';
 	for (int i = 0; i < s->n; i++) {
-		const lbt_cli_opt *o = s->all[i];
+		const lbt_cli_opt *self = s->all[i], *o = opt_target(s, self);
 		int has = o->type == LBT_CLI_FLAG ? no_argument :
 		    o->type == LBT_CLI_FN_OPTARG ? optional_argument : required_argument;
 
-		(*lo)[i] = (struct option){ o->name, has, NULL, 256 + i };
-		if (o->short_name) {
-			*p++ = (char)o->short_name;
+		(*lo)[i] = (struct option){ self->name, has, NULL, 256 + i };
+		if (self->short_name) {           /* an alias has none */
+			*p++ = (char)self->short_name;
 			if (has == required_argument)
 				*p++ = ':';
 		}
@@ -340,6 +356,9 @@ static void opt_apply(lbt_cli *cli, const lbt_cli_opt *o, const char *arg)
 	case LBT_CLI_FN_OPTARG:
 		rc = o->fn(o->dest, arg, &err);
 		break;
+	case LBT_CLI_ALIAS:
+		assert(!"an alias is applied as its target (opt_find)");
+		break;
 	}
 	if (rc < 0)
 		lbt_cli_die(cli, &err);
@@ -349,7 +368,7 @@ static void opt_apply(lbt_cli *cli, const lbt_cli_opt *o, const char *arg)
 static const lbt_cli_opt *opt_find(const struct optset *s, int c)
 {
 	if (c >= 256 && c - 256 < s->n)
-		return s->all[c - 256];
+		return opt_target(s, s->all[c - 256]);
 	for (int i = 0; i < s->n; i++)
 		if (s->all[i]->short_name == c)
 			return s->all[i];
@@ -365,7 +384,7 @@ static _Noreturn void opt_error(const lbt_cli *cli, const struct optset *s, int 
 
 	if (c == ':' && optopt >= 256)
 		usage_error(cli, "option '--%s' needs an argument (%s)",
-		    s->all[optopt - 256]->name, s->all[optopt - 256]->arg);
+		    s->all[optopt - 256]->name, opt_target(s, s->all[optopt - 256])->arg);
 	if (c == ':')
 		usage_error(cli, "option '-%c' needs an argument", optopt);
 	if (word && strncmp(word, "--", 2) == 0 && eq) {

@@ -227,8 +227,9 @@ struct conn_error {
 };
 
 /*
- * Split "ADDR:PORT [DATE] FRONTEND/BIND: TEXT" (log-formats.md §1.8); the
- * address is split on the last colon (IPv6 is printed without brackets).
+ * Split "ADDR:PORT [DATE] FRONTEND/BIND: TEXT" (docs/formats.md,
+ * "Connection errors"); the address is split on the last colon (IPv6 is
+ * printed without brackets).
  * @return 0 and fill *c, or -1 when msg is not of that shape.
  */
 static int conn_error_split(const char *msg, size_t len, lbt_tz *tz, struct conn_error *c)

@@ -2,7 +2,7 @@
  * event_nginx.c - NGINX error-log lines as event records.
  * See include/lbt/event.h and lib/read/event_int.h.
  *
- * Shape (log-formats.md §5.6, checked on NGINX 1.22, tests/data/real):
+ * Shape (docs/formats.md, "NGINX error log"; NGINX 1.22, tests/data/real):
  *   YYYY/MM/DD HH:MM:SS [level] PID#TID: [*CONN ]text[, client: A]
  *   [, server: S][, request: "R"][, subrequest: "U"][, upstream: "U"]
  *   [, host: "H"][, referrer: "F"]

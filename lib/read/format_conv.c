@@ -596,7 +596,7 @@ int lbt_fmti_conv_block(struct fmt_ctx *c, const struct fmt_item *it, const char
 
 /*
  * The last element of an NGINX list "a, b : c" in *s[0..*n) (FL_LAST: the
- * upstream that answered, log-formats.md §5.2).
+ * upstream that answered, docs/formats.md, "NGINX").
  */
 static void last_element(const char **s, size_t *n)
 {

@@ -6,7 +6,7 @@
  * text: haproxy-tcpclf lines also parse as haproxy-clf, but only one has
  * "TCP " and 000 literally), then most distinct fields filled on them,
  * then the descriptor's priority (haproxy-httplog over haproxy-legacy:
- * their lines look the same, log-formats.md §1.7), then name.  Every score
+ * their lines look the same, docs/formats.md, "HAProxy 1.5 and 1.6"), then name.  Every score
  * is returned so that the caller can see a tie on parsed lines and say so.
  * Cost: one compile per built-in and one parse per line and built-in; it
  * runs on ~50 lines.

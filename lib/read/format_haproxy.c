@@ -41,7 +41,7 @@ struct alias {
 #define HTTP(n, k, f, fl, w) { n, k, SC_PLAIN, f, 0, 0, 2, ESC_HASH, 1, fl, w, 0 }
 #define DATE(n, sc, tf, ck, rk, fl, w) { n, K_TIME, sc, 0, ck, tf, rk, ESC_NONE, 0, fl, w, 0 }
 
-/* Every alias of HAProxy 3.x (log-formats.md §2.1), sorted as in log.c. */
+/* Every alias of HAProxy 3.x (docs/formats.md, "Log-format items"), sorted as in log.c. */
 static const struct alias aliases[] = {
 	{ "B", K_BYTES, SC_NUM, 0, 0, 0, 2, ESC_NONE, 0, 0, "bytes", 0 },
 	OPQ("CC", "request cookie"), OPQ("CS", "response cookie"),

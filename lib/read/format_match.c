@@ -278,7 +278,7 @@ static size_t end_address(const char *s, size_t len, size_t p)
 
 /*
  * End of an NGINX upstream list at p ("192.0.2.2:8099, 192.0.2.2:8080 :
- * 192.0.2.3:8080", log-formats.md §5.2): the first space that neither
+ * 192.0.2.3:8080", docs/formats.md, "NGINX"): the first space that neither
  * follows a ',' nor is part of " : ".
  */
 static size_t end_ulist(const char *s, size_t len, size_t p)

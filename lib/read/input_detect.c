@@ -136,7 +136,7 @@ static int sample_score(lbt_input *in, lbt_format_score **out, int *tried)
 /*
  * True when the first two scores cannot be ranked at all.  Descriptors that
  * read the same lines differently (haproxy-httplog and haproxy-legacy,
- * log-formats.md §1.7) are ranked by their priority on purpose, which the
+ * docs/formats.md, "HAProxy 1.5 and 1.6") are ranked by their priority on purpose, which the
  * descriptors and lbt-formats(5) document; that is a choice, not a tie.
  */
 static int detect_tie(const lbt_format_score *sc, int nsc)

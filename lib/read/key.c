@@ -9,7 +9,7 @@
  * every line, and PCRE2's JIT with the lower-casing cost ~1350 instructions
  * a line (callgrind, bench/genlog.sh paths), the scan below ~250.
  *
- * Default key (log-formats.md §7), tried in this order:
+ * Default key (docs/formats.md, "The key"), tried in this order:
  *   1. the first UUID (8-4-4-4-12 hex digits, any case) that is not glued to
  *      another letter or digit, reported lower-case (Healthchecks only routes
  *      lower-case, but a flood of upper-case variants is the same target);

@@ -1,6 +1,6 @@
 /*
  * syslog.c - recognise and strip the wrapper in front of a log message.
- * See include/lbt/syslog.h and log-formats.md §4.
+ * See include/lbt/syslog.h and docs/formats.md, "Syslog wrappers".
  *
  * The first byte decides almost everything, so a line without a wrapper
  * costs one or two tests: '<' starts a PRI, an upper-case month letter may

@@ -74,7 +74,7 @@ expect_success 'a JSON log-format written by hand for HAProxy 2.6' '
 '
 
 # 2026-12-31 23:59:59 then 2027-01-01 00:00:01, in a file written on
-# 2027-01-02: the December line is of the year before (log-formats.md §4.5).
+# 2027-01-02: the December line is of the year before (docs/formats.md, "Years and zones").
 expect_success '"Connect from" behind RFC 3164: the year from the file, across New Year' '
 	{
 		echo "<134>Dec 31 23:59:59 lb1 haproxy[1]: Connect from 203.0.113.5:56274 to 192.0.2.1:80 (fe_min/HTTP)" &&

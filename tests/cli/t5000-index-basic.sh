@@ -74,8 +74,8 @@ expect_success 'the views show names, addresses and times as text' '
 	grep -F "2025-11-01T22:24:01.000Z|$client|" got
 '
 
-expect_success '--lb names the load balancer of files without a syslog host' '
-	lbt-index -q -d l.db --lb edge-7 c.log &&
+expect_success '--lb-name names the load balancer of files without a syslog host' '
+	lbt-index -q -d l.db --lb-name edge-7 c.log &&
 	test "$(sqlite3 l.db "SELECT DISTINCT lb FROM requests_v")" = edge-7
 '
 

@@ -129,7 +129,7 @@ expect_success '--allow with a network; --acl-path names the file in the rule' '
 
 expect_success 'widened to /24 and /48, the rule catches the decoys: collateral shown' '
 	lbt-offenders --no-geoip --top 0 flood.log |
-	    lbt-deny --min-share 20 --v4-prefix 24 --v6-prefix 48 > out 2> err &&
+	    lbt-deny --min-share 20 --deny-v4-prefix 24 --deny-v6-prefix 48 > out 2> err &&
 	echo "    http-request deny deny_status 429 if { src 203.0.113.0/24 2001:db8:bad::/48 }" > expect &&
 	rule out > got && test_cmp expect got &&
 	cat > expect_e <<-EOF &&
@@ -143,7 +143,7 @@ expect_success 'widened to /24 and /48, the rule catches the decoys: collateral 
 
 expect_success 'a /64 over single addresses: the legitimate one inside is collateral' '
 	printf "source\trequests\n2001:db8:bad:1::1\t500\n2001:db8:bad:1::2\t400\n2001:db8:bad:1::99\t3\n2001:db8:bad:2::1\t5\n" > a128.tsv &&
-	lbt-deny -i a128.tsv --min-requests 100 --v6-prefix 64 > out 2> err &&
+	lbt-deny -i a128.tsv --min-requests 100 --deny-v6-prefix 64 > out 2> err &&
 	echo "    http-request deny deny_status 429 if { src 2001:db8:bad:1::/64 }" > expect &&
 	rule out > got && test_cmp expect got &&
 	cat > expect_e <<-EOF &&

@@ -136,7 +136,7 @@ expect_success 'the rule lines are what the command shown writes, and haproxy -c
 
 expect_success 'every line of the screen fits in 80 columns, on every input shape' '
 	lbt-triage $CFG httplog.log > s1 ;
-	lbt-triage --v4-prefix 24 --v6-prefix 48 httplog.log > s2 ;
+	lbt-triage --deny-v4-prefix 24 --deny-v6-prefix 48 httplog.log > s2 ;
 	lbt-triage --nginx --allow 203.0.113.7 httplog.log > s3 ;
 	lbt-triage --until 2026-11-30T07:45:45Z $CFG httplog.log > s4 ;
 	zstd -dcq "$INC/haproxy-httplog-rfc3164.log.zst" | lbt-triage --maxconn 20 > s5 ;
@@ -157,13 +157,13 @@ expect_success 'ongoing: cut in the tarpit phase, the rise lasts to now and fe_h
 '
 
 expect_success 'collateral said: /24 and /48 catch the decoys, their requests counted (awk)' '
-	lbt-triage --json --v4-prefix 24 --v6-prefix 48 httplog.log > tri.json ;
+	lbt-triage --json --deny-v4-prefix 24 --deny-v6-prefix 48 httplog.log > tri.json ;
 	awk "\$1 ~ /^203\\.0\\.113\\.8:/ || \$1 ~ /^2001:db8:bad:2:/ { n++ } END { print n }" \
 	    httplog.log > expect &&
 	js "d[\"rule\"][\"collateral\"][\"requests\"] + d[\"rule\"][\"collateral\"][\"partial_requests\"]" > got &&
 	test_cmp expect got &&
 	n=$(cat expect) &&
-	lbt-triage --v4-prefix 24 --v6-prefix 48 httplog.log > screen24 ;
+	lbt-triage --deny-v4-prefix 24 --deny-v6-prefix 48 httplog.log > screen24 ;
 	tr "\n" " " < screen24 | tr -s " " | grep -q "COLLATERAL: $n requests of 2 other sources" &&
 	js "\"\\n\".join(d[\"rule\"][\"networks\"])" > nets &&
 	printf "%s\n" 203.0.113.0/24 2001:db8:bad::/48 > expect && test_cmp expect nets

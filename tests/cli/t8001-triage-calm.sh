@@ -78,9 +78,9 @@ expect_success 'bad usage: an unknown option, a bad value, --db with files: exit
 	grep -q "^lbt-triage: unknown option .--nosuch." err &&
 	test_expect_code 1 lbt-triage --min-share 101 httplog.log 2> err &&
 	grep -q "^lbt-triage: --min-share" err &&
-	test_expect_code 1 lbt-triage --factor 1 httplog.log 2> err &&
-	grep -q "^lbt-triage: --factor" err &&
-	test_expect_code 1 lbt-triage --v4-prefix 33 httplog.log 2> err &&
+	test_expect_code 1 lbt-triage --jump-factor 1 httplog.log 2> err &&
+	grep -q "^lbt-triage: --jump-factor" err &&
+	test_expect_code 1 lbt-triage --deny-v4-prefix 33 httplog.log 2> err &&
 	test_expect_code 1 lbt-triage --db x.db httplog.log 2> err &&
 	grep -q "no log file operands" err
 '

@@ -1,6 +1,6 @@
 #!/bin/sh
 # HAProxy's minimal format (a frontend with `log` but no log option, see
-# log-formats.md §1.2) from the real server: writes
+# docs/formats.md, "Built-in formats") from the real server: writes
 # tests/data/real/haproxy-minimal.log (or the file given).  Root; runs in a
 # network namespace of its own with documentation addresses; 10 s at most.
 set -eu

@@ -8,6 +8,7 @@
  * parts, and records of two files interleaved record by record.
  */
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -563,6 +564,60 @@ START_TEST(interface)
 }
 END_TEST
 
+/*
+ * A kind's properties come from its flags, not its name: offenders alone
+ * is order-bound among the built-in kinds; a kind named "offenders"
+ * without the flag is not, one of another name with it is.
+ */
+START_TEST(properties)
+{
+	static const lbt_analysis_ops named = { .name = "offenders" };
+	static const lbt_analysis_ops flagged = { .name = "other",
+		.flags = LBT_ANALYSIS_ORDER_BOUND };
+	lbt_rate_opts ro = LBT_RATE_OPTS_INIT;
+	lbt_offenders_opts oo = LBT_OFFENDERS_OPTS_INIT;
+	lbt_tarpit_opts to = LBT_TARPIT_OPTS_INIT;
+	lbt_analysis r, o, t;
+	lbt_analysis fake_named = { &named, NULL }, fake_flagged = { &flagged, NULL };
+	lbt_err err;
+
+	r = lbt_rate_analysis(lbt_rate_new(&ro, &err));
+	o = lbt_offenders_analysis(lbt_offenders_new(&oo, &err));
+	t = lbt_tarpit_analysis(lbt_tarpit_new(&to, &err));
+	ck_assert_ptr_nonnull(r.acc);
+	ck_assert_ptr_nonnull(o.acc);
+	ck_assert_ptr_nonnull(t.acc);
+	ck_assert_str_eq(r.ops->name, "rate");
+	ck_assert_str_eq(o.ops->name, "offenders");
+	ck_assert_str_eq(t.ops->name, "tarpit");
+	ck_assert_int_eq(lbt_analysis_order_bound(&r), 0);
+	ck_assert_int_ne(lbt_analysis_order_bound(&o), 0);
+	ck_assert_int_eq(lbt_analysis_order_bound(&t), 0);
+	ck_assert_int_eq(lbt_analysis_order_bound(&fake_named), 0);
+	ck_assert_int_ne(lbt_analysis_order_bound(&fake_flagged), 0);
+	lbt_analysis_free(&r);
+	lbt_analysis_free(&o);
+	lbt_analysis_free(&t);
+}
+END_TEST
+
+/*
+ * The merge's precondition is asserted, and the builds keep asserts: a
+ * merge of accumulators with different options (not twins) aborts.
+ */
+START_TEST(merge_precondition_asserted)
+{
+	lbt_rate_opts a = LBT_RATE_OPTS_INIT, b = LBT_RATE_OPTS_INIT;
+	lbt_rate *x, *y;
+	lbt_err err;
+
+	b.step_us = a.step_us * 10;
+	ck_assert_ptr_nonnull(x = lbt_rate_new(&a, &err));
+	ck_assert_ptr_nonnull(y = lbt_rate_new(&b, &err));
+	lbt_rate_merge(x, y, &err);          /* aborts: SIGABRT */
+}
+END_TEST
+
 /* The suite. */
 static Suite *analysis_suite(void)
 {
@@ -571,6 +626,8 @@ static Suite *analysis_suite(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, interface);
+	tcase_add_test(tc, properties);
+	tcase_add_test_raise_signal(tc, merge_precondition_asserted, SIGABRT);
 	tcase_add_test(tc, rate_merge_exact);
 	tcase_add_test(tc, offenders_merge_exact);
 	tcase_add_test(tc, tarpit_merge_exact);

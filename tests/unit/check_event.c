@@ -228,8 +228,8 @@ START_TEST(real_master)
 }
 END_TEST
 
-/* A connection error line (log-formats.md §1.8) gives client, accept
- * time, frontend and the text; the expected epoch of 2026-11-30 07:49:57 UTC
+/* A connection error line (docs/formats.md, "Connection errors") gives
+ * client, accept time, frontend and the text; the expected epoch of 2026-11-30 07:49:57 UTC
  * is from `date -u -d '2026-11-30 07:49:57' +%s`: 1796024997. */
 START_TEST(connection_error)
 {

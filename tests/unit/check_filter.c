@@ -4,7 +4,7 @@
  * Epoch values worked out by hand: 2025-01-01T00:00:00Z is 1735689600; Jan
  * to Oct 2025 have 304 days, so 2025-11-01T00:00:00Z is 1735689600 + 304 *
  * 86400 = 1761955200, and 22:24:01 that day is 1761955200 + 80641 =
- * 1762035841 (the stamp log-formats.md uses for 01/Nov/2025:22:24:01 +0000).
+ * 1762035841 (01/Nov/2025:22:24:01 +0000, the stamp of many samples).
  */
 #include <check.h>
 #include <stdlib.h>

@@ -648,8 +648,8 @@ START_TEST(detection)
 }
 END_TEST
 
-/* ${HAPROXY_*_LOG_FMT} expands to the built-in strings (log-formats.md
- * §1.3 gives the tcplog one); text around them stays; others are errors. */
+/* ${HAPROXY_*_LOG_FMT} expands to the built-in strings (the descriptors
+ * of formats/ hold them); text around them stays; others are errors. */
 START_TEST(expand_log_vars)
 {
 	lbt_err err;

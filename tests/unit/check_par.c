@@ -82,7 +82,8 @@ static int lines_finish(void *acc, lbt_err *err)
 }
 
 static const lbt_analysis_ops lines_ops = {
-	"lines", lines_fields, lines_add, lines_spawn, lines_merge, lines_finish, free
+	.name = "lines", .fields = lines_fields, .add = lines_add, .spawn = lines_spawn,
+	.merge = lines_merge, .finish = lines_finish, .free = free
 };
 
 /* A fresh temporary directory for the test (tmpdir.h). */

@@ -1,6 +1,6 @@
 /*
  * check_syslog.c - unit tests for lib/read/syslog.c: every wrapper of
- * log-formats.md §4 and §8 around the same message, with exact host, tag,
+ * docs/formats.md, "Syslog wrappers", around the same message, with exact host, tag,
  * time and message offset, and lines that must not be taken as wrapped.
  * Times: 2025-11-01T23:24:01Z = 1762039441 s (Python calendar.timegm).
  */

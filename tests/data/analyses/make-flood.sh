@@ -1,6 +1,6 @@
 #!/bin/sh
 # make-flood.sh - write flood.log, the lbt-rate / lbt-offenders fixture, in
-# HAProxy's `option httplog` format (log-formats.md 1.4), no syslog header.
+# HAProxy's `option httplog` format (docs/formats.md, "HAProxy lines"), no syslog header.
 #
 # 47 seconds from 01/Nov/2025:23:24:00 (UTC).  In every second, in this
 # order, one line every 30 ms:
