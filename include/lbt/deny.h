@@ -21,11 +21,15 @@
  *      others stay as data, for the collateral count;
  *   2. widening: a selected source narrower than --v4-prefix/--v6-prefix
  *      is replaced by its network of that length;
- *   3. width: a source wider than /24 (IPv4) or /48 (IPv6) is left out,
- *      unless opts.force;
- *   4. exclusions: the special-purpose ranges (special.h) and the allow
- *      list are cut out of what is left (a /24 around one allowed address
- *      becomes the eight networks that cover the rest);
+ *   3. width: a source wider than /24 (IPv4) or /48 (IPv6) is left out;
+ *      opts.force widens the limit one step, to /16 and /32, never
+ *      further: a network wider than that is denied only when it is
+ *      named exactly by lbt_deny_force_network (--force-network);
+ *   4. exclusions: the special-purpose ranges (special.h), the allow
+ *      list and the load balancer's own addresses (lbt_deny_own: a rule
+ *      that names them blocks the LB itself) are cut out of what is left
+ *      (a /24 around one allowed address becomes the eight networks that
+ *      cover the rest);
  *   5. merging: the union of what is left is written as the fewest aligned
  *      networks, never wider than /24 or /48 except inside a source that
  *      was wider and forced (two adjacent /25 are one /24, two /24 stay);
@@ -75,12 +79,17 @@ typedef struct lbt_deny_src {
 #define LBT_DENY_V4_WIDEST 24
 #define LBT_DENY_V6_WIDEST 48
 
+/* ... and with opts.force: one step wider, no more (lbt_deny_force_network
+ * names each network wider than this, exactly). */
+#define LBT_DENY_V4_FORCED 16
+#define LBT_DENY_V6_FORCED 32
+
 typedef struct lbt_deny_opts {
 	double min_share;        /* select sources with share >= this; < 0 off */
 	int64_t min_requests;    /* select sources with requests >= this; < 0 off */
 	int64_t top;             /* then keep the first `top` by requests; 0 all */
 	int v4_bits, v6_bits;    /* widen selected sources to this; -1 off */
-	int force;               /* allow sources wider than /24 and /48 */
+	int force;               /* allow sources up to /16 and /32 (not wider) */
 	int picked_only;         /* select only the sources added as LBT_DENY_FROM_ARG
 	                            (a caller that chose them itself: lbt-triage);
 	                            the data sources stay, for the collateral */
@@ -177,6 +186,22 @@ int lbt_deny_read(lbt_deny *d, FILE *fp, const char *name, lbt_err *err);
 
 /* Read an allow-list file (the plain list shape).  @return 0 or -1 with err. */
 int lbt_deny_read_allow(lbt_deny *d, FILE *fp, const char *name, lbt_err *err);
+
+/*
+ * Add one of the load balancer's own addresses (a `bind` address of its
+ * haproxy.cfg; file/line say where): never covered, as an allow-list
+ * entry, with its own reason ("the load balancer's own address").
+ * @return 0, or -1 with err.
+ */
+int lbt_deny_own(lbt_deny *d, const lbt_ipnet *net, const char *file, uint64_t line,
+    lbt_err *err);
+
+/*
+ * --force-network NET: the network `text` names may be denied whatever
+ * its width, that exact network only (a source wider than /16 or /32
+ * needs it; opts.force does not reach so far).  @return 0, or -1 with err.
+ */
+int lbt_deny_force_network(lbt_deny *d, const char *text, lbt_err *err);
 
 /* One --allow value: a network, else an allow-list file ("-" stdin).
  * @return 0, or -1 with err ("FILE: why", or file:line of a bad line). */

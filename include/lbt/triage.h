@@ -46,6 +46,7 @@
  *
  *     lbt_triage *t = lbt_triage_new(&opts, &err);
  *     lbt_triage_allow(t, "partners.lst", &err);         // --allow, optional
+ *     lbt_triage_own(t, &bind_addr, "haproxy.cfg", 12, &err);  // the LB's own
  *     lbt_triage_build(t, &in, &err);                     // after the pass
  *     lbt_triage_write(t, stdout, &print, &err);          // the screen
  *     lbt_triage_write_json(t, stdout, &err);             // or one document
@@ -181,6 +182,12 @@ void lbt_triage_free(lbt_triage *t);
  * stdin), as lbt-deny --allow.  Before lbt_triage_build.
  * @return 0, or -1 with err. */
 int lbt_triage_allow(lbt_triage *t, const char *arg, lbt_err *err);
+
+/* Never cover address a, the load balancer's own (a `bind` of its
+ * haproxy.cfg at file:line), nor a network holding it: the rule leaves it
+ * out and says why.  Before lbt_triage_build.  @return 0, or -1 with err. */
+int lbt_triage_own(lbt_triage *t, const lbt_addr *a, const char *file, uint64_t line,
+    lbt_err *err);
 
 /* Read the finished analyses of `in` and decide everything above.  Once.
  * @return 0, or -1 with err (out of memory). */

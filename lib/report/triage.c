@@ -62,6 +62,17 @@ int lbt_triage_allow(lbt_triage *t, const char *arg, lbt_err *err)
 	return lbt_deny_allow_arg(t->deny, arg, err);
 }
 
+/* One of the load balancer's own addresses.  @return 0 or -1 with err */
+int lbt_triage_own(lbt_triage *t, const lbt_addr *a, const char *file, uint64_t line,
+    lbt_err *err)
+{
+	lbt_ipnet net = { *a, a->family == 4 ? 32 : 128 };
+
+	if (t->built)
+		return lbt_err_set(err, "lbt_triage_own after lbt_triage_build");
+	return lbt_deny_own(t->deny, &net, file, line, err);
+}
+
 /* First and latest request (from the sources, else the status buckets). */
 static void find_span(lbt_triage *t)
 {
