@@ -117,6 +117,7 @@ typedef struct lbt_cli_opt {
  *                   --format NAME|FILE  --log-format TEMPLATE  --escape MODE
  *                   --haproxy-cfg FILE  --frontend NAME  --nginx-conf FILE
  *                   --log-name NAME  --captures LIST  --key-regex RE
+ *                   --trusted-proxies LIST|@FILE
  *                   --log-tz ZONE  --lb-name NAME  --db FILE  --strict
  *                   --threads N
  *   LBT_CLI_FILTER  --since TIME  --until TIME  --key LIST  --src LIST
