@@ -266,6 +266,8 @@ int main(int argc, char **argv)
 		    "never cover these (repeatable)"),
 		LBT_OPT_FLAG("force", 0, &o.d.force,
 		    "allow networks up to /16 and /32 (not wider)"),
+		LBT_OPT_FLAG("trust-header", 0, &o.d.trust_header,
+		    "deny sources whose address came from X-Forwarded-For"),
 		LBT_OPT_FN("force-network", 0, opt_list, &o.forced, "NETWORK",
 		    "allow this exact network, however wide (repeatable)"),
 		LBT_OPT_FN("haproxy-cfg", 0, opt_list, &o.cfg, "FILE",

@@ -172,6 +172,10 @@ int main(int argc, char **argv)
 	int rc;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	if (cli.in.trusted_proxies == NULL) {     /* a forged header must name nobody */
+		cli.in.trusted_proxies = "";
+		o.t.conn_only = 1;
+	}
 	o.t.nkeys = (size_t)o.keys;
 	o.t.nsources = (size_t)o.sources;
 	o.t.v4_bits = (int)o.v4;

@@ -21,7 +21,10 @@
  *      others stay as data, for the collateral count;
  *   2. widening: a selected source narrower than --v4-prefix/--v6-prefix
  *      is replaced by its network of that length;
- *   3. width: a source wider than /24 (IPv4) or /48 (IPv6) is left out;
+ *   3. trust and width: a source whose address came from an X-Forwarded-For
+ *      header nobody vouches for (from_header > 0: any client can write
+ *      one, and name whom it likes) is left out unless opts.trust_header;
+ *      a source wider than /24 (IPv4) or /48 (IPv6) is left out;
  *      opts.force widens the limit one step, to /16 and /32, never
  *      further: a network wider than that is denied only when it is
  *      named exactly by lbt_deny_force_network (--force-network);
@@ -70,10 +73,13 @@ typedef struct lbt_deny_src {
 	lbt_deny_origin origin;
 	const char *file;    /* input it was read from (copied), NULL for none */
 	uint64_t line;
+	int64_t from_header; /* requests whose address came from a header nobody
+	                        vouches for (lbt-offenders' from_header); UNKNOWN */
 } lbt_deny_src;
 
 #define LBT_DENY_SRC_INIT { { { 0, { 0 } }, 0 }, LBT_DENY_UNKNOWN, -1.0, \
-	LBT_DENY_UNKNOWN, LBT_DENY_NO_TIME, LBT_DENY_NO_TIME, LBT_DENY_FROM_DATA, NULL, 0 }
+	LBT_DENY_UNKNOWN, LBT_DENY_NO_TIME, LBT_DENY_NO_TIME, LBT_DENY_FROM_DATA, NULL, 0, \
+	LBT_DENY_UNKNOWN }
 
 /* The widest prefixes a rule may name without opts.force. */
 #define LBT_DENY_V4_WIDEST 24
@@ -93,9 +99,11 @@ typedef struct lbt_deny_opts {
 	int picked_only;         /* select only the sources added as LBT_DENY_FROM_ARG
 	                            (a caller that chose them itself: lbt-triage);
 	                            the data sources stay, for the collateral */
+	int trust_header;        /* deny sources whose address came from a header
+	                            nobody vouches for (from_header > 0) all the same */
 } lbt_deny_opts;
 
-#define LBT_DENY_OPTS_INIT { -1.0, -1, 0, -1, -1, 0, 0 }
+#define LBT_DENY_OPTS_INIT { -1.0, -1, 0, -1, -1, 0, 0, 0 }
 
 typedef struct lbt_deny lbt_deny;
 
@@ -177,7 +185,7 @@ int lbt_deny_allow(lbt_deny *d, const lbt_ipnet *net, const char *file, uint64_t
 /*
  * Read lbt-offenders output from fp ("name" in messages): TSV with its
  * header line (columns found by name: source, requests, share, peak_rps,
- * first, last; the others ignored), NDJSON (the same keys), or a plain list
+ * first, last, from_header; the others ignored), NDJSON (the same keys), or a plain list
  * (one source a line, its first word; '#' starts a comment).  The shape is
  * decided by the first line that is not blank or a comment.
  * @return 0, or -1 with err naming file:line of the first bad line.

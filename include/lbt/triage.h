@@ -83,10 +83,14 @@ typedef struct lbt_triage_opts {
 	lbt_deny_dialect dialect; /* LBT_DENY_HAPROXY (default) or LBT_DENY_NGINX */
 	const char *list_path;    /* the list file when the rule does not fit on
 	                             one line; default /etc/haproxy/offenders.lst */
+	int conn_only;            /* no --trusted-proxies: the records were read with
+	                             the connecting address as the client (an empty
+	                             list), so a forged X-Forwarded-For names nobody;
+	                             the screen warns when a header was set aside */
 } lbt_triage_opts;
 
 #define LBT_TRIAGE_OPTS_INIT { LBT_CP_OPTS_INIT, 5.0, 5.0, 3, 5, 0, -1, -1, \
-	LBT_DENY_HAPROXY, NULL }
+	LBT_DENY_HAPROXY, NULL, 0 }
 
 /* The analyses of the pass, finished.  keys: rate by key; statuses: rate
  * by status (both 1 s buckets); tarpit may be NULL. */
@@ -168,6 +172,13 @@ typedef struct lbt_triage_summary {
 	size_t sources;                      /* distinct sources */
 	size_t offenders;                    /* of them picked for the rule */
 	int64_t since_us, until_us;          /* the anomaly: first start, last end */
+	uint64_t header_aside;               /* requests that carried an X-Forwarded-For
+	                                        address, the connecting one counted */
+	uint64_t from_header;                /* ... whose client is the header's word,
+	                                        nobody vouching for it */
+	uint64_t from_trusted;               /* ... whose client --trusted-proxies vouched
+	                                        for: a src rule needs the LB to take its
+	                                        source from the header too */
 } lbt_triage_summary;
 
 typedef struct lbt_triage lbt_triage;

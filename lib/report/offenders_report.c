@@ -9,7 +9,8 @@
 #define SEC 1000000LL
 
 /* Write the cells of one source. */
-static void row(lbt_out *out, const lbt_offender *w, int country, int asn, int approx)
+static void row(lbt_out *out, const lbt_offender *w, int country, int asn, int approx,
+    int header)
 {
 	char buf[1024];
 
@@ -39,12 +40,16 @@ static void row(lbt_out *out, const lbt_offender *w, int country, int asn, int a
 	lbt_episode_report_main(out, &w->cp, SEC);
 	if (approx)
 		lbt_out_int(out, (int64_t)w->requests_err);
+	if (header)
+		lbt_out_int(out, (int64_t)w->from_header);
 }
 
 /* The table: columns (GeoIP ones only when a database can fill them, the
  * change points after the evidence, where scripts that cut the older
- * columns do not see them, requests_err last and only when the memory
- * budget made the counts approximate), rows.
+ * columns do not see them, requests_err only when the memory budget made
+ * the counts approximate, from_header last and only when some client
+ * address came from a header nobody vouches for: lbt-deny reads it and
+ * will not deny such a source without being told), rows.
  * @return 0 or -1. */
 int lbt_offenders_report(const lbt_offenders *o, FILE *fp, const lbt_report_opts *p)
 {
@@ -63,7 +68,8 @@ int lbt_offenders_report(const lbt_offenders *o, FILE *fp, const lbt_report_opts
 	int country = lbt_geoip_has_country(g), asn = lbt_geoip_has_asn(g);
 	int n = (int)(sizeof base / sizeof base[0]);
 	int approx = lbt_offenders_stats_get(o)->floor > 0;
-	lbt_out_col cols[sizeof base / sizeof base[0] + 4 + sizeof changes / sizeof changes[0]];
+	int header = lbt_offenders_stats_get(o)->from_header > 0;
+	lbt_out_col cols[sizeof base / sizeof base[0] + 5 + sizeof changes / sizeof changes[0]];
 	lbt_out *out;
 
 	for (int i = 0; i < n; i++)
@@ -77,10 +83,12 @@ int lbt_offenders_report(const lbt_offenders *o, FILE *fp, const lbt_report_opts
 		cols[n++] = changes[i];
 	if (approx)
 		cols[n++] = (lbt_out_col){ "requests_err", LBT_COL_NUM };
+	if (header)
+		cols[n++] = (lbt_out_col){ "from_header", LBT_COL_NUM };
 	if ((out = lbt_report_writer(fp, p, cols, n)) == NULL)
 		return -1;
 	for (size_t i = 0; i < lbt_offenders_nrows(o); i++)
-		row(out, lbt_offenders_row_at(o, i), country, asn, approx);
+		row(out, lbt_offenders_row_at(o, i), country, asn, approx, header);
 	return lbt_out_free(out);
 }
 
@@ -111,6 +119,20 @@ int lbt_offenders_report_empty(const lbt_offenders *o, char *buf, size_t size)
 		return 0;
 	snprintf(buf, size, "none of %llu records has a client address",
 	    (unsigned long long)st->records);
+	return 1;
+}
+
+/* The "addresses from a header" sentence.  @return 1 with buf, or 0 (none). */
+int lbt_offenders_report_header(const lbt_offenders *o, char *buf, size_t size)
+{
+	const lbt_offenders_stats *st = lbt_offenders_stats_get(o);
+
+	if (st->from_header == 0)
+		return 0;
+	snprintf(buf, size, "%llu of %llu requests have a client address taken from an "
+	    "X-Forwarded-For header, which any client can write (column from_header): "
+	    "give --trusted-proxies to say whose word counts",
+	    (unsigned long long)st->from_header, (unsigned long long)st->counted);
 	return 1;
 }
 

@@ -282,6 +282,9 @@ static int find_sources(lbt_triage *t, lbt_err *err)
 	t->sum.base_from_us = st->baseline == 2 ? st->base_from_us : t->sum.first_us;
 	t->sum.base_to_us = st->baseline == 2 ? st->base_to_us : t->sum.total.start_us;
 	t->sum.sources = st->sources;
+	t->sum.header_aside = st->header_aside;
+	t->sum.from_header = st->from_header;
+	t->sum.from_trusted = st->from_trusted;
 	if (n > 0 && (t->src = calloc(n, sizeof *t->src)) == NULL)
 		return lbt_err_set(err, "out of memory");
 	for (size_t i = 0; i < n; i++)

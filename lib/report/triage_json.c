@@ -85,12 +85,15 @@ static json_t *data(const lbt_triage *t)
 {
 	const lbt_triage_summary *m = &t->sum;
 
-	return json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:I}", "lines", (json_int_t)m->lines,
+	return json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:{s:b, s:I, s:I, s:I}}",
+	    "lines", (json_int_t)m->lines,
 	    "records", (json_int_t)m->records, "requests", (json_int_t)m->requests,
 	    "first", m->requests ? when(m->first_us) : json_null(),
 	    "last", m->requests ? when(m->last_us) : json_null(),
 	    "now", m->requests ? when(m->now_us) : json_null(), "sources",
-	    (json_int_t)m->sources);
+	    (json_int_t)m->sources, "x_forwarded_for", "trusted_proxies", !t->o.conn_only,
+	    "set_aside", (json_int_t)m->header_aside, "unverified", (json_int_t)m->from_header,
+	    "trusted", (json_int_t)m->from_trusted);
 }
 
 /* Keys (or statuses) v[0..n) with their rises, under the name `what`. */

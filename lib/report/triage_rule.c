@@ -31,6 +31,7 @@ static lbt_deny_src deny_src(const lbt_triage *t, const lbt_triage_source *s)
 	d.peak_rps = r->peak_count;
 	d.first_us = r->first_us;
 	d.last_us = r->last_us;
+	d.from_header = (int64_t)r->from_header;   /* lib/rule leaves such a source out */
 	d.origin = s->offender ? LBT_DENY_FROM_ARG : LBT_DENY_FROM_DATA;
 	return d;
 }

@@ -17,9 +17,9 @@
 #include "deny_int.h"
 
 /* The columns lbt-deny reads, in the order of col[] below. */
-enum { C_SOURCE, C_REQUESTS, C_SHARE, C_PEAK, C_FIRST, C_LAST, C_N };
+enum { C_SOURCE, C_REQUESTS, C_SHARE, C_PEAK, C_FIRST, C_LAST, C_HEADER, C_N };
 static const char *const colname[C_N] = {
-	"source", "requests", "share", "peak_rps", "first", "last"
+	"source", "requests", "share", "peak_rps", "first", "last", "from_header"
 };
 
 /* A reader over one input. */
@@ -107,7 +107,8 @@ static int set_field(struct rd *r, int c, const char *v, size_t n, lbt_deny_src 
 	case C_SHARE: return share_field(r, v, n, &s->share, err);
 	case C_PEAK: return int_field(r, "peak_rps", v, n, &s->peak_rps, err);
 	case C_FIRST: return time_field(r, "first", v, n, &s->first_us, err);
-	default: return time_field(r, "last", v, n, &s->last_us, err);
+	case C_LAST: return time_field(r, "last", v, n, &s->last_us, err);
+	default: return int_field(r, "from_header", v, n, &s->from_header, err);
 	}
 }
 

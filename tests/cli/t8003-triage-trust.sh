@@ -77,4 +77,121 @@ expect_success '... and its /24 (--v4-prefix 24) is cut around it; the list pass
 	echo "    http-request deny deny_status 429 if { src -f $PWD/nets.lst }" > lines &&
 	hap lines
 '
+
+# The spoofed flood of issue 19: 203.0.113.66 sends X-Forwarded-For:
+# 198.51.100.7, 1500 requests; the calm clients send no header.
+gen 203.0.113.66 198.51.100.7 > xff.log
+H="--haproxy-cfg lb.cfg"
+
+expect_success 'lbt-cat --json marks every header client, the connecting address beside' '
+	lbt-cat --json $H xff.log > recs.json &&
+	python3 -c "import json, sys, collections
+c = collections.Counter()
+for l in open(\"recs.json\"):
+    r = json.loads(l)
+    c[(r[\"client\"], r[\"client_from\"], r[\"conn\"])] += 1
+for k, n in sorted(c.items(), key=str): print(n, *k)" > got &&
+	{ echo "1500 198.51.100.7 header 203.0.113.66" &&
+	  for i in 0 1 2 3 4 5 6 7 8 9; do echo "90 192.0.2.1$i None None"; done; } | sort > expect &&
+	sort got > got.s && test_cmp expect got.s
+'
+
+expect_success 'lbt-cat --trusted-proxies: the connecting address trusted, the header counts' '
+	lbt-cat $H --trusted-proxies 203.0.113.66 -f client,client_from,conn xff.log |
+	    sort | uniq -c | sed "s/^ *//" | sort > got &&
+	printf "%s\n" "1500 198.51.100.7	trusted-header	203.0.113.66" \
+	    "1 client	client_from	conn" > want &&
+	for i in 0 1 2 3 4 5 6 7 8 9; do printf "90 192.0.2.1%s		\n" $i; done >> want &&
+	sort want > expect && test_cmp expect got
+'
+
+expect_success '... not trusted (another list, @FILE): the connecting address, marked conn' '
+	printf "# our proxies\n192.0.2.0/24   # the calm ones, as it happens\n" > prox.lst &&
+	lbt-cat $H --trusted-proxies @prox.lst -f client,client_from xff.log | sort | uniq -c |
+	    sed "s/^ *//" | grep "203.0.113.66" > got &&
+	printf "1500 203.0.113.66\tconn\n" > expect && test_cmp expect got
+'
+
+expect_success 'a bad --trusted-proxies: usage error naming it (and the file and line)' '
+	test_expect_code 1 lbt-cat $H --trusted-proxies 198.51.100.0/33 xff.log 2> err &&
+	grep -q "^lbt-cat: --trusted-proxies: .198.51.100.0/33. is not an address or network" err &&
+	printf "192.0.2.1\nnope\n" > bad.lst &&
+	test_expect_code 1 lbt-cat $H --trusted-proxies @bad.lst xff.log 2> err &&
+	grep -q "^lbt-cat: bad.lst:2: --trusted-proxies: .nope. is not an address or network" err
+'
+
+expect_success 'lbt-cat TSV read back keeps client_from and conn' '
+	lbt-cat $H xff.log > recs.tsv &&
+	lbt-cat --format lbt-tsv -f client,client_from,conn recs.tsv | sort | uniq -c |
+	    sed "s/^ *//" | grep 198.51.100.7 > got &&
+	printf "1500 198.51.100.7\theader\t203.0.113.66\n" > expect && test_cmp expect got
+'
+
+expect_success 'lbt-triage: the rule is on the connecting address, with a warning' '
+	test_expect_code 5 lbt-triage $H xff.log > screen &&
+	grep -q "^203\\.0\\.113\\.66  *1500 .* deny\$" screen &&
+	! grep -q "198\\.51\\.100\\.7" screen &&
+	tr "\n" " " < screen | grep -q "warning: 1500 requests carried an X-Forwarded-For address, which any client can *forge: without --trusted-proxies the sources and the *rule are the connecting *addresses" &&
+	rule screen > lines &&
+	echo "    http-request deny deny_status 429 if { src 203.0.113.66 }" > expect &&
+	test_cmp expect lines && hap lines &&
+	lbt-triage --json $H xff.log > xff.json ;
+	test "$(js "(d[\"rule\"][\"networks\"], d[\"data\"][\"x_forwarded_for\"])" xff.json)" = \
+	    "([${Q}203.0.113.66${Q}], {${Q}trusted_proxies${Q}: False, ${Q}set_aside${Q}: 1500, ${Q}unverified${Q}: 0, ${Q}trusted${Q}: 0})"
+'
+
+expect_success 'lbt-triage --trusted-proxies the connecting address: the header'"$Q"'s entry counts' '
+	test_expect_code 5 lbt-triage $H --trusted-proxies 203.0.113.66 xff.log > screen_t &&
+	grep -q "^198\\.51\\.100\\.7  *1500 .* deny\$" screen_t &&
+	tr "\n" " " < screen_t | grep -q "note: 1500 requests have their client from X-Forwarded-For" &&
+	! grep -q "^warning: " screen_t &&
+	rule screen_t > lines_t &&
+	echo "    http-request deny deny_status 429 if { src 198.51.100.7 }" > expect &&
+	test_cmp expect lines_t && hap lines_t
+'
+
+expect_success 'without a header there is no warning (the bind flood above)' '
+	! grep -q "X-Forwarded-For" screen24
+'
+
+expect_success 'lbt-offenders: a from_header column and a warning; lbt-deny leaves such a source out' '
+	lbt-offenders --no-geoip $H xff.log > off.tsv 2> err &&
+	grep -q "^lbt-offenders: warning: 1500 of 2400 requests have a client address taken from an X-Forwarded-For header" err &&
+	awk -F "\t" "NR == 1 { for (i = 1; i <= NF; i++) if (\$i == \"from_header\") c = i }
+	    NR > 1 && \$c > 0 { print \$1, \$2, \$c }" off.tsv > got &&
+	echo "198.51.100.7 1500 1500" > expect && test_cmp expect got &&
+	test_expect_code 2 lbt-deny --min-share 10 < off.tsv > out 2> err &&
+	grep -q "^lbt-deny: left out 198.51.100.7: the address came from an X-Forwarded-For header in 1500 of its requests, which any client can write (--trust-header to deny it)\$" err &&
+	test ! -s out
+'
+
+expect_success 'lbt-deny --trust-header denies it all the same; NDJSON says the same' '
+	lbt-deny --trust-header --min-share 10 < off.tsv > out &&
+	echo "    http-request deny deny_status 429 if { src 198.51.100.7 }" > expect &&
+	grep "^    [a-z]" out > got && test_cmp expect got && hap got &&
+	lbt-offenders --no-geoip --json $H xff.log 2> /dev/null |
+	    test_expect_code 2 lbt-deny --min-share 10 2> err &&
+	grep -q "^lbt-deny: left out 198.51.100.7: the address came from an X-Forwarded-For header" err
+'
+
+expect_success 'lbt-offenders --trusted-proxies: no from_header column, no warning' '
+	lbt-offenders --no-geoip $H --trusted-proxies 203.0.113.66 xff.log > off_t.tsv 2> err &&
+	test ! -s err && ! head -n 1 off_t.tsv | grep -q from_header
+'
+
+expect_success 'NGINX $remote_addr and $http_x_forwarded_for: the same choice' '
+	awk -F "|" "{ printf \"%s - - [30/Nov/2026:07:45:%02d +0000] \\\"GET /ping/x HTTP/1.1\\\" 200 2 \\\"-\\\" \\\"curl\\\" \\\"%s\\\"\\n\", \$1, NR, \$2 }" > ngx.log <<-EOF &&
+	203.0.113.66|198.51.100.7
+	203.0.113.66|198.51.100.7, 198.51.100.9
+	192.0.2.10|-
+	EOF
+	F="--format nginx-main" &&
+	lbt-cat $F -f client,client_from,conn ngx.log > got &&
+	printf "%s\n" "client	client_from	conn" "203.0.113.66	conn	" "203.0.113.66	conn	" \
+	    "192.0.2.10		" > expect && test_cmp expect got &&
+	lbt-cat $F --trusted-proxies 203.0.113.66,198.51.100.9 -f client,client_from,conn ngx.log > got &&
+	printf "%s\n" "client	client_from	conn" "198.51.100.7	trusted-header	203.0.113.66" \
+	    "198.51.100.7	trusted-header	203.0.113.66" "192.0.2.10		" > expect &&
+	test_cmp expect got
+'
 test_done
