@@ -12,9 +12,9 @@
  * log-format=TEMPLATE, escape=MODE, haproxy-cfg=FILE, frontend=NAME,
  * nginx-conf=FILE, log-name=NAME, lb=NAME, tier=lb|backend|app,
  * log-tz=ZONE, captures=LIST, trusted-proxies=LIST|@FILE: the global
- * options of the same names (--lb-name for lb=), for this input only.  Words are separated by blanks
- * or ';' (so `--input 'lb2.log;format=haproxy-tcplog;lb=lb2'` needs no
- * inner quotes); '...' keeps everything literally, "..." too except \" and
+ * options of the same names (--lb-name for lb=), for this input only.
+ * Words are separated by blanks or ';' (so
+ * `--input 'lb2.log;format=haproxy-tcplog;lb=lb2'` needs no inner quotes); '...' keeps everything literally, "..." too except \" and
  * \\; outside quotes a backslash keeps the next byte; '#' starting a word
  * starts a comment.  In a sources file, relative paths (the input, and
  * the files of format=, haproxy-cfg=, nginx-conf=) are relative to the

@@ -79,8 +79,9 @@ static int trusted_file(lbt_ipset *set, const char *path, lbt_err *err)
 
 /*
  * --trusted-proxies LIST|@FILE into a set, read once here so that the
- * formats of every thread share it (lbt_format_set_trusted).  "" is an
- * empty list: the connecting address always counts.  @return the set,
+ * formats of every thread share it (lbt_format_set_trusted): networks
+ * separated by commas, an element "@FILE" the networks of FILE.  "" is
+ * an empty list: the connecting address always counts.  @return the set,
  * or NULL with err (a bad network, the file unreadable)
  */
 static lbt_ipset *trusted_read(const char *arg, lbt_err *err)
@@ -93,15 +94,18 @@ static lbt_ipset *trusted_read(const char *arg, lbt_err *err)
 		lbt_err_set(err, "out of memory");
 		return NULL;
 	}
-	if (arg[0] == '@') {
-		rc = trusted_file(set, arg + 1, err);
-	} else {
-		for (const char *p = arg; rc == 0 && *p != '\0';) {
-			size_t n = strcspn(p, ",");
+	for (const char *p = arg; rc == 0 && *p != '\0';) {
+		size_t n = strcspn(p, ",");
+		char path[4096];
 
+		if (p[0] == '@' && n < sizeof path) {
+			memcpy(path, p + 1, n - 1);
+			path[n - 1] = '\0';
+			rc = trusted_file(set, path, err);
+		} else {
 			rc = trusted_add(set, p, n, NULL, 0, err);
-			p += n + (p[n] == ',');
 		}
+		p += n + (p[n] == ',');
 	}
 	if (rc < 0) {
 		lbt_ipset_free(set);
