@@ -131,8 +131,10 @@ int lbt_format_set_captures(lbt_format *f, const char *list, lbt_err *err);
  * even an empty one: the connecting address counts unless it is in the
  * set, then the rightmost address of the header that is not (NGINX's
  * set_real_ip_from with real_ip_recursive on); it needs the whole header
- * in the line.  Only read (lbt_ipset_has), so formats on several threads
- * may share one set once it has been read from (normalised) once.
+ * in the line.  A format without the connecting address (the header
+ * alone) starts the walk at the header's rightmost address.  The set is
+ * only read (lbt_ipset_has), so formats on several threads may share it
+ * once it has been read from (normalised) once.
  */
 void lbt_format_set_trusted(lbt_format *f, lbt_ipset *trusted);
 

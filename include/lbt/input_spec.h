@@ -14,9 +14,10 @@
  * log-tz=ZONE, captures=LIST, trusted-proxies=LIST|@FILE: the global
  * options of the same names (--lb-name for lb=), for this input only.
  * Words are separated by blanks or ';' (so
- * `--input 'lb2.log;format=haproxy-tcplog;lb=lb2'` needs no inner quotes); '...' keeps everything literally, "..." too except \" and
- * \\; outside quotes a backslash keeps the next byte; '#' starting a word
- * starts a comment.  In a sources file, relative paths (the input, and
+ * `--input 'lb2.log;format=haproxy-tcplog;lb=lb2'` needs no inner quotes);
+ * '...' keeps everything literally, "..." too except \" and \\; outside
+ * quotes a backslash keeps the next byte; '#' starting a word starts a
+ * comment.  In a sources file, relative paths (the input, and
  * the files of format=, haproxy-cfg=, nginx-conf=) are relative to the
  * file's directory; on the command line, to the current one.  A glob
  * (* ? [) is expanded when read, sorted; one that matches nothing is an

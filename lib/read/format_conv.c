@@ -352,7 +352,7 @@ static void hdr_split(const char *s, size_t n, struct hdr_list *l)
 	for (;;) {
 		const char *comma = memchr(s, ',', (size_t)(e - s)), *end = comma ? comma : e;
 		const char *b = s;
-		lbt_addr a;
+		lbt_addr a = { 0, { 0 } };
 		int ok;
 
 		while (b < end && *b == ' ')
