@@ -75,11 +75,14 @@ typedef struct lbt_deny_src {
 	uint64_t line;
 	int64_t from_header; /* requests whose address came from a header nobody
 	                        vouches for (lbt-offenders' from_header); UNKNOWN */
+	char via[LBT_ADDR_STRLEN + 2];   /* the connecting address that sent them
+	                        (lbt-offenders' via: "203.0.113.66", "+" after it
+	                        when others did too), "" unknown */
 } lbt_deny_src;
 
 #define LBT_DENY_SRC_INIT { { { 0, { 0 } }, 0 }, LBT_DENY_UNKNOWN, -1.0, \
 	LBT_DENY_UNKNOWN, LBT_DENY_NO_TIME, LBT_DENY_NO_TIME, LBT_DENY_FROM_DATA, NULL, 0, \
-	LBT_DENY_UNKNOWN }
+	LBT_DENY_UNKNOWN, "" }
 
 /* The widest prefixes a rule may name without opts.force. */
 #define LBT_DENY_V4_WIDEST 24
@@ -185,7 +188,7 @@ int lbt_deny_allow(lbt_deny *d, const lbt_ipnet *net, const char *file, uint64_t
 /*
  * Read lbt-offenders output from fp ("name" in messages): TSV with its
  * header line (columns found by name: source, requests, share, peak_rps,
- * first, last, from_header; the others ignored), NDJSON (the same keys), or a plain list
+ * first, last, from_header, via; the others ignored), NDJSON (the same keys), or a plain list
  * (one source a line, its first word; '#' starts a comment).  The shape is
  * decided by the first line that is not blank or a comment.
  * @return 0, or -1 with err naming file:line of the first bad line.

@@ -136,6 +136,10 @@ typedef struct lbt_offender {
 	uint64_t from_header;         /* requests whose client address came from a header
 	                                 nobody vouches for (client_from "header", rec.h):
 	                                 the address may be forged */
+	lbt_addr via;                 /* the connecting address that sent its first
+	                                 request whose client came from a header (the
+	                                 sender, or the proxy), family 0 when none */
+	int via_many;                 /* ... and other connecting addresses did too */
 	double held_s;                /* sum of Tw over those, seconds */
 	int64_t first_us, last_us;
 	lbt_cp_summary cp;            /* baseline or new, episodes, the main one and

@@ -50,4 +50,8 @@ int lbt_offenders_report_approx(const lbt_offenders *o, char *buf, size_t size);
  */
 int lbt_offenders_report_header(const lbt_offenders *o, char *buf, size_t size);
 
+/* A source's via as text: the connecting address, "+" after it when
+ * others sent some too; "" when none.  @return buf */
+const char *lbt_offender_via_str(const lbt_offender *w, char *buf, size_t size);
+
 #endif

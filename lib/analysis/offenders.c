@@ -71,7 +71,7 @@ uint64_t lbt_offenders_fields(const lbt_offenders *o)
 	return LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_CLIENT) | LBT_BIT(LBT_F_STATUS) |
 	    LBT_BIT(LBT_F_TERM) | LBT_BIT(LBT_F_TW) | LBT_BIT(LBT_F_KEY) |
 	    LBT_BIT(LBT_F_PATH) | LBT_BIT(LBT_F_FILE) | LBT_BIT(LBT_F_LINE) |
-	    LBT_BIT(LBT_F_CLIENT_FROM);
+	    LBT_BIT(LBT_F_CLIENT_FROM) | LBT_BIT(LBT_F_CONN);
 }
 
 /* "HH:MM" or "HH:MM:SS" in s[0..n) to seconds of the day.  @return 0 or -1. */
@@ -238,6 +238,8 @@ static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec, const
 	if (rec->have & LBT_BIT(LBT_F_STATUS))
 		s->status[lbt_offendersi_status_class(rec->status)]++;
 	s->from_header += (uint64_t)lbt_offendersi_from_header(rec);
+	if (rec->have & LBT_BIT(LBT_F_CONN))
+		lbt_offendersi_via(s, &rec->conn, 0);
 	if (lbt_offendersi_tarpitted(rec)) {
 		s->tarpitted++;
 		if ((rec->have & LBT_BIT(LBT_F_TW)) && rec->tw > 0)
@@ -261,15 +263,16 @@ static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec, const
 }
 
 /* Keep rec, the first request of its new source e (net), inline when it
- * fits (offenders_state.c).  @return 1 when kept, 0 when it needs the full
- * state, -1 when out of memory. */
+ * fits (offenders_state.c) and has no connecting address beside its client
+ * (the full state keeps that one, `via`).  @return 1 when kept, 0 when it
+ * needs the full state, -1 when out of memory. */
 static int add_first(lbt_offenders *o, struct src_entry *e, const lbt_rec *rec,
     const lbt_addr *net)
 {
 	uint32_t key = NO_KEY, file;
 	int k;
 
-	if (!lbt_offendersi_fits(rec, net))
+	if (!lbt_offendersi_fits(rec, net) || (rec->have & LBT_BIT(LBT_F_CONN)))
 		return 0;
 	if ((k = key_id(o, rec, &key)) < 0 || lbt_offendersi_file_id(o, rec->file, &file) < 0 ||
 	    lbt_series_add_bucket(o->all, lbt_bucket_of(rec->time_us, SEC), 1) < 0)
@@ -407,6 +410,8 @@ static int fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 	memcpy(r->status, s->status, sizeof(r->status));
 	r->tarpitted = s->tarpitted;
 	r->from_header = s->from_header;
+	r->via = s->via;
+	r->via_many = s->via_many;
 	r->held_s = (double)s->held_ms / 1000;
 	r->first_us = s->first_us;
 	r->last_us = s->last_us;

@@ -37,7 +37,8 @@ struct topk {
 };
 
 /* A source's full state, from the arena once it sent a second request
- * (216 bytes: what finish() ranks by lives in its map entry). */
+ * or one whose client came from a header (240 bytes: what finish() ranks
+ * by lives in its map entry). */
 struct src {
 	lbt_tally sec;               /* requests per second (tally.h) */
 	uint64_t requests;
@@ -55,6 +56,9 @@ struct src {
 	                                to LBT_ADDRSET_EXACT or the cap, then a sketch */
 	struct topk top;
 	uint32_t ev_file;            /* the evidence's file number + 1, 0: none */
+	lbt_addr via;                /* the connecting address of its first request
+	                                whose client came from a header, family 0 none */
+	uint8_t via_many;            /* ... and another one sent some too */
 };
 
 /*
@@ -144,6 +148,7 @@ lbt_evidence lbt_offendersi_evidence(const lbt_offenders *o, const struct src *s
 int lbt_offendersi_file_id(lbt_offenders *o, const char *file, uint32_t *id);
 const char *lbt_offendersi_file_name(const lbt_offenders *o, uint32_t id);
 void lbt_offendersi_free_state(lbt_offenders *o);
+void lbt_offendersi_via(struct src *s, const lbt_addr *via, int many);
 
 /* offenders_budget.c */
 int lbt_offendersi_budget(lbt_offenders *o);

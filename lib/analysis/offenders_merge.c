@@ -143,6 +143,7 @@ static void merge_counts(struct src *s, const struct src *from)
 		s->status[i] += from->status[i];
 	s->tarpitted += from->tarpitted;
 	s->from_header += from->from_header;
+	lbt_offendersi_via(s, &from->via, from->via_many);
 	s->held_ms += from->held_ms;
 	s->err += from->err;
 }

@@ -29,6 +29,19 @@ int lbt_offendersi_from_header(const lbt_rec *rec)
 	return (rec->have & LBT_BIT(LBT_F_CLIENT_FROM)) && rec->client_from == LBT_FROM_HEADER;
 }
 
+/* Note that connecting address via (and maybe others: many) sent some of
+ * source s's requests whose client came from a header. */
+void lbt_offendersi_via(struct src *s, const lbt_addr *via, int many)
+{
+	if (via->family == 0)
+		return;
+	if (s->via.family == 0)
+		s->via = *via;
+	else if (lbt_addr_cmp(&s->via, via) != 0)
+		s->via_many = 1;
+	s->via_many |= (uint8_t)many;
+}
+
 /* The held time of rec in ms: its Tw when tarpitted and positive, else 0. */
 static int32_t held_of(const lbt_rec *rec)
 {

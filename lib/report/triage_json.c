@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbt/offenders_report.h"
 #include "lbt/timeparse.h"
 #include "lbt/utf8.h"
 #include "lbt/version.h"
@@ -126,16 +127,20 @@ static json_t *source(const lbt_triage_source *s)
 	const lbt_offender *r = s->row;
 
 	static const char *const why[] = { NULL, "new", "ratio", "refused" };
+	char via[LBT_ADDR_STRLEN + 2];
 
 	return json_pack("{s:s, s:i, s:I, s:o, s:o, s:o, s:b, s:I, s:I, s:o, s:o, s:b, s:o, s:s, "
-	    "s:o}",
+	    "s:o, s:I, s:o}",
 	    "source", r->source, "family", r->net.family, "requests", (json_int_t)r->requests,
 	    "share", num(s->share), "share_all", num(r->share),
 	    "ratio", r->cp.has_ratio ? num(r->cp.ratio) : json_null(),
 	    "new", r->cp.is_new, "peak_rps", (json_int_t)r->peak_count,
 	    "addresses", (json_int_t)r->addrs, "first", when(r->first_us), "last", when(r->last_us),
 	    "offender", s->offender, "why", s->offender ? json_string(why[s->why]) : json_null(),
-	    "in_rule", cover[s->in_rule], "status", classes(r));
+	    "in_rule", cover[s->in_rule], "status", classes(r),
+	    "from_header", (json_int_t)r->from_header,
+	    "via", r->via.family ? json_string(lbt_offender_via_str(r, via, sizeof via)) :
+	    json_null());
 }
 
 /* The sources shown on the screen (the offenders and the next ones). */

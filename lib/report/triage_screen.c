@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lbt/offenders_report.h"
 #include "lbt/report.h"
 #include "lbt/timeparse.h"
 #include "triage_int.h"
@@ -478,6 +479,14 @@ static int trust(struct scr *s)
 		    "(--trusted-proxies): a src rule matches the connecting address, so the LB "
 		    "must take its source from the header (HAProxy http-request set-src, NGINX "
 		    "set_real_ip_from)", (unsigned long long)m->from_trusted);
+	for (size_t i = 0; rc == 0 && i < lbt_triage_nsources(s->t); i++) {
+		const lbt_triage_source *e = lbt_triage_source_at(s->t, i);
+		char via[LBT_ADDR_STRLEN + 2];
+
+		if (e->offender && e->row->via.family != 0)
+			rc = para(s, "  ", "    ", "%s came through %s", e->row->source,
+			    lbt_offender_via_str(e->row, via, sizeof via));
+	}
 	if (rc == 0 && (m->from_trusted > 0 || m->from_header > 0 ||
 	    (lbt_triage_opts_get(s->t)->conn_only && m->header_aside > 0)))
 		rc = lbt_out_line(s->fp, "", 0);

@@ -54,6 +54,8 @@ static void fold(lbt_deny_src *a, const lbt_deny_src *b)
 		a->origin = LBT_DENY_FROM_ARG;
 	if (b->from_header >= 0)
 		a->from_header = (a->from_header < 0 ? 0 : a->from_header) + b->from_header;
+	if (a->via[0] == '\0')
+		memcpy(a->via, b->via, sizeof a->via);
 }
 
 /* Merge items of equal network; keep arrival order. */
@@ -232,9 +234,9 @@ static const char *forged(const lbt_deny *d, const lbt_deny_src *s, char *buf, s
 {
 	if (d->o.trust_header || s->from_header <= 0)
 		return NULL;
-	snprintf(buf, size, "the address came from an X-Forwarded-For header in %lld of its "
-	    "requests, which any client can write (--trust-header to deny it)",
-	    (long long)s->from_header);
+	snprintf(buf, size, "an X-Forwarded-For address in %lld requests, which any client "
+	    "can write%s%s (--trust-header to deny it)", (long long)s->from_header,
+	    s->via[0] ? "; sent by " : "", s->via);
 	return buf;
 }
 

@@ -144,6 +144,10 @@ expect_success 'lbt-triage --trusted-proxies the connecting address: the header'
 	test_expect_code 5 lbt-triage $H --trusted-proxies 203.0.113.66 xff.log > screen_t &&
 	grep -q "^198\\.51\\.100\\.7  *1500 .* deny\$" screen_t &&
 	tr "\n" " " < screen_t | grep -q "note: 1500 requests have their client from X-Forwarded-For" &&
+	grep -q "^  198.51.100.7 came through 203.0.113.66\$" screen_t &&
+	lbt-triage --json $H --trusted-proxies 203.0.113.66 xff.log > xff_t.json ;
+	test "$(js "[(s[\"source\"], s[\"via\"], s[\"from_header\"]) for s in d[\"sources\"] if s[\"offender\"]]" xff_t.json)" = \
+	    "[(${Q}198.51.100.7${Q}, ${Q}203.0.113.66${Q}, 0)]" &&
 	! grep -q "^warning: " screen_t &&
 	rule screen_t > lines_t &&
 	echo "    http-request deny deny_status 429 if { src 198.51.100.7 }" > expect &&
@@ -157,11 +161,12 @@ expect_success 'without a header there is no warning (the bind flood above)' '
 expect_success 'lbt-offenders: a from_header column and a warning; lbt-deny leaves such a source out' '
 	lbt-offenders --no-geoip $H xff.log > off.tsv 2> err &&
 	grep -q "^lbt-offenders: warning: 1500 of 2400 requests have a client address taken from an X-Forwarded-For header" err &&
-	awk -F "\t" "NR == 1 { for (i = 1; i <= NF; i++) if (\$i == \"from_header\") c = i }
-	    NR > 1 && \$c > 0 { print \$1, \$2, \$c }" off.tsv > got &&
-	echo "198.51.100.7 1500 1500" > expect && test_cmp expect got &&
+	awk -F "\t" "NR == 1 { for (i = 1; i <= NF; i++) { if (\$i == \"from_header\") c = i
+	    if (\$i == \"via\") v = i } }
+	    NR > 1 && \$c > 0 { print \$1, \$2, \$c, \$v }" off.tsv > got &&
+	echo "198.51.100.7 1500 1500 203.0.113.66" > expect && test_cmp expect got &&
 	test_expect_code 2 lbt-deny --min-share 10 < off.tsv > out 2> err &&
-	grep -q "^lbt-deny: left out 198.51.100.7: the address came from an X-Forwarded-For header in 1500 of its requests, which any client can write (--trust-header to deny it)\$" err &&
+	grep -q "^lbt-deny: left out 198.51.100.7: an X-Forwarded-For address in 1500 requests, which any client can write; sent by 203.0.113.66 (--trust-header to deny it)\$" err &&
 	test ! -s out
 '
 
@@ -171,12 +176,14 @@ expect_success 'lbt-deny --trust-header denies it all the same; NDJSON says the 
 	grep "^    [a-z]" out > got && test_cmp expect got && hap got &&
 	lbt-offenders --no-geoip --json $H xff.log 2> /dev/null |
 	    test_expect_code 2 lbt-deny --min-share 10 2> err &&
-	grep -q "^lbt-deny: left out 198.51.100.7: the address came from an X-Forwarded-For header" err
+	grep -q "^lbt-deny: left out 198.51.100.7: an X-Forwarded-For address in 1500 requests, which any client can write; sent by 203.0.113.66 " err
 '
 
 expect_success 'lbt-offenders --trusted-proxies: no from_header column, no warning' '
 	lbt-offenders --no-geoip $H --trusted-proxies 203.0.113.66 xff.log > off_t.tsv 2> err &&
-	test ! -s err && ! head -n 1 off_t.tsv | grep -q from_header
+	test ! -s err && ! head -n 1 off_t.tsv | grep -q from_header &&
+	head -n 1 off_t.tsv | tr "\t" "\n" | tail -n 1 > got && echo via > expect &&
+	test_cmp expect got
 '
 
 expect_success 'NGINX $remote_addr and $http_x_forwarded_for: the same choice' '
