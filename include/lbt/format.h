@@ -132,7 +132,8 @@ int lbt_format_set_captures(lbt_format *f, const char *list, lbt_err *err);
  * set, then the rightmost address of the header that is not (NGINX's
  * set_real_ip_from with real_ip_recursive on); it needs the whole header
  * in the line.  A format without the connecting address (the header
- * alone) starts the walk at the header's rightmost address.  The set is
+ * alone) starts the walk at the header's rightmost address, and marks
+ * what it finds "header": nobody is known to have written it.  The set is
  * only read (lbt_ipset_has), so formats on several threads may share it
  * once it has been read from (normalised) once.
  */

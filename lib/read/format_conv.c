@@ -388,9 +388,12 @@ static int trusted(const struct fmt_ctx *c, const lbt_addr *a)
  * With a trusted-proxies list: the connecting address unless it is
  * trusted, then from the right the first element that is not, as NGINX's
  * realip module finds it (real_ip_recursive on); an element that is no
- * address ends the walk at the one before.  @return 1 with *out and
- * *from, 0 when there is nothing to take (no connecting address and the
- * last element no address)
+ * address ends the walk at the one before.  A line without the connecting
+ * address starts the walk at the rightmost element, but nobody is known
+ * to have written that one: what it finds is marked "header", as
+ * unverified as without a list.  @return 1 with *out and *from, 0 when
+ * there is nothing to take (no connecting address and the last element
+ * no address)
  */
 static int pick_trusted(const struct fmt_ctx *c, const struct hdr_list *l, lbt_addr *out,
     lbt_client_from *from)
@@ -403,7 +406,7 @@ static int pick_trusted(const struct fmt_ctx *c, const struct hdr_list *l, lbt_a
 		return 1;
 	for (int i = l->n - 1; i >= 0 && l->ok[i]; i--) {
 		*out = l->a[i];
-		*from = LBT_FROM_TRUSTED;
+		*from = c->conn.family != 0 ? LBT_FROM_TRUSTED : LBT_FROM_HEADER;
 		have = 1;
 		if (!trusted(c, &l->a[i]))
 			break;
