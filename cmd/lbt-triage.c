@@ -93,7 +93,15 @@ static void make_analyses(lbt_cli *cli, const struct opts *o, const lbt_tarpit_c
 		lbt_cli_die(cli, &err);
 }
 
-/* The triage of the finished analyses v[0..4), its --allow entries in. */
+/* One bind address of the haproxy.cfg given: never in the rule. */
+static int own_addr(void *ctx, const lbt_addr *a, const char *file, uint64_t line,
+    lbt_err *err)
+{
+	return lbt_triage_own(ctx, a, file, line, err);
+}
+
+/* The triage of the finished analyses v[0..4), its --allow entries and
+ * the LB's own addresses in. */
 static lbt_triage *triage(lbt_cli *cli, struct opts *o, lbt_analysis *v, lbt_stream *in)
 {
 	lbt_triage_input ti = { v[0].acc, v[1].acc, v[2].acc, v[3].acc,
@@ -107,6 +115,7 @@ static lbt_triage *triage(lbt_cli *cli, struct opts *o, lbt_analysis *v, lbt_str
 	for (size_t i = 0; i < o->nallow; i++)
 		if (lbt_triage_allow(t, o->allow[i], &err) < 0)
 			lbt_cli_die(cli, &err);
+	lbt_cli_lb_addrs(cli, own_addr, t);
 	if (lbt_triage_build(t, &ti, &err) < 0)
 		lbt_cli_die(cli, &err);
 	return t;
@@ -169,6 +178,10 @@ int main(int argc, char **argv)
 	int rc;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	if (cli.in.trusted_proxies == NULL) {     /* a forged header must name nobody */
+		cli.in.trusted_proxies = "";
+		o.t.conn_only = 1;
+	}
 	o.t.nkeys = (size_t)o.keys;
 	o.t.nsources = (size_t)o.sources;
 	o.t.v4_bits = (int)o.v4;

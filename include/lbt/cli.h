@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "lbt/analysis.h"
+#include "lbt/binds.h"
 #include "lbt/err.h"
 #include "lbt/input.h"
 #include "lbt/input_spec.h"
@@ -126,6 +127,7 @@ typedef struct lbt_cli_opt {
  *                   --format NAME|FILE  --log-format TEMPLATE  --escape MODE
  *                   --haproxy-cfg FILE  --frontend NAME  --nginx-conf FILE
  *                   --log-name NAME  --captures LIST  --key-regex RE
+ *                   --trusted-proxies LIST|@FILE
  *                   --log-tz ZONE  --lb-name NAME  --db FILE  --strict
  *                   --threads N
  *   LBT_CLI_FILTER  --since TIME  --until TIME  --key LIST  --src LIST
@@ -237,6 +239,13 @@ lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also);
  * maybe empty; free it with lbt_tarpit_cfgs_free.
  */
 lbt_tarpit_cfgs *lbt_cli_tarpit_cfgs(const lbt_cli *cli);
+
+/*
+ * The load balancer's own addresses: the `bind` addresses (binds.h) of
+ * the same haproxy.cfg files, each given to fn, for a rule that must
+ * never name them; exits on a file that cannot be read.
+ */
+void lbt_cli_lb_addrs(const lbt_cli *cli, lbt_binds_fn fn, void *ctx);
 
 /* A line parser with cli->in's options, no files (lbt-formats --explain);
  * exits on a bad option value.  Free it with lbt_input_free. */

@@ -27,7 +27,7 @@
  * (jansson, libcbor), kept until the next line.  The mapping of aliases and
  * variables to fields, the descriptor syntax and the limits are in
  * lbt-formats(5).  Implementation map: lib/read/format_int.h.
- * Includes: err.h, rec.h, timeparse.h.
+ * Includes: err.h, ipset.h, rec.h, timeparse.h.
  */
 #ifndef LBT_FORMAT_H
 #define LBT_FORMAT_H
@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "lbt/err.h"
+#include "lbt/ipset.h"
 #include "lbt/rec.h"
 #include "lbt/timeparse.h"
 
@@ -122,6 +123,21 @@ void lbt_format_set_tz(lbt_format *f, lbt_tz *tz);
 
 /* Meaning of %hr capture slots, e.g. "host,ua" (a --captures value). */
 int lbt_format_set_captures(lbt_format *f, const char *list, lbt_err *err);
+
+/*
+ * Which address of a header's list is the client (--trusted-proxies; not
+ * copied, must outlive f).  NULL, the default: no list, the first address
+ * of the header as the format means it (marked "header", rec.h).  A set,
+ * even an empty one: the connecting address counts unless it is in the
+ * set, then the rightmost address of the header that is not (NGINX's
+ * set_real_ip_from with real_ip_recursive on); it needs the whole header
+ * in the line.  A format without the connecting address (the header
+ * alone) starts the walk at the header's rightmost address, and marks
+ * what it finds "header": nobody is known to have written it.  The set is
+ * only read (lbt_ipset_has), so formats on several threads may share it
+ * once it has been read from (normalised) once.
+ */
+void lbt_format_set_trusted(lbt_format *f, lbt_ipset *trusted);
 
 /* Fields the caller needs (LBT_BIT mask); others may be left absent.  Default: all. */
 void lbt_format_set_wanted(lbt_format *f, uint64_t mask);

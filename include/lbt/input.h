@@ -56,6 +56,10 @@ typedef struct lbt_input_opts {
 	const char *nginx_conf;    /* --nginx-conf FILE */
 	const char *log_name;      /* --log-name NAME */
 	const char *captures;      /* --captures host,ua */
+	const char *trusted_proxies;   /* --trusted-proxies LIST|@FILE: which address of
+	                              an X-Forwarded-For list is the client
+	                              (lbt_format_set_trusted); NULL none given, ""
+	                              an empty list: the connecting address counts */
 	const char *key_regex;     /* --key-regex */
 	const char *log_tz;        /* --log-tz ZONE, NULL = UTC */
 	const char *lb;            /* --lb-name: LB host for files without syslog host */

@@ -46,6 +46,7 @@
  *
  *     lbt_triage *t = lbt_triage_new(&opts, &err);
  *     lbt_triage_allow(t, "partners.lst", &err);         // --allow, optional
+ *     lbt_triage_own(t, &bind_addr, "haproxy.cfg", 12, &err);  // the LB's own
  *     lbt_triage_build(t, &in, &err);                     // after the pass
  *     lbt_triage_write(t, stdout, &print, &err);          // the screen
  *     lbt_triage_write_json(t, stdout, &err);             // or one document
@@ -82,10 +83,14 @@ typedef struct lbt_triage_opts {
 	lbt_deny_dialect dialect; /* LBT_DENY_HAPROXY (default) or LBT_DENY_NGINX */
 	const char *list_path;    /* the list file when the rule does not fit on
 	                             one line; default /etc/haproxy/offenders.lst */
+	int conn_only;            /* no --trusted-proxies: the records were read with
+	                             the connecting address as the client (an empty
+	                             list), so a forged X-Forwarded-For names nobody;
+	                             the screen warns when a header was set aside */
 } lbt_triage_opts;
 
 #define LBT_TRIAGE_OPTS_INIT { LBT_CP_OPTS_INIT, 5.0, 5.0, 3, 5, 0, -1, -1, \
-	LBT_DENY_HAPROXY, NULL }
+	LBT_DENY_HAPROXY, NULL, 0 }
 
 /* The analyses of the pass, finished.  keys: rate by key; statuses: rate
  * by status (both 1 s buckets); tarpit may be NULL. */
@@ -167,6 +172,13 @@ typedef struct lbt_triage_summary {
 	size_t sources;                      /* distinct sources */
 	size_t offenders;                    /* of them picked for the rule */
 	int64_t since_us, until_us;          /* the anomaly: first start, last end */
+	uint64_t header_aside;               /* requests that carried an X-Forwarded-For
+	                                        address, the connecting one counted */
+	uint64_t from_header;                /* ... whose client is the header's word,
+	                                        nobody vouching for it */
+	uint64_t from_trusted;               /* ... whose client --trusted-proxies vouched
+	                                        for: a src rule needs the LB to take its
+	                                        source from the header too */
 } lbt_triage_summary;
 
 typedef struct lbt_triage lbt_triage;
@@ -181,6 +193,12 @@ void lbt_triage_free(lbt_triage *t);
  * stdin), as lbt-deny --allow.  Before lbt_triage_build.
  * @return 0, or -1 with err. */
 int lbt_triage_allow(lbt_triage *t, const char *arg, lbt_err *err);
+
+/* Never cover address a, the load balancer's own (a `bind` of its
+ * haproxy.cfg at file:line), nor a network holding it: the rule leaves it
+ * out and says why.  Before lbt_triage_build.  @return 0, or -1 with err. */
+int lbt_triage_own(lbt_triage *t, const lbt_addr *a, const char *file, uint64_t line,
+    lbt_err *err);
 
 /* Read the finished analyses of `in` and decide everything above.  Once.
  * @return 0, or -1 with err (out of memory). */

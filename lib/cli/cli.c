@@ -103,6 +103,8 @@ static void group_input(lbt_cli *cli, struct late *l, lbt_cli_opt *t)
 		LBT_OPT_STR("log-name", 0, &i->log_name, "NAME", "log_format name in --nginx-conf"),
 		LBT_OPT_STR("captures", 0, &i->captures, "LIST",
 		    "meaning of the %hr captures, e.g. host,ua"),
+		LBT_OPT_STR("trusted-proxies", 0, &i->trusted_proxies, "LIST|@FILE",
+		    "X-Forwarded-For: the client is the last address not in LIST"),
 		LBT_OPT_STR("key-regex", 0, &i->key_regex, "RE",
 		    "the key: group 1 of this PCRE2 pattern on the path"),
 		LBT_OPT_STR("log-tz", 0, &i->log_tz, "ZONE", "zone of stamps without one (UTC)"),

@@ -96,9 +96,17 @@ void lbt_format_set_tz(lbt_format *f, lbt_tz *tz)
 void lbt_format_set_wanted(lbt_format *f, uint64_t mask)
 {
 	f->wanted = mask ? mask : ~(uint64_t)0;
+	if (f->wanted & (LBT_BIT(LBT_F_CLIENT_FROM) | LBT_BIT(LBT_F_CONN)))
+		f->wanted |= LBT_BIT(LBT_F_CLIENT);      /* both are told by reading it */
 	if (f->keys_any || f->enc == ENC_KJSON)
 		f->wanted |= FMT_USABLE;
 	f->planned = 0;      /* skipped words depend on it */
+}
+
+/* The trusted proxies of a header's address list (NULL: no list). */
+void lbt_format_set_trusted(lbt_format *f, lbt_ipset *trusted)
+{
+	f->trusted = trusted;
 }
 
 /* Capture slot meanings from a --captures list.  @return 0 or -1 with err */

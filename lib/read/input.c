@@ -201,8 +201,7 @@ static int detect_format(lbt_input *in, struct path *p, lbt_err *err)
 {
 	int r = p->probed != NULL ? use_probed(in, p) : lbt_inputi_detect(in, err);
 
-	if (r == 1 && lbt_inputi_set_setup(&in->det, in->tz, in->cp->o.captures, in->wanted,
-	    in->cp->o.tier, err) < 0) {
+	if (r == 1 && lbt_inputi_set_setup(&in->det, in->cp, in->wanted, err) < 0) {
 		lbt_err_at(err, in->name, 0, "%s", err->msg);
 		in->cur = NULL;
 		return -1;

@@ -208,18 +208,22 @@ static uint64_t checked_fields(void)
 	return m;
 }
 
-/* Give every format of s the zone, fields and captures, every entry its tier.
- * @return 0 or -1 with err */
-int lbt_inputi_set_setup(struct fmtset *s, lbt_tz *tz, const char *captures, uint64_t wanted,
-    lbt_tier tier, lbt_err *err)
+/* Give every format of s profile p's zone, captures and trusted proxies and
+ * the fields, every entry its tier.  @return 0 or -1 with err */
+int lbt_inputi_set_setup(struct fmtset *s, const struct profile *p, uint64_t wanted,
+    lbt_err *err)
 {
+	const char *captures = p->o.captures;
+	lbt_tier tier = p->o.tier;
+
 	for (size_t i = 0; i < s->n; i++) {
 		uint64_t extra = s->n == 1 ? 0 : s->v[i].fill_fe ? checked_fields() :
 		    s->byname ? LBT_BIT(LBT_F_FRONTEND) : 0;
 
 		s->v[i].tier = tier != LBT_TIER_NONE ? tier :
 		    dialect_tier(lbt_format_dialect(s->v[i].f));
-		lbt_format_set_tz(s->v[i].f, tz);
+		lbt_format_set_tz(s->v[i].f, p->tz);
+		lbt_format_set_trusted(s->v[i].f, p->trusted);
 		lbt_format_set_wanted(s->v[i].f, wanted | extra);
 		if (captures && lbt_format_set_captures(s->v[i].f, captures, err) < 0)
 			return -1;

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "lbt/input.h"
+#include "lbt/ipset.h"
 #include "lbt/key.h"
 #include "lbt/source.h"
 #include "lbt/timeparse.h"
@@ -89,6 +90,7 @@ struct fmtset {
 struct profile {
 	lbt_input_opts o;
 	lbt_tz *tz;
+	lbt_ipset *trusted;      /* o.trusted_proxies read, NULL when not given */
 	struct fmtset fixed;     /* the formats the options name; n == 0: detect */
 	const char *where_file;  /* the spec's sources file and line, or NULL */
 	uint64_t where_line;
@@ -169,7 +171,8 @@ struct lbt_input {
  * lbt_inputi_set_from_opts: the formats o names (--format NAME[,NAME...],
  * --log-format, --haproxy-cfg [--frontend], --nginx-conf); none (n == 0)
  * when detection must choose.  lbt_inputi_set_setup: give every format the
- * zone, wanted fields and captures, and every entry the input's tier
+ * profile's zone, captures and trusted proxies and the wanted fields, and
+ * every entry the input's tier
  * (LBT_TIER_NONE: its dialect's).  All three @return 0 or -1 with err.
  *
  * lbt_inputi_set_parse: parse msg with the set (see struct fmtset); s->last
@@ -183,8 +186,8 @@ struct lbt_input {
 int lbt_inputi_set_add(struct fmtset *s, lbt_format *f, const char *proxy, int klass,
     lbt_err *err);
 int lbt_inputi_set_from_opts(struct fmtset *s, const lbt_input_opts *o, lbt_err *err);
-int lbt_inputi_set_setup(struct fmtset *s, lbt_tz *tz, const char *captures, uint64_t wanted,
-    lbt_tier tier, lbt_err *err);
+int lbt_inputi_set_setup(struct fmtset *s, const struct profile *p, uint64_t wanted,
+    lbt_err *err);
 int lbt_inputi_set_parse(struct fmtset *s, const char *msg, size_t len, lbt_rec *rec,
     lbt_err *why);
 const char *lbt_inputi_set_names(const struct fmtset *s, char *buf, size_t size);

@@ -62,6 +62,17 @@ int lbt_triage_allow(lbt_triage *t, const char *arg, lbt_err *err)
 	return lbt_deny_allow_arg(t->deny, arg, err);
 }
 
+/* One of the load balancer's own addresses.  @return 0 or -1 with err */
+int lbt_triage_own(lbt_triage *t, const lbt_addr *a, const char *file, uint64_t line,
+    lbt_err *err)
+{
+	lbt_ipnet net = { *a, a->family == 4 ? 32 : 128 };
+
+	if (t->built)
+		return lbt_err_set(err, "lbt_triage_own after lbt_triage_build");
+	return lbt_deny_own(t->deny, &net, file, line, err);
+}
+
 /* First and latest request (from the sources, else the status buckets). */
 static void find_span(lbt_triage *t)
 {
@@ -271,6 +282,9 @@ static int find_sources(lbt_triage *t, lbt_err *err)
 	t->sum.base_from_us = st->baseline == 2 ? st->base_from_us : t->sum.first_us;
 	t->sum.base_to_us = st->baseline == 2 ? st->base_to_us : t->sum.total.start_us;
 	t->sum.sources = st->sources;
+	t->sum.header_aside = st->header_aside;
+	t->sum.from_header = st->from_header;
+	t->sum.from_trusted = st->from_trusted;
 	if (n > 0 && (t->src = calloc(n, sizeof *t->src)) == NULL)
 		return lbt_err_set(err, "out of memory");
 	for (size_t i = 0; i < n; i++)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lbt/esc.h"
+#include "lbt/offenders_report.h"
 #include "lbt/timeparse.h"
 #include "lbt/utf8.h"
 #include "lbt/version.h"
@@ -86,12 +87,15 @@ static json_t *data(const lbt_triage *t)
 {
 	const lbt_triage_summary *m = &t->sum;
 
-	return json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:I}", "lines", (json_int_t)m->lines,
+	return json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:{s:b, s:I, s:I, s:I}}",
+	    "lines", (json_int_t)m->lines,
 	    "records", (json_int_t)m->records, "requests", (json_int_t)m->requests,
 	    "first", m->requests ? when(m->first_us) : json_null(),
 	    "last", m->requests ? when(m->last_us) : json_null(),
 	    "now", m->requests ? when(m->now_us) : json_null(), "sources",
-	    (json_int_t)m->sources);
+	    (json_int_t)m->sources, "x_forwarded_for", "trusted_proxies", !t->o.conn_only,
+	    "set_aside", (json_int_t)m->header_aside, "unverified", (json_int_t)m->from_header,
+	    "trusted", (json_int_t)m->from_trusted);
 }
 
 /* Keys (or statuses) v[0..n) with their rises, under the name `what`. */
@@ -124,16 +128,20 @@ static json_t *source(const lbt_triage_source *s)
 	const lbt_offender *r = s->row;
 
 	static const char *const why[] = { NULL, "new", "ratio", "refused" };
+	char via[LBT_ADDR_STRLEN + 2];
 
 	return json_pack("{s:s, s:i, s:I, s:o, s:o, s:o, s:b, s:I, s:I, s:o, s:o, s:b, s:o, s:s, "
-	    "s:o}",
+	    "s:o, s:I, s:o}",
 	    "source", r->source, "family", r->net.family, "requests", (json_int_t)r->requests,
 	    "share", num(s->share), "share_all", num(r->share),
 	    "ratio", r->cp.has_ratio ? num(r->cp.ratio) : json_null(),
 	    "new", r->cp.is_new, "peak_rps", (json_int_t)r->peak_count,
 	    "addresses", (json_int_t)r->addrs, "first", when(r->first_us), "last", when(r->last_us),
 	    "offender", s->offender, "why", s->offender ? json_string(why[s->why]) : json_null(),
-	    "in_rule", cover[s->in_rule], "status", classes(r));
+	    "in_rule", cover[s->in_rule], "status", classes(r),
+	    "from_header", (json_int_t)r->from_header,
+	    "via", r->via.family ? json_string(lbt_offender_via_str(r, via, sizeof via)) :
+	    json_null());
 }
 
 /* The sources shown on the screen (the offenders and the next ones). */

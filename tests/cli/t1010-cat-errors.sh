@@ -153,7 +153,7 @@ expect_success 'bad --term' '
 '
 
 expect_success 'bad --fields lists the valid names' '
-	bad_value "lbt-cat: --fields: '\''nope'\'' is not a field (fields: time lb client port frontend backend server method path query host version status bytes Th Ti Tq TR Tw Tc Tr Ta Tt term ac fc bc sc rc sq bq ua key msg event level request clock tier file line)" -f time,nope
+	bad_value "lbt-cat: --fields: '\''nope'\'' is not a field (fields: time lb client port frontend backend server method path query host version status bytes Th Ti Tq TR Tw Tc Tr Ta Tt term ac fc bc sc rc sq bq ua key msg event level request clock tier client_from conn file line)" -f time,nope
 '
 
 expect_success 'bad --key-regex: PCRE2 message and offset' '

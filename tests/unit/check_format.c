@@ -11,6 +11,8 @@
  *   @captures host,ua       lbt_format_set_captures for the cases below
  *   @tz Europe/Paris        zone of %t/%tr stamps for the cases below
  *   @wanted status,path     lbt_format_set_wanted for the cases below
+ *   @trusted NET,NET        lbt_format_set_trusted for the cases below ("empty":
+ *                           an empty list; "-": none, the default)
  *   @event                  read the lines below with lbt_event_parse (an
  *                           event line, no format; @tz applies)
  *
@@ -54,6 +56,7 @@ struct run {
 	char captures[256];
 	char tz[64];
 	uint64_t wanted;
+	lbt_ipset *trusted;       /* @trusted, NULL: none */
 	lbt_format *f;
 	lbt_tz *z;
 	char fails[16384];
@@ -103,7 +106,28 @@ static int ensure_format(struct run *r, unsigned line)
 	r->z = r->tz[0] ? lbt_tz_new(r->tz, &err) : NULL;
 	lbt_format_set_tz(r->f, r->z);
 	lbt_format_set_wanted(r->f, r->wanted);
+	lbt_format_set_trusted(r->f, r->trusted);
 	return 0;
+}
+
+/* The @trusted set of a comma list ("empty": none in it, "-": no set). */
+static lbt_ipset *trusted_set(const char *list)
+{
+	char buf[512], *save = NULL;
+	lbt_ipset *t;
+
+	if (strcmp(list, "-") == 0)
+		return NULL;
+	ck_assert_ptr_nonnull(t = lbt_ipset_new());
+	snprintf(buf, sizeof buf, "%s", strcmp(list, "empty") == 0 ? "" : list);
+	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		lbt_addr a;
+		int bits;
+
+		ck_assert_int_eq(lbt_addr_parse_prefix(w, &a, &bits), 0);
+		ck_assert_int_eq(lbt_ipset_add(t, &a, bits), 0);
+	}
+	return t;
 }
 
 /* Field mask of a comma list of field names. */
@@ -130,6 +154,10 @@ static void directive(struct run *r, const char *s)
 		snprintf(r->tz, sizeof r->tz, "%s", arg);
 	else if (strncmp(s, "@wanted ", 8) == 0)
 		r->wanted = field_mask(arg);
+	else if (strncmp(s, "@trusted ", 9) == 0) {
+		lbt_ipset_free(r->trusted);
+		r->trusted = trusted_set(arg);
+	}
 	else if (strcmp(s, "@event") == 0)
 		r->kind = 3;
 	else {
@@ -307,6 +335,7 @@ START_TEST(cases_file)
 	memset(&r, 0, sizeof r);
 	r.file = cases.gl_pathv[_i];
 	run_file(&r, cases.gl_pathv[_i]);
+	lbt_ipset_free(r.trusted);
 	ck_assert_msg(r.cases >= 3, "%s: only %d cases", r.file, r.cases);
 	ck_assert_msg(r.failures == 0, "%d failures:\n%s", r.failures, r.fails);
 }
