@@ -70,6 +70,8 @@ int main(int argc, char **argv)
 		LBT_OPT_FN("v6-prefix", 0, lbt_netgroup_opt_v6, &o.net, "BITS",
 		    "IPv6 source prefix (default 64)"),
 		LBT_OPT_STR("html", 0, &html, "FILE", "also write an HTML page with charts"),
+		LBT_OPT_FN("max-memory", 0, lbt_budget_opt, &o.tarpit.max_memory, "SIZE",
+		    "memory for sources (default 1G); past it counts get a bound"),
 		LBT_OPT_END
 	};
 	lbt_report_opts p;
