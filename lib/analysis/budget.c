@@ -129,10 +129,13 @@ int lbt_budget_prune(lbt_budget *b, lbt_hmap **m, size_t klen, size_t val_size,
 int lbt_budget_note(const lbt_budget *b, const char *what, const char *unit, char *buf,
     size_t size)
 {
+	int mib = b->max >= ((size_t)1 << 20);
+
 	if (b->dropped == 0)
 		return 0;
-	snprintf(buf, size, "over --max-memory (%zu MiB): %llu %s of at most %llu %s were "
-	    "dropped; a count shown may be short by at most %llu", b->max >> 20,
+	snprintf(buf, size, "over --max-memory (%zu %s for them): %llu %s of at most %llu %s "
+	    "each were dropped; a count shown may be short by at most %llu",
+	    mib ? b->max >> 20 : b->max >> 10, mib ? "MiB" : "KiB",
 	    (unsigned long long)b->dropped, what, (unsigned long long)b->floor, unit,
 	    (unsigned long long)b->floor);
 	return 1;
