@@ -203,7 +203,6 @@ typedef struct lbt_timeline_stats {
 	uint64_t events_dropped;  /* HAProxy lines past LBT_TL_MAXEV */
 	uint64_t lbs_other;       /* requests of LBs past LBT_TL_MAXLB */
 	int approx[3];            /* keys, sources, hosts: more than `track` values */
-	uint64_t evicted[3];      /* of them, values pushed out of the sketch */
 	lbt_budget tarpit_budget; /* --max-memory: the tarpit's sources dropped */
 	size_t distinct[3];       /* values held per dimension */
 	int64_t first_us, last_us;  /* the first and last request time */

@@ -272,9 +272,6 @@ int lbt_timeline_finish(lbt_timeline *tl, lbt_err *err)
 	tl->st.approx[0] = tl->keys.evicted > 0;
 	tl->st.approx[1] = tl->srcs.evicted > 0;
 	tl->st.approx[2] = tl->hosts.evicted > 0;
-	tl->st.evicted[0] = tl->keys.evicted;
-	tl->st.evicted[1] = tl->srcs.evicted;
-	tl->st.evicted[2] = tl->hosts.evicted;
 	tl->st.tarpit_budget = lbt_tarpit_stats_get(tl->tp)->budget;
 	tl->st.distinct[0] = tl->keys.n;
 	tl->st.distinct[1] = tl->srcs.n;

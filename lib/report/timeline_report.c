@@ -156,7 +156,9 @@ int lbt_timeline_report(const lbt_timeline *tl, FILE *fp, const lbt_report_opts 
 	return lbt_report_done(o, fp, p);
 }
 
-/* The sentence of a dimension's sketch past --track.  @return 1 with buf, or 0. */
+/* The sentence of a dimension's sketch past --track (how many were pushed
+ * out depends on the parts merged, so it is not said: the output is the
+ * same on every thread count).  @return 1 with buf, or 0. */
 static int sketch_note(const lbt_timeline *tl, int d, char *buf, size_t size)
 {
 	static const char *const what[3] = { "keys", "sources", "Hosts" };
@@ -164,10 +166,9 @@ static int sketch_note(const lbt_timeline *tl, int d, char *buf, size_t size)
 
 	if (!st->approx[d])
 		return 0;
-	snprintf(buf, size, "more %s than --track %zu: %llu were pushed out of the tracked "
-	    "ones (counted in the totals only); a tracked one's count is an upper bound and "
-	    "its series starts when it was tracked", what[d], lbt_timeline_opts_get(tl)->track,
-	    (unsigned long long)st->evicted[d]);
+	snprintf(buf, size, "more %s than --track %zu: those pushed out of the tracked ones "
+	    "are counted in the totals only; a tracked one's count is an upper bound and its "
+	    "series starts when it was tracked", what[d], lbt_timeline_opts_get(tl)->track);
 	return 1;
 }
 
