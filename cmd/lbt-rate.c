@@ -57,6 +57,7 @@ int main(int argc, char **argv)
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
 	o.top = (size_t)top;
+	o.name_inputs = lbt_cli_ninputs(&cli) > 1;
 	if (series && episodes) {
 		lbt_cli_errorf(&cli, "--series and --episodes exclude each other");
 		lbt_cli_usage(&cli);

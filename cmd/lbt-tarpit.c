@@ -104,6 +104,7 @@ int main(int argc, char **argv)
 	lbt_err err;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	o.name_inputs = lbt_cli_ninputs(&cli) > 1;
 	nasked = pick_sections(&cli, asked, show);
 	o.maxconn = (int32_t)maxconn;
 	o.threshold_pct = (int)pct;

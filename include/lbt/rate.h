@@ -73,10 +73,12 @@ typedef struct lbt_rate_opts {
 	lbt_netgroup net;       /* grouping for LBT_RATE_BY_NET */
 	size_t max_memory;      /* --max-memory: bytes of keys and their series
 	                           (budget.h); 0 = none, default 1G */
+	int name_inputs;        /* --by lb, several inputs: a request of no LB counts
+	                           under its input's name (lbt_rec_lb_or_input) */
 } lbt_rate_opts;
 
 #define LBT_RATE_OPTS_INIT { LBT_RATE_BY_KEY, LBT_RATE_RANK_PEAK, 1000000, 10, \
-	LBT_CP_OPTS_INIT, 10000000, LBT_NETGROUP_INIT, LBT_BUDGET_DEFAULT }
+	LBT_CP_OPTS_INIT, 10000000, LBT_NETGROUP_INIT, LBT_BUDGET_DEFAULT, 0 }
 
 /* One ranked key after lbt_rate_finish().  Buckets are bucket numbers
  * (floor(time / step)); lbt_bucket_format() prints them. */

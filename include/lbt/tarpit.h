@@ -88,10 +88,13 @@ typedef struct lbt_tarpit_opts {
 	lbt_netgroup net;         /* sources; default /32 and /64 */
 	size_t max_memory;        /* --max-memory: bytes of the sources (budget.h);
 	                             0 = none, default 1G */
+	int name_inputs;          /* several inputs: a request of no LB counts under its
+	                             input's name (lbt_rec_lb_or_input), so each is a row
+	                             and their total is shown */
 } lbt_tarpit_opts;
 
 #define LBT_TARPIT_OPTS_INIT { 10000000, 60000000, 0, 0, 90, 1, NULL, NULL, LBT_NETGROUP_INIT, \
-	LBT_BUDGET_DEFAULT }
+	LBT_BUDGET_DEFAULT, 0 }
 
 /* Timers a duration was made of (lbt_tarpit_group.dur_rules index bits). */
 #define LBT_DUR_TT   0x01u

@@ -90,7 +90,7 @@ typedef struct lbt_timeline_opts {
 /* Defaults; tarpit.step_us is 1 s and tarpit.threshold_pct 100. */
 #define LBT_TIMELINE_OPTS_INIT { 0, 64, 20.0, 80, 30000000, 20, 3, 5, LBT_CP_OPTS_INIT, \
 	LBT_NETGROUP_INIT, { 1000000, 60000000, 0, 0, 100, 1, NULL, NULL, LBT_NETGROUP_INIT, \
-	LBT_BUDGET_DEFAULT } }
+	LBT_BUDGET_DEFAULT, 0 } }
 
 /* What happened (the NDJSON "kind"; lbt_tl_kind_name). */
 typedef enum lbt_tl_kind {

@@ -132,7 +132,9 @@ int lbt_rate_opt_rank(void *opts, const char *arg, lbt_err *err)
 /* @return the fields read: the time and the --by field. */
 uint64_t lbt_rate_fields(const lbt_rate *r)
 {
-	return LBT_BIT(LBT_F_TIME) | LBT_BIT(by_tab[r->o.by].field);
+	uint64_t m = LBT_BIT(LBT_F_TIME) | LBT_BIT(by_tab[r->o.by].field);
+
+	return r->o.by == LBT_RATE_BY_LB && r->o.name_inputs ? m | LBT_BIT(LBT_F_FILE) : m;
 }
 
 /* Check option values.  @return 0 or -1 with err. */
@@ -189,6 +191,12 @@ static int key_of(const lbt_rate *r, const lbt_rec *rec, union keybuf *kb, const
 	lbt_field f = by_tab[r->o.by].field;
 	lbt_str s;
 
+	if (r->o.by == LBT_RATE_BY_LB && r->o.name_inputs) {
+		s = lbt_rec_lb_or_input(rec);
+		*p = s.p;
+		*n = s.n;
+		return s.p != NULL ? 0 : -1;
+	}
 	if (!(rec->have & LBT_BIT(f)))
 		return -1;
 	switch (r->o.by) {

@@ -192,7 +192,8 @@ int lbt_tarpiti_group_init(lbt_tarpit *t, struct tp_group *g, size_t lb_len, siz
  * @return it, or NULL when out of memory. */
 static struct tp_group *group_of(lbt_tarpit *t, const lbt_rec *r)
 {
-	lbt_str lb = (r->have & LBT_BIT(LBT_F_LB)) ? r->lb : LBT_STR_NULL;
+	lbt_str lb = t->o.name_inputs ? lbt_rec_lb_or_input(r) :
+	    (r->have & LBT_BIT(LBT_F_LB)) ? r->lb : LBT_STR_NULL;
 	lbt_str fe = (r->have & LBT_BIT(LBT_F_FRONTEND)) ? r->frontend : LBT_STR_NULL;
 	struct tp_group *g = t->last_g;
 	size_t n = lb.n + fe.n + 1;

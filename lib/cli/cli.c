@@ -458,6 +458,12 @@ static void one_arena(void)
 #endif
 }
 
+/* The operands and --input specs.  @return their number. */
+size_t lbt_cli_ninputs(const lbt_cli *cli)
+{
+	return (size_t)cli->nargs + cli->specs.n;
+}
+
 /* @return the cores online (sysconf), at least 1: the default of --threads. */
 static int cores_online(void)
 {

@@ -95,7 +95,7 @@ int lbt_rate_report_rows(const lbt_rate *r, FILE *fp, const lbt_report_opts *p, 
 		return -1;
 	for (size_t i = 0; i < lbt_rate_nrows(r); i++)
 		row(out, r, i, spark, approx);
-	if (lbt_rate_opts_get(r)->by == LBT_RATE_BY_LB && lbt_rate_nrows(r) > 1)
+	if (lbt_rate_opts_get(r)->by == LBT_RATE_BY_LB && lbt_rate_stats_get(r)->keys > 1)
 		total_row(out, r, spark, approx);
 	return lbt_out_free(out);
 }
