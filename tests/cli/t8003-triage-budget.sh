@@ -55,6 +55,7 @@ expect_success 'the default budget (1G) ranks 131072 sources (a quarter of it, 2
 '
 
 expect_success 'peak RSS below 4x the budget + 50 MB' '
+	ASAN_OPTIONS=$ASAN_OPTIONS:quarantine_size_mb=0:malloc_context_size=0 \
 	/usr/bin/time -f %M -o rss lbt-triage --max-memory 8M many.log > /dev/null 2>&1 &&
 	test "$(tail -1 rss)" -lt $((4 * 8192 + 51200))
 '
