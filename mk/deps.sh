@@ -20,9 +20,9 @@ libmaxminddb-dev zlib1g-dev libjansson-dev libcbor-dev check"
 # python3 procps: the lab; libmaxmind-db-writer-perl: GeoIP test databases;
 # nftables: nft -c on lbt-deny's output; chromium: renders lbt-timeline's
 # HTML page headless for a screenshot; time valgrind (and haproxy's halog):
-# make bench's peak RSS and instruction counts.
+# make bench's peak RSS and instruction counts; clang: make tsan (ThreadSanitizer).
 TEST="mandoc zstd gzip sqlite3 gawk bc curl haproxy nginx iproute2 openssl
-python3 procps libmaxmind-db-writer-perl nftables chromium time valgrind"
+python3 procps libmaxmind-db-writer-perl nftables chromium time valgrind clang"
 
 missing_of() {
 	for p in "$@"; do
