@@ -304,7 +304,6 @@ int lbt_rate_add(lbt_rate *r, const lbt_rec *rec)
 	size_t n;
 	struct keyval *kv;
 	int created;
-
 	size_t before = 0;
 
 	r->st.records++;
@@ -374,8 +373,8 @@ static int merge_key(lbt_rate *r, const lbt_hmap_entry *e)
 }
 
 /* Every key of r that src does not hold may have sent src's floor in src's
- * part.  @return 0. */
-static int widen_missing(lbt_rate *r, const lbt_rate *src)
+ * part. */
+static void widen_missing(lbt_rate *r, const lbt_rate *src)
 {
 	lbt_hmap_entry e;
 
@@ -384,7 +383,6 @@ static int widen_missing(lbt_rate *r, const lbt_rate *src)
 		if (lbt_hmap_get(src->keys, e.key, e.klen) == NULL)
 			((struct keyval *)e.val)->err += (int64_t)src->st.budget.floor;
 	}
-	return 0;
 }
 
 /*
@@ -407,8 +405,8 @@ int lbt_rate_merge(lbt_rate *r, lbt_rate *src, lbt_err *err)
 	r->st.no_key += src->st.no_key;
 	r->st.no_time += src->st.no_time;
 	see_time(&r->st, src->st.first_us, src->st.last_us);
-	if (src->st.budget.floor > 0 && widen_missing(r, src) < 0)
-		r->failed = -1;
+	if (src->st.budget.floor > 0)
+		widen_missing(r, src);
 	if (src->failed)
 		r->failed = -1;
 	for (size_t i = 0; i < lbt_hmap_count(src->keys) && !r->failed; i++) {
