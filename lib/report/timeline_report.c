@@ -99,6 +99,24 @@ static void full_row(lbt_out *o, const lbt_tl_event *e, const char *ev, const ch
 	lbt_out_cstr(o, nu);
 }
 
+/* An approximation as a last NDJSON row (what stderr says): kind "approx",
+ * the sentence in text, approx 1, every other column null. */
+static void approx_row(lbt_out *o, const char *sentence)
+{
+	for (size_t c = 0; c < sizeof full_cols / sizeof full_cols[0]; c++) {
+		const char *name = full_cols[c].name;
+
+		if (strcmp(name, "kind") == 0)
+			lbt_out_cstr(o, "approx");
+		else if (strcmp(name, "approx") == 0)
+			lbt_out_int(o, 1);
+		else if (strcmp(name, "text") == 0)
+			lbt_out_cstr(o, sentence);
+		else
+			lbt_out_absent(o);
+	}
+}
+
 /* One row of the short columns; the date on the first row and when it changes. */
 static void short_row(lbt_out *o, const lbt_tl_event *e, const char *ev, const char *nu,
     int64_t *day)
@@ -153,6 +171,9 @@ int lbt_timeline_report(const lbt_timeline *tl, FILE *fp, const lbt_report_opts 
 		else
 			short_row(o, e, ev, nu, &day);
 	}
+	for (size_t i = 0; p->mode == LBT_OUT_JSON &&
+	    lbt_timeline_report_approx(tl, i, ev, sizeof ev); i++)
+		approx_row(o, ev);
 	return lbt_report_done(o, fp, p);
 }
 

@@ -33,6 +33,12 @@ expect_success 'stderr states the drop and the sources pushed out of --track' '
 '
 
 # (under ASan, without its quarantine of freed memory, which is not ours)
+expect_success '--json carries them: rows of kind approx, the same sentences' '
+	lbt-timeline --json --max-memory 4M many.log > out 2> err &&
+	grep "\"kind\":\"approx\"" out | sed "s/.*\"text\":\"\([^\"]*\)\".*/\1/" > got &&
+	sed "s/^lbt-timeline: //" err > expect && test_cmp expect got && test "$(wc -l < got)" = 2
+'
+
 if [ -x /usr/bin/time ]; then
 expect_success 'peak RSS below 4x the budget + 50 MB' '
 	ASAN_OPTIONS=$ASAN_OPTIONS:quarantine_size_mb=0:malloc_context_size=0 \
