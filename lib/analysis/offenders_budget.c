@@ -13,8 +13,9 @@
  * The prune keeps the sources whose upper bound (requests + err) passes a
  * threshold T, T the smallest that drops at least half of them
  * (lbt_budget_threshold, budget.h: the machinery every budget shares; this
- * file prunes itself because a source's full state lives in an arena).  Every dropped source sent at most T, so the floor becomes the
- * larger of itself and T; a source counted afterwards starts with the
+ * file prunes itself because a source's full state lives in an arena).
+ * Every dropped source sent at most T, so the floor becomes the larger of
+ * itself and T; a source counted afterwards starts with the
  * floor as its error (lbt_offenders_add).  The kept sources are copied
  * into a new map and a new arena, the dropped ones' tables freed.
  */
