@@ -21,6 +21,8 @@
 
 #define MAX_ALLOW 64
 #define RATE_KEYS 50      /* keys ranked by peak whose rises are looked for */
+#define ROW_BYTES 2048    /* a ranked source's row, with its change points (measured:
+                             ~1.3 KB on distinct /64s) */
 
 /* The options that are not plain values. */
 struct opts {
@@ -29,6 +31,7 @@ struct opts {
 	size_t nallow;
 	int64_t maxconn, keys, sources, v4, v6;
 	int json, nginx;
+	size_t max_memory;
 };
 
 /* --allow FILE|NETWORK, repeatable.  @return 0, or -1 with err when too many */
@@ -76,10 +79,17 @@ static void make_analyses(lbt_cli *cli, const struct opts *o, const lbt_tarpit_c
 	lbt_tarpit_opts tp = LBT_TARPIT_OPTS_INIT;
 	lbt_err err;
 
+	/* --max-memory shared: half for the sources, a quarter for their rows
+	 * (the sources ranked), the rest for the keys, the statuses and the
+	 * tarpit's sources (docs/memory.md). */
 	rk.top = RATE_KEYS;
+	rk.max_memory = o->max_memory / 8;
 	rs.by = LBT_RATE_BY_STATUS;
 	rs.top = 0;
-	of.top = 0;
+	rs.max_memory = o->max_memory / 16;
+	of.top = o->max_memory / 4 / ROW_BYTES;
+	of.max_memory = o->max_memory / 2;
+	tp.max_memory = o->max_memory / 16;
 	tp.maxconn = (int32_t)o->maxconn;
 	lbt_tarpit_cfgs_use(&tp, cfg);
 	v[0] = lbt_rate_analysis(lbt_rate_new(&rk, &err));
@@ -121,6 +131,15 @@ static lbt_triage *triage(lbt_cli *cli, struct opts *o, lbt_analysis *v, lbt_str
 	return t;
 }
 
+/* Every approximation of the answer, on stderr (the JSON has them too). */
+static void say_approx(lbt_cli *cli, const lbt_triage *t)
+{
+	lbt_triage_approx a;
+
+	for (size_t i = 0; lbt_triage_approx_at(t, i, &a); i++)
+		lbt_cli_note(cli, "%s", a.note);
+}
+
 /* The exit status of the verdict. */
 static int status_of(const lbt_triage *t)
 {
@@ -139,7 +158,8 @@ int main(int argc, char **argv)
 		"pressure on maxconn, the damage, and the rule that stops it, on one screen.",
 		LBT_CLI_INPUT | LBT_CLI_FILTER, 0, -1
 	};
-	struct opts o = { LBT_TRIAGE_OPTS_INIT, { NULL }, 0, 0, 3, 5, -1, -1, 0, 0 };
+	struct opts o = { LBT_TRIAGE_OPTS_INIT, { NULL }, 0, 0, 3, 5, -1, -1, 0, 0,
+		LBT_BUDGET_DEFAULT };
 	lbt_cli_opt opts[] = {
 		LBT_OPT_FLAG("json", 0, &o.json, "one JSON document instead of the screen"),
 		LBT_OPT_INT("keys", 0, &o.keys, 1, 100, "N", "hot keys shown (default 3)"),
@@ -162,6 +182,8 @@ int main(int argc, char **argv)
 		LBT_OPT_FLAG("nginx", 0, &o.nginx, "write the rule for NGINX, not HAProxy"),
 		LBT_OPT_STR("list-file", 0, &o.t.list_path, "PATH",
 		    "list file of a rule too long for a line"),
+		LBT_OPT_FN("max-memory", 0, lbt_budget_opt, &o.max_memory, "SIZE",
+		    "memory for sources and keys (default 1G); past it counts get a bound"),
 		LBT_OPT_ALIAS("factor", "jump-factor"),       /* old names (NEWS) */
 		LBT_OPT_ALIAS("floor", "jump-floor"),
 		LBT_OPT_ALIAS("v4-prefix", "deny-v4-prefix"),
@@ -194,6 +216,7 @@ int main(int argc, char **argv)
 	if (lbt_triage_summary_get(t)->verdict == LBT_TRIAGE_NO_RECORDS && cli.records > 0)
 		lbt_cli_empty(&cli, "no records to triage: none of the %llu records has a time",
 		    (unsigned long long)cli.records);
+	say_approx(&cli, t);
 	pr.color = cli.color;
 	rc = o.json ? lbt_triage_write_json(t, stdout, &err) : lbt_triage_write(t, stdout, &pr, &err);
 	if (rc < 0)

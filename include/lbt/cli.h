@@ -295,4 +295,9 @@ void lbt_cli_check_read(lbt_cli *cli, const char *path, uint64_t lines, uint64_t
  */
 int lbt_cli_finish(lbt_cli *cli, lbt_stream *in, lbt_out *out);
 
+/* The inputs named on the command line (operands and --input), after
+ * lbt_cli_parse: more than one, and an input that names no LB gets its
+ * file's name (lbt_rec_lb_or_input). */
+size_t lbt_cli_ninputs(const lbt_cli *cli);
+
 #endif

@@ -212,6 +212,14 @@ int32_t *lbt_rec_i32(lbt_rec *rec, lbt_field f);
 lbt_str *lbt_rec_str(lbt_rec *rec, lbt_field f);
 
 /*
+ * The record's LB, else the name of its input (its file as given, "stdin"
+ * for standard input): what an input that names no LB (no host in its
+ * lines, no syslog host, no lb=) is called among several.  LBT_STR_NULL
+ * when it has neither.
+ */
+lbt_str lbt_rec_lb_or_input(const lbt_rec *rec);
+
+/*
  * Write field `f` of `rec` as text into buf (NUL-terminated, truncated to
  * size).  Times print as ISO 8601 UTC with milliseconds
  * ("2025-11-01T23:24:01.123Z"), or microseconds when the time is not a

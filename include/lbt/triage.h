@@ -164,7 +164,8 @@ typedef struct lbt_triage_damage {
 typedef struct lbt_triage_summary {
 	lbt_triage_verdict verdict;
 	uint64_t lines, records, requests;   /* read, given to the analyses, counted */
-	int64_t first_us, last_us;           /* first and latest request */
+	int64_t first_us, last_us;           /* first and latest record read (the
+	                                        input's span, whatever was dropped) */
 	int64_t now_us;                      /* the present (opts, else last_us) */
 	lbt_triage_rise total;               /* every request together */
 	int baseline;                        /* offenders found a baseline window */
@@ -181,7 +182,22 @@ typedef struct lbt_triage_summary {
 	                                        source from the header too */
 } lbt_triage_summary;
 
+/*
+ * One approximation of the answer (over --max-memory): what was dropped
+ * or bounded and how much, and the sentence that says so.
+ */
+typedef struct lbt_triage_approx {
+	const char *what;         /* "sources", "keys", "statuses", "tarpit sources",
+	                             "ranked sources" */
+	uint64_t dropped;         /* entries dropped (ranked sources: not ranked) */
+	uint64_t at_most;         /* each had at most this many requests (0: unknown) */
+	char note[400];
+} lbt_triage_approx;
+
 typedef struct lbt_triage lbt_triage;
+
+/* The approximations, after lbt_triage_build: i from 0 while it returns 1. */
+int lbt_triage_approx_at(const lbt_triage *t, size_t i, lbt_triage_approx *a);
 
 /* A new triage with options o (copied).  @return it, or NULL with err. */
 lbt_triage *lbt_triage_new(const lbt_triage_opts *o, lbt_err *err);

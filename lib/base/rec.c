@@ -186,6 +186,20 @@ int32_t *lbt_rec_i32(lbt_rec *rec, lbt_field f)
 }
 
 /* @return pointer to the lbt_str member for an FT_STR field, else NULL. */
+lbt_str lbt_rec_lb_or_input(const lbt_rec *rec)
+{
+	const char *n = rec->file;
+
+	if ((rec->have & LBT_BIT(LBT_F_LB)) && rec->lb.n > 0)
+		return rec->lb;
+	if (!(rec->have & LBT_BIT(LBT_F_FILE)) || n == NULL || n[0] == '\0')
+		return LBT_STR_NULL;
+	if (strcmp(n, "(stdin)") == 0 || strcmp(n, "-") == 0)
+		n = "stdin";
+	return lbt_str_make(n, strlen(n));
+}
+
+/* Pointer to the lbt_str member of a string field, NULL for other fields. */
 lbt_str *lbt_rec_str(lbt_rec *rec, lbt_field f)
 {
 	if (!field_ok(f) || fields[f].type != FT_STR)

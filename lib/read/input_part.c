@@ -42,13 +42,16 @@ uint64_t lbt_input_cuttable(const lbt_input *in, uint64_t *from, const char **pa
 {
 	const struct path *p = open_path(in);
 
-	*from = in->src != NULL ? lbt_source_bytes_read(in->src) : 0;
+	*from = 0;
 	*path = p != NULL ? p->path : NULL;
 	if (p == NULL || p->part || p->skip > 0 || in->o.strict || in->cur == NULL ||
 	    strcmp(p->path, "-") == 0 || lbt_source_compression(in->src) != LBT_COMP_NONE)
 		return 0;
 	if (in->cur == &in->det && !in->det.builtin)
 		return 0;
+	/* only now: stdin and compressed files are decoded ahead, on a thread
+	 * that counts their bytes as it reads */
+	*from = lbt_source_bytes_read(in->src);
 	return lbt_source_size(in->src);
 }
 

@@ -283,6 +283,20 @@ static json_t *baseline(const lbt_triage *t)
 	    when(t->sum.base_to_us));
 }
 
+/* What was dropped or bounded (triage.h, lbt_triage_approx_at): [] when
+ * the answer is exact. */
+static json_t *approximations(const lbt_triage *t)
+{
+	json_t *a = json_array();
+	lbt_triage_approx x;
+
+	for (size_t i = 0; a != NULL && lbt_triage_approx_at(t, i, &x); i++)
+		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:s}", "what", x.what,
+		    "dropped", (json_int_t)x.dropped, "at_most", (json_int_t)x.at_most,
+		    "note", x.note));
+	return a;
+}
+
 /* The document.  @return 0, or -1 with err */
 int lbt_triage_write_json(const lbt_triage *t, FILE *fp, lbt_err *err)
 {
@@ -291,11 +305,12 @@ int lbt_triage_write_json(const lbt_triage *t, FILE *fp, lbt_err *err)
 
 	if (!t->built)
 		return lbt_err_set(err, "lbt_triage_write_json before lbt_triage_build");
-	doc = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	doc = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 	    "lbt_triage", LBT_VERSION, "verdict", lbt_triage_verdict_name(t->sum.verdict),
 	    "data", data(t), "anomaly", anomaly(t), "total", rise(&t->sum.total),
 	    "hot_keys", keys(t->keys, t->nkeys, "key"), "baseline", baseline(t), "sources", sources(t),
-	    "pressure", fronts(t), "damage", damage(t), "rule", rule(t));
+	    "pressure", fronts(t), "damage", damage(t), "rule", rule(t),
+	    "approximations", approximations(t));
 	if (doc == NULL)
 		return lbt_err_set(err, "out of memory");
 	rc = json_dump_callback(doc, lbt_esc_json_write, fp, JSON_INDENT(2) | JSON_ENSURE_ASCII |

@@ -199,7 +199,7 @@ expect_success '--json: one document with the documented keys (python3 json)' '
 	d = json.load(open(sys.argv[1]))
 	def keys(o, want, what):
 	    assert sorted(o) == sorted(want.split()), (what, sorted(o))
-	keys(d, "lbt_triage verdict data anomaly total hot_keys baseline sources pressure damage rule", "top")
+	keys(d, "lbt_triage verdict data anomaly total hot_keys baseline sources pressure damage rule approximations", "top")
 	keys(d["data"], "lines records requests first last now sources x_forwarded_for", "data")
 	keys(d["data"]["x_forwarded_for"], "trusted_proxies set_aside unverified trusted", "xff")
 	keys(d["anomaly"], "since until", "anomaly")
