@@ -267,13 +267,19 @@ static size_t skip_method_uri(const char *s, size_t len, size_t p)
 	return (size_t)(b - s) + 1;
 }
 
-/* End of an address followed by ':' (ip:port): the last colon of the word. */
+/*
+ * End of an address followed by ':' (ip:port): the last colon of the word,
+ * unless a ']' follows it: "[2001:db8::2]" is a bracketed address without
+ * a port (NGINX $host), not "[2001:db8:" and ":2]".
+ */
 static size_t end_address(const char *s, size_t len, size_t p)
 {
-	const char *sp = find_byte(s, p, len, ' ');
-	const char *col = memrchr(s + p, ':', (size_t)((sp ? sp : s + len) - (s + p)));
+	const char *sp = find_byte(s, p, len, ' '), *we = sp ? sp : s + len;
+	const char *col = memrchr(s + p, ':', (size_t)(we - (s + p)));
 
-	return col ? (size_t)(col - s) : NPOS;
+	if (col == NULL || memchr(col, ']', (size_t)(we - col)) != NULL)
+		return NPOS;
+	return (size_t)(col - s);
 }
 
 /*

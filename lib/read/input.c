@@ -374,7 +374,7 @@ int lbt_input_parse_line(lbt_input *in, lbt_format *f, const char *line, size_t 
     lbt_rec **rec, lbt_err *err)
 {
 	struct fmt_entry e = { f, NULL, 0, 0, 0, 0, LBT_TIER_NONE };
-	struct fmtset one = { &e, 1, 1, 0, 0, 0 };
+	struct fmtset one = { .v = &e, .n = 1, .cap = 1 };
 	int r;
 
 	if (f != NULL) {

@@ -145,35 +145,36 @@ static int detect_tie(const lbt_format_score *sc, int nsc)
 }
 
 /*
- * The formats to read the sample with: the best, then, while sample lines
- * are left that it does not read, the format that reads most of those
- * (the better ranked on a tie), until none reads any.  A file of one
- * format gets one; a /var/log/haproxy.log of httplog and tcplog proxies
- * gets both.  @return the number chosen (indices into sc in pick[]) with
- * *covered the sample lines they read.
+ * The formats to read the sample with: for every sample line, the most
+ * specific built-in that reads it (lbt_format_line_best), each once, in
+ * the order of the scores (best first).  Not a greedy cover by count: a
+ * "www.example.net:80 ..." line among nginx-vhost lines is read by
+ * nginx-vhost-port alone, so the set must hold it too, or the line's host
+ * would depend on the lines around it.  A file of one format gets one; a
+ * /var/log/haproxy.log of httplog and tcplog proxies gets both.  @return
+ * the number chosen (indices into sc in pick[]) with *covered the sample
+ * lines they read.
  */
 static int cover(const lbt_format_score *sc, int nsc, int tried, int *pick, int *covered)
 {
-	uint64_t all = tried >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << tried) - 1, left = all;
-	int n = 0;
+	char *chosen = calloc((size_t)nsc + 1, 1);
+	int n = 0, lines = tried < 64 ? tried : 64;
 
-	while (left != 0 && n < nsc) {
-		int best = -1, most = 0;
+	*covered = 0;
+	if (chosen == NULL)
+		return 0;
+	for (int i = 0; i < lines; i++) {
+		int b = lbt_format_line_best(sc, nsc, i);
 
-		for (int i = 0; i < nsc; i++) {
-			int k = __builtin_popcountll(sc[i].lines & left);
-
-			if (k > most) {
-				best = i;
-				most = k;
-			}
-		}
-		if (best < 0)
-			break;
-		pick[n++] = best;
-		left &= ~sc[best].lines;
+		if (b < 0)
+			continue;
+		chosen[b] = 1;
+		++*covered;
 	}
-	*covered = __builtin_popcountll(all & ~left);
+	for (int k = 0; k < nsc; k++)
+		if (chosen[k])
+			pick[n++] = k;
+	free(chosen);
 	return n;
 }
 
@@ -282,7 +283,9 @@ int lbt_inputi_detect(lbt_input *in, lbt_err *err)
 		    err->kind = LBT_ERR_UNREAD;
 	else if (tried > 0) {
 		npick = cover(sc, nsc, tried, pick, &covered);
-		if ((rc = detect_use(in, sc, pick, npick, err)) >= 0)
+		if (npick == 0)
+			rc = lbt_err_at(err, in->name, 0, "out of memory while detecting the format");
+		else if ((rc = detect_use(in, sc, pick, npick, err)) >= 0)
 			detect_note(in, sc, nsc, pick, npick, covered, tried);
 	}
 	free(pick);

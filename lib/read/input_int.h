@@ -72,8 +72,10 @@ struct fmt_entry {
 
 /*
  * The formats a file is read with: one (the common case, no extra cost),
- * or several, each line parsed by the one that read the line before and,
- * when that fails, by the others (input_fmtset.c).
+ * or several, each line parsed by the first of them, in a fixed order of
+ * specificity (lbt_format_specificity_cmp), that reads it: never by the
+ * format of the line before, so a line's fields do not depend on its
+ * neighbours (input_fmtset.c).
  */
 struct fmtset {
 	struct fmt_entry *v;
@@ -82,6 +84,8 @@ struct fmtset {
 	int byname;              /* the proxies of one haproxy.cfg: a line that names
 	                            another proxy (%ft) is read with that one's format */
 	int builtin;             /* every entry is a built-in by name (detected sets) */
+	size_t *ord;             /* the entries, most specific first (n of them, owned) */
+	int widened;             /* formats added past detection's sample (input_widen.c) */
 };
 
 /* The options of one input (a spec's over the global ones, or the global
@@ -174,7 +178,7 @@ struct lbt_input {
  *
  * lbt_inputi_set_parse: parse msg with the set (see struct fmtset); s->last
  * is the entry used.  @return LBT_PARSE_OK, _SKIP or _BAD (why from the
- * entry tried first).
+ * class of the entry that read the line before).
  *
  * lbt_inputi_set_names: the built-in names of a set as a comma list into
  * buf, or NULL.  lbt_inputi_set_tiers: LBT_BIT mask of the entries' tiers.

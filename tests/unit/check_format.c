@@ -671,7 +671,7 @@ END_TEST
 /* A tie is equality on every criterion; priority ranks on purpose. */
 START_TEST(detection_ties)
 {
-	lbt_format_score a = { "a", 40, 50, 12, 20, 10, 0 }, b = a;
+	lbt_format_score a = { "a", 40, 50, 12, 20, 10, 0, 0 }, b = a;
 
 	ck_assert(lbt_format_scores_tied(&a, &b));
 	b.priority = 0;
