@@ -203,6 +203,8 @@ struct fmt_prog {
 	int nocut;                 /* never take a line as cut by the logger (NGINX JSON) */
 	int tail;                  /* text after the last step (after a space) is ignored
 	                              (descriptor key "trailing ignore") */
+	size_t cut_from;           /* a line cut by the logger must reach this step: its
+	                              time and its client or request (format_match.c) */
 };
 
 /* A value's place in the line (NGINX JSON layout, format_match.c -> format_json.c). */

@@ -687,6 +687,55 @@ START_TEST(detection_ties)
 }
 END_TEST
 
+/*
+ * A long word of no spaces (1,000 bytes or more: long enough to have been
+ * cut by the logger) is no record for any built-in, all fields wanted or
+ * the few lbt-rate wants: nginx-xff read it as a request of nulls.  And a
+ * real line cut inside its request still is one.
+ */
+START_TEST(long_word_no_record)
+{
+	const char *const *names = lbt_format_builtin_names();
+	const uint64_t few = LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_KEY) | LBT_BIT(LBT_F_PATH);
+	static const size_t sizes[] = { 900, 1000, 1200, 5000 };
+	char *word = malloc(5001);
+	lbt_rec rec;
+	lbt_err err;
+
+	ck_assert_ptr_nonnull(word);
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		memset(word, 'A', sizes[k]);
+		word[sizes[k]] = '\0';
+		for (int i = 0; names[i] != NULL; i++) {
+			for (int w = 0; w < 2; w++) {
+				lbt_format *f = lbt_format_open(names[i], &err);
+
+				ck_assert_ptr_nonnull(f);
+				if (w)
+					lbt_format_set_wanted(f, few);
+				ck_assert_msg(lbt_format_parse(f, word, sizes[k], &rec, &err) ==
+				    LBT_PARSE_BAD, "%s read a %zu-byte word", names[i], sizes[k]);
+				lbt_format_free(f);
+			}
+		}
+	}
+	{       /* a combined line cut at 1,024 bytes inside its URI */
+		lbt_format *f = lbt_format_open("nginx-combined", &err);
+		const char *head = "203.0.113.7 - - [30/Nov/2026:07:49:57 +0000] \"GET /";
+		size_t hn = strlen(head);
+
+		ck_assert_ptr_nonnull(f);
+		memcpy(word, head, hn);
+		memset(word + hn, 'a', 1024 - hn);
+		ck_assert_int_eq(lbt_format_parse(f, word, 1024, &rec, &err), LBT_PARSE_OK);
+		ck_assert(rec.have & LBT_BIT(LBT_F_TIME));
+		ck_assert(rec.have & LBT_BIT(LBT_F_CLIENT));
+		lbt_format_free(f);
+	}
+	free(word);
+}
+END_TEST
+
 /* Parse `line` with f; expect OK. */
 static void parses(lbt_format *f, const char *line, lbt_rec *rec)
 {
@@ -1340,6 +1389,7 @@ Suite *format_suite(void)
 	tcase_add_test(tc, descriptors);
 	tcase_add_test(tc, detection);
 	tcase_add_test(tc, detection_ties);
+	tcase_add_test(tc, long_word_no_record);
 	tcase_add_test(tc, expand_log_vars);
 	tcase_add_test(tc, haproxy_cfg_real);
 	tcase_add_test(tc, haproxy_cfg_small);
