@@ -57,6 +57,26 @@ static void unread_note(const lbt_cli *cli, const lbt_input_stats *st)
 		lbt_cli_note(cli, "%llu inputs in all could not be read", ULL(st->unread_files));
 }
 
+/*
+ * An input read only in part: more than LBT_INPUT_UNREAD_PERCENT of its
+ * lines malformed (input.h), so the answer leaves out what they said.
+ */
+static void partial_note(const lbt_cli *cli, const lbt_input_stats *st)
+{
+	double share = st->partial_lines ? 100.0 * (double)st->partial_malformed /
+	    (double)st->partial_lines : 0;
+
+	lbt_cli_note(cli, "%s: %llu of its %llu lines (%.1f %%) could not be read, the first "
+	    "at line %llu: more than %d %% of the input is missing from the answer; check "
+	    "--format, --haproxy-cfg, --nginx-conf (lbt-formats --detect shows what reads it)",
+	    strcmp(st->partial_path, "-") == 0 ? "standard input" : st->partial_path,
+	    ULL(st->partial_malformed), ULL(st->partial_lines), share,
+	    ULL(st->partial_first), LBT_INPUT_UNREAD_PERCENT);
+	if (st->partial_files > 1)
+		lbt_cli_note(cli, "%llu inputs in all were read only in part",
+		    ULL(st->partial_files));
+}
+
 /* True when the records read have a time span (input.h: an empty one is
  * first > last, or 0 0 from an index, which does not know it). */
 static int has_span(const lbt_input_stats *st)
@@ -164,6 +184,10 @@ void lbt_clii_explain(lbt_cli *cli, const lbt_stream *s)
 	if (st->unread_files > 0) {
 		cli->unread = 1;
 		unread_note(cli, st);
+	}
+	if (st->partial_files > 0) {
+		cli->unread = 1;
+		partial_note(cli, st);
 	}
 	day_note(cli, s, st);
 	if (cli->records == 0) {

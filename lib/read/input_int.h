@@ -33,6 +33,16 @@
 #define SAMPLE_BYTES (4u << 20)
 #define DEFAULT_REPORTED 5
 
+/*
+ * Detection past the sample (input_detect.c): up to WIDEN_LINES malformed
+ * lines in a row are held (copied, not yet counted) and the built-ins are
+ * scored on them, as on the first lines; the first attempt comes at the
+ * first malformed line, and after each attempt that found nothing the
+ * next waits for twice as many (up to WIDEN_LINES), so that a file of
+ * scattered junk pays a few scorings, not one a line.
+ */
+#define WIDEN_LINES SAMPLE_LINES
+
 #define HOLD_LINES 1024            /* event lines held at most until a request line */
 #define HOLD_BYTES (1u << 20)
 
@@ -142,6 +152,9 @@ struct lbt_input {
 	uint64_t file_read;      /* st.records when the file was opened */
 	uint64_t file_lines;     /* st.lines ... */
 	uint64_t file_bad;       /* st.malformed ... */
+	uint64_t file_first_bad; /* the number of the file's first malformed line */
+	int file_partial;        /* the file is counted in st.partial_files ... */
+	int file_partial_named;  /* ... as the first of them */
 	int undetected;          /* detection found no format for the current file */
 	int span;                /* keep st.first_us/last_us: a filter may leave
 	                            nothing, whose note gives the data's span */
@@ -163,6 +176,15 @@ struct lbt_input {
 	int began;               /* ... and after it opened one (0: not yet said) */
 	char *part_format;       /* a part's --format (the formats its file was
 	                            detected with), owned */
+	int src_eof;             /* the source of the current file has ended */
+	int replayed;            /* the line being read comes from sbuf (read again) */
+	char *hbuf;              /* malformed lines held past the sample, each line
+	                            then its error (NUL-ended): input_detect.c */
+	size_t hlen, hcap;
+	struct sline *hl;        /* SAMPLE_STORED of them (they trade places with sl) */
+	int nh;
+	uint64_t widen_seen;     /* malformed lines since the last scoring */
+	uint64_t widen_wait;     /* ... needed before the next (0: 1) */
 };
 
 /*
@@ -229,6 +251,39 @@ unsigned lbt_inputi_file_tiers(lbt_input *in, struct path *p);
  */
 int lbt_inputi_detect(lbt_input *in, lbt_err *err);
 int lbt_inputi_score(lbt_input *in, lbt_format_score **sc, int *tried);
+
+/*
+ * Detection past the sample, called by input.c only.
+ *
+ * lbt_inputi_hold: line (l, already counted in st.lines) failed every
+ * format of the current set, with error `why`: hold it when the set may
+ * be widened (built-ins chosen by detection, not --strict, not a replayed
+ * line).  A full stretch (WIDEN_LINES) is scored at once.  @return 1 held
+ * (or scored and handled), 0 not held: the caller counts it malformed.
+ *
+ * lbt_inputi_stretch_end: a line that is not malformed (line, l), or the
+ * end of the file (NULL), follows the held lines.  Scores them when it is
+ * time to; when built-ins not yet in the set read them, adds those to it,
+ * reports it through diag and queues the held lines (and `line`, copied)
+ * to be read again, in order.  Otherwise counts them malformed.  @return 1
+ * lines queued (the caller drops its parse of `line` and reads on), else 0.
+ *
+ * lbt_inputi_hold_flush: count the held lines malformed (no scoring).
+ */
+int lbt_inputi_hold(lbt_input *in, const char *line, const struct sline *l, const char *why);
+int lbt_inputi_stretch_end(lbt_input *in, const char *line, const struct sline *l);
+void lbt_inputi_hold_flush(lbt_input *in);
+
+/*
+ * input.c, and input_part.c when a part is joined: count the current file
+ * as read only in part, or no longer, from its counters so far (a part's
+ * input only keeps its first malformed line in st.partial_first).
+ */
+void lbt_inputi_partial_check(lbt_input *in);
+
+/* input.c: count a malformed line (never under --strict: held lines are
+ * not) and report it through diag within the run's limit. */
+void lbt_inputi_malformed(lbt_input *in, uint64_t lineno, const char *why);
 
 /*
  * input_msg.c, called by input.c, input_evtime.c and input_part.c.
