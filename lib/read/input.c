@@ -141,6 +141,7 @@ static void file_close(lbt_input *in)
 	lbt_inputi_hold_flush(in);       /* none held but on an error */
 	in->widen_seen = in->widen_wait = 0;
 	in->src_eof = 0;
+	in->peeked = 0;
 	lbt_source_close(in->src);
 	in->src = NULL;
 	in->ns = in->si = 0;
@@ -275,13 +276,10 @@ static int line_next(lbt_input *in, struct sline *out, const char **line, lbt_er
 	}
 	if (in->src_eof)
 		return 0;       /* lines read again after the end (input_detect.c) */
-	r = lbt_source_next(in->src, line, &out->len, err);
+	r = lbt_inputi_line_read(in, line, &out->len, &out->lineno, &out->trunc, err);
 	in->src_eof = r == 0;
-	if (r == 1) {
+	if (r == 1)
 		in->st.lines++;
-		out->lineno = lbt_source_lineno(in->src);
-		out->trunc = lbt_source_truncated_line(in->src);
-	}
 	return r;
 }
 
@@ -594,6 +592,7 @@ void lbt_input_free(lbt_input *in)
 	free(in->sl);
 	free(in->hbuf);
 	free(in->hl);
+	free(in->jbuf);
 	lbt_inputi_evtime_free(in);
 	free(in->part_format);
 	free(in);

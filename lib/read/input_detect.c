@@ -64,9 +64,10 @@ static void sample_read(lbt_input *in)
 	int r, cand = 0;
 
 	while (cand < SAMPLE_LINES && in->ns < SAMPLE_STORED && in->slen < SAMPLE_BYTES) {
+		uint64_t lineno;
 		int trunc, skip;
 
-		r = lbt_source_next(in->src, &line, &len, &in->pend_err);
+		r = lbt_inputi_line_read(in, &line, &len, &lineno, &trunc, &in->pend_err);
 		if (r == 0)
 			return;
 		if (r < 0) {
@@ -78,12 +79,11 @@ static void sample_read(lbt_input *in)
 			in->st.skipped++;
 			continue;
 		}
-		trunc = lbt_source_truncated_line(in->src);
 		skip = trunc || is_event(in, line, len);
 		cand += !skip;
-		if (sample_add(in, line, len, lbt_source_lineno(in->src), trunc, skip) < 0) {
+		if (sample_add(in, line, len, lineno, trunc, skip) < 0) {
 			in->pending = 1;
-			lbt_err_at(&in->pend_err, in->name, lbt_source_lineno(in->src),
+			lbt_err_at(&in->pend_err, in->name, lineno,
 			    "out of memory while detecting the format");
 			return;
 		}

@@ -9,6 +9,8 @@
  *   input_evtime.c  times for event lines without a stamp (the nearest
  *                   request line's), holding those that come first
  *   input_part.c    a file read in parts, one input a part (lib/run/par.c)
+ *   input_join.c    the lines of a file, an NGINX error event over several
+ *                   lines joined into one
  *   input_msg.c     one line's message made a record (syslog, formats, events,
  *                   completion), and the lines before a part parsed uncounted
  *
@@ -121,6 +123,16 @@ struct path {
 	uint64_t off, end, line0;
 };
 
+/* A physical line read ahead (input_join.c): the source's view, valid
+ * until its next read; r is what lbt_source_next returned. */
+struct pline {
+	const char *p;
+	size_t len;
+	uint64_t lineno;
+	int trunc;
+	int r;
+};
+
 /* One line of the detection sample, in in->sbuf. */
 struct sline {
 	size_t off, len;
@@ -177,6 +189,11 @@ struct lbt_input {
 	char *part_format;       /* a part's --format (the formats its file was
 	                            detected with), owned */
 	int src_eof;             /* the source of the current file has ended */
+	struct pline peek;       /* the line after a joined event (input_join.c) */
+	int peeked;              /* ... is waiting */
+	lbt_err peek_err;        /* ... its error, when peek.r < 0 */
+	char *jbuf;              /* the joined event */
+	size_t jcap;
 	int replayed;            /* the line being read comes from sbuf (read again) */
 	char *hbuf;              /* malformed lines held past the sample, each line
 	                            then its error (NUL-ended): input_detect.c */
@@ -284,6 +301,18 @@ void lbt_inputi_partial_check(lbt_input *in);
 /* input.c: count a malformed line (never under --strict: held lines are
  * not) and report it through diag within the run's limit. */
 void lbt_inputi_malformed(lbt_input *in, uint64_t lineno, const char *why);
+
+/*
+ * input_join.c, called by input.c and input_detect.c.
+ *
+ * lbt_inputi_line_read: the next line of the current file, as
+ * lbt_source_next with its number (*lineno) and cut flag (*trunc): an
+ * NGINX error-log line that leaves a quote open comes with the lines that
+ * continue it, newlines kept (counted in st.lines; the caller counts the
+ * first).  The line is valid until the next call.
+ */
+int lbt_inputi_line_read(lbt_input *in, const char **line, size_t *len, uint64_t *lineno,
+    int *trunc, lbt_err *err);
 
 /*
  * input_msg.c, called by input.c, input_evtime.c and input_part.c.
