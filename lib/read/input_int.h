@@ -97,7 +97,7 @@ struct fmtset {
 	                            another proxy (%ft) is read with that one's format */
 	int builtin;             /* every entry is a built-in by name (detected sets) */
 	size_t *ord;             /* the entries, most specific first (n of them, owned) */
-	int widened;             /* formats added past detection's sample (input_widen.c) */
+	int widened;             /* formats added past detection's sample (input_detect.c) */
 };
 
 /* The options of one input (a spec's over the global ones, or the global
