@@ -199,6 +199,16 @@ int lbt_format_scores_tied(const lbt_format_score *a, const lbt_format_score *b)
 int lbt_format_specificity_cmp(const lbt_format *a, const lbt_format *b);
 
 /*
+ * A test that costs a count, for a set of formats that tries the most
+ * specific first: true when f certainly cannot read a message of len bytes
+ * that holds `quotes` '"' bytes (a text template's literal quotes are in
+ * every line it reads, unless the logger cut it: lines of 900 bytes or
+ * more are never rejected here).  False means "parse to know".  Exact:
+ * it never rejects a line f reads, so it cannot change an answer.
+ */
+int lbt_format_cannot_read(lbt_format *f, size_t len, unsigned quotes);
+
+/*
  * The index in sc[0..n) of the most specific score (the order above, on
  * the scores' literal, nfields, priority and name) whose format reads
  * sample line i (i < 64: bit i of lines), or -1 when none does.  The

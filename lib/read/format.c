@@ -208,6 +208,20 @@ int lbt_format_parse(lbt_format *f, const char *msg, size_t len, lbt_rec *rec, l
 	return LBT_PARSE_OK;
 }
 
+/*
+ * True when f cannot read a message of len bytes holding `quotes` '"'
+ * bytes; see format.h.  Every literal byte of a text template is in every
+ * line it reads, at a place of its own, unless the logger cut the line.
+ */
+int lbt_format_cannot_read(lbt_format *f, size_t len, unsigned quotes)
+{
+	if (f->enc != ENC_TEXT || len >= CUT_MIN)
+		return 0;
+	if (!f->planned)
+		lbt_fmti_plan(f);
+	return quotes < f->lit_quotes;
+}
+
 /* Accessors: see format.h.  Never NULL. */
 const char *lbt_format_name(const lbt_format *f)
 {

@@ -195,6 +195,8 @@ struct fmt_step {
 };
 
 /* A text program: the compiled form of a text template. */
+#define CUT_MIN 900        /* shorter lines are never taken as cut by the logger */
+
 struct fmt_prog {
 	struct fmt_step *v;
 	size_t n, cap;
@@ -242,6 +244,8 @@ struct lbt_format {
 	uint64_t wanted;           /* fields to convert */
 	uint64_t fields;           /* fields the format can fill */
 	int planned;               /* the matcher's plan of every program is made */
+	unsigned lit_quotes;       /* '"' bytes in the literal text of prog (planned):
+	                              an uncut line with fewer is not of this format */
 	int noskip;                /* plan no skipped word: every step taken (tests) */
 	lbt_tz *tz;                /* zone of %t/%tr, NULL = UTC; not owned */
 	lbt_time_cache tcache;     /* last minute of a CLF date (zeroed with the zone) */

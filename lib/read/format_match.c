@@ -42,7 +42,6 @@
 
 #define NPOS ((size_t)-1)
 #define CUT 2              /* match_item: the line ends inside this value */
-#define CUT_MIN 900        /* shorter lines are never taken as cut by the logger */
 
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define SWAR 1
@@ -544,6 +543,10 @@ void lbt_fmti_plan(lbt_format *f)
 	for (size_t i = 0; i < f->nkeys; i++)
 		if (f->keys[i].sub != NULL)
 			pg[n++] = f->keys[i].sub;
+	f->lit_quotes = 0;
+	for (size_t i = 0; i < f->prog.n; i++)
+		for (size_t j = 0; f->prog.v[i].op == OP_LIT && j < f->prog.v[i].litlen; j++)
+			f->lit_quotes += f->prog.v[i].lit[j] == '"';
 	for (size_t k = 0; k < n; k++) {
 		prog_plan(pg[k]);
 		for (size_t i = 0; i < pg[k]->n; i++) {

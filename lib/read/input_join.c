@@ -92,33 +92,42 @@ static void continue_event(lbt_input *in, size_t *n)
 	}
 }
 
+/* The line after a joined event, read ahead, as the next line.  @return as lbt_source_next */
+static int peeked_line(lbt_input *in, const char **line, size_t *len, uint64_t *lineno,
+    int *trunc, lbt_err *err)
+{
+	in->peeked = 0;
+	if (in->peek.r != 1) {
+		if (in->peek.r < 0)
+			*err = in->peek_err;
+		return in->peek.r;
+	}
+	*line = in->peek.p;
+	*len = in->peek.len;
+	*lineno = in->peek.lineno;
+	*trunc = in->peek.trunc;
+	return 1;
+}
+
 /* The next line of the current file; see input_int.h. */
 int lbt_inputi_line_read(lbt_input *in, const char **line, size_t *len, uint64_t *lineno,
     int *trunc, lbt_err *err)
 {
-	struct pline pl;
 	size_t n;
+	int r;
 
 	if (in->peeked) {
-		in->peeked = 0;
-		pl = in->peek;
-		if (pl.r < 0)
-			*err = in->peek_err;
-	} else {
-		physical(in, &pl, err);
+		r = peeked_line(in, line, len, lineno, trunc, err);
+	} else if ((r = lbt_source_next(in->src, line, len, err)) == 1) {
+		*lineno = lbt_source_lineno(in->src);
+		*trunc = lbt_source_truncated_line(in->src);
 	}
-	if (pl.r != 1)
-		return pl.r;
-	*line = pl.p;
-	*len = pl.len;
-	*lineno = pl.lineno;
-	*trunc = pl.trunc;
-	if (pl.trunc || !stamped(pl.p, pl.len) || !quote_open(pl.p, pl.len))
+	if (r != 1 || *trunc || !stamped(*line, *len) || !quote_open(*line, *len))
+		return r;        /* most lines: two compares more than the source's */
+	if (LBT_GROW(in->jbuf, in->jcap, *len, 4096) < 0)
 		return 1;
-	if (LBT_GROW(in->jbuf, in->jcap, pl.len, 4096) < 0)
-		return 1;
-	memcpy(in->jbuf, pl.p, pl.len);   /* the source's view ends at the next read */
-	n = pl.len;
+	memcpy(in->jbuf, *line, *len);    /* the source's view ends at the next read */
+	n = *len;
 	continue_event(in, &n);
 	*line = in->jbuf;
 	*len = n;

@@ -1244,6 +1244,14 @@ static void skip_same(lbt_format *f, uint64_t wanted, const char *line, size_t l
 	    "%s, wanted %llx, paths differ on '%.*s':\nsteps %d %.*s\nskips %d %.*s",
 	    lbt_format_name(f), (unsigned long long)wanted, (int)len, line, a.r, (int)a.n, a.b,
 	    b.r, (int)b.n, b.b);
+	{       /* the count of quotes never rules out a line the format reads */
+		unsigned q = 0;
+
+		for (size_t i = 0; i < len; i++)
+			q += line[i] == '"';
+		ck_assert_msg(!lbt_format_cannot_read(f, len, q) || b.r == LBT_PARSE_BAD,
+		    "%s read '%.*s' that its quotes ruled out", lbt_format_name(f), (int)len, line);
+	}
 }
 
 START_TEST(skipped_words_same)
