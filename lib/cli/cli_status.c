@@ -113,12 +113,23 @@ static int window_outside(const lbt_filter *f, const lbt_input_stats *st)
 }
 
 /* An input of `lines` lines, `malformed` of them, `requests` read: when
- * none was read, say so and mark the run unread; see cli.h. */
+ * none was read, or more than LBT_INPUT_UNREAD_PERCENT of its lines, say
+ * so and mark the run unread; see cli.h. */
 void lbt_cli_check_read(lbt_cli *cli, const char *path, uint64_t lines, uint64_t malformed,
     uint64_t requests)
 {
-	if (lines == 0 || malformed == 0 || requests > 0)
+	if (lines == 0 || malformed == 0)
 		return;
+	if (requests > 0) {
+		if (malformed * 100 <= lines * LBT_INPUT_UNREAD_PERCENT)
+			return;
+		lbt_cli_note(cli, "%s: %llu of its %llu lines (%.1f %%) could not be read: more "
+		    "than %d %% of the input is missing (lbt-formats --detect %s shows what "
+		    "detection makes of it)", path, ULL(malformed), ULL(lines),
+		    100.0 * (double)malformed / (double)lines, LBT_INPUT_UNREAD_PERCENT, path);
+		cli->unread = 1;
+		return;
+	}
 	lbt_cli_note(cli, "%s: none of its %llu lines could be read (lbt-formats --detect "
 	    "%s shows what detection makes of it)", path, ULL(lines), path);
 	cli->unread = 1;

@@ -61,12 +61,15 @@ expect_success 'lines no format reads (80 %): exit 3 with the counts, records st
 	grep "^lbt-cat: junk.log: $bad of its $lines lines (80.0 %) could not be read, the first at line $first: more than 1 % of the input is missing from the answer" err
 '
 
-expect_success 'every program says so: lbt-rate, lbt-offenders, lbt-tarpit exit 3' '
-	for p in rate offenders tarpit; do
+expect_success 'every program says so: lbt-rate, lbt-offenders, lbt-tarpit, lbt-index exit 3' '
+	for p in rate offenders tarpit timeline; do
 		test_expect_code 3 lbt-$p junk.log > out 2> err &&
 		grep -q "^lbt-$p: junk.log: $bad of its $lines lines (80.0 %) could not be read" err ||
 		exit 1
-	done
+	done &&
+	test_expect_code 3 lbt-index --db j.db junk.log > out 2> err &&
+	grep -q "^lbt-index: junk.log: $bad of its $lines lines (80.0 %) could not be read" err &&
+	{ ! test_have sqlite3 || test "$(sqlite3 j.db "SELECT count(*) FROM requests")" = 300; }
 '
 
 expect_success 'lbt-triage: exit 3 and never "calm", on the screen or in --json' '
