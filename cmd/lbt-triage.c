@@ -8,13 +8,14 @@
  * lib/rule.  This file is options, the pass, the output, the status.
  *
  * Exit status (docs/exit-status.md): 0 calm, 1 bad usage or input, 2 no
- * records, 3 an input unread, 4 an anomaly that is over by now, 5 an
- * anomaly that is ongoing.
+ * records, 3 an input unread (or more than 1 % of its lines: then never
+ * "calm"), 4 an anomaly that is over by now, 5 an anomaly that is ongoing.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "lbt/cli.h"
+#include "lbt/input.h"
 #include "lbt/num.h"
 #include "lbt/tarpit_cfg.h"
 #include "lbt/triage.h"
@@ -114,8 +115,9 @@ static int own_addr(void *ctx, const lbt_addr *a, const char *file, uint64_t lin
  * the LB's own addresses in. */
 static lbt_triage *triage(lbt_cli *cli, struct opts *o, lbt_analysis *v, lbt_stream *in)
 {
-	lbt_triage_input ti = { v[0].acc, v[1].acc, v[2].acc, v[3].acc,
-		lbt_stream_stats(in)->lines };
+	const lbt_input_stats *st = lbt_stream_stats(in);
+	lbt_triage_input ti = { v[0].acc, v[1].acc, v[2].acc, v[3].acc, st->lines,
+		st->partial_files > 0 || st->unread_files > 0 ? st->malformed : 0 };
 	lbt_triage *t;
 	lbt_err err;
 
@@ -144,7 +146,7 @@ static void say_approx(lbt_cli *cli, const lbt_triage *t)
 static int status_of(const lbt_triage *t)
 {
 	static const int by_verdict[] = { LBT_EXIT_EMPTY, LBT_EXIT_OK, LBT_EXIT_FOUND,
-		LBT_EXIT_ONGOING };
+		LBT_EXIT_ONGOING, LBT_EXIT_UNREAD };
 
 	return by_verdict[lbt_triage_summary_get(t)->verdict];
 }

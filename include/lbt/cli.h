@@ -276,7 +276,8 @@ void lbt_cli_empty(lbt_cli *cli, const char *fmt, ...)
 /*
  * For a program that reads its inputs itself (lbt-index): an input of
  * `lines` lines, `malformed` of them, none read as a request (`requests`
- * 0) is named on stderr and makes the run LBT_EXIT_UNREAD.
+ * 0), or more than LBT_INPUT_UNREAD_PERCENT of its lines malformed, is
+ * named on stderr and makes the run LBT_EXIT_UNREAD.
  */
 void lbt_cli_check_read(lbt_cli *cli, const char *path, uint64_t lines, uint64_t malformed,
     uint64_t requests);

@@ -100,13 +100,18 @@ typedef struct lbt_triage_input {
 	const lbt_offenders *offenders;
 	const lbt_tarpit *tarpit;
 	uint64_t lines;           /* lines read (lbt_input_stats), for the header */
+	uint64_t unread;          /* lines that could not be read when an input was read
+	                             only in part or not at all (the run exits
+	                             LBT_EXIT_UNREAD), else 0: then no verdict is calm */
 } lbt_triage_input;
 
 typedef enum lbt_triage_verdict {
 	LBT_TRIAGE_NO_RECORDS,    /* nothing was counted */
 	LBT_TRIAGE_CALM,
 	LBT_TRIAGE_OVER,          /* an anomaly, over by now */
-	LBT_TRIAGE_ONGOING        /* an anomaly lasting to now */
+	LBT_TRIAGE_ONGOING,       /* an anomaly lasting to now */
+	LBT_TRIAGE_UNREAD         /* nothing found in the lines read, but part of the
+	                             input could not be read: not calm */
 } lbt_triage_verdict;
 
 /* A rise of a rate: the latest one of a series. */
@@ -164,6 +169,7 @@ typedef struct lbt_triage_damage {
 typedef struct lbt_triage_summary {
 	lbt_triage_verdict verdict;
 	uint64_t lines, records, requests;   /* read, given to the analyses, counted */
+	uint64_t unread;                     /* lines that could not be read (input) */
 	int64_t first_us, last_us;           /* first and latest record read (the
 	                                        input's span, whatever was dropped) */
 	int64_t now_us;                      /* the present (opts, else last_us) */

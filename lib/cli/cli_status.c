@@ -57,6 +57,26 @@ static void unread_note(const lbt_cli *cli, const lbt_input_stats *st)
 		lbt_cli_note(cli, "%llu inputs in all could not be read", ULL(st->unread_files));
 }
 
+/*
+ * An input read only in part: more than LBT_INPUT_UNREAD_PERCENT of its
+ * lines malformed (input.h), so the answer leaves out what they said.
+ */
+static void partial_note(const lbt_cli *cli, const lbt_input_stats *st)
+{
+	double share = st->partial_lines ? 100.0 * (double)st->partial_malformed /
+	    (double)st->partial_lines : 0;
+
+	lbt_cli_note(cli, "%s: %llu of its %llu lines (%.1f %%) could not be read, the first "
+	    "at line %llu: more than %d %% of the input is missing from the answer; check "
+	    "--format, --haproxy-cfg, --nginx-conf (lbt-formats --detect shows what reads it)",
+	    strcmp(st->partial_path, "-") == 0 ? "standard input" : st->partial_path,
+	    ULL(st->partial_malformed), ULL(st->partial_lines), share,
+	    ULL(st->partial_first), LBT_INPUT_UNREAD_PERCENT);
+	if (st->partial_files > 1)
+		lbt_cli_note(cli, "%llu inputs in all were read only in part",
+		    ULL(st->partial_files));
+}
+
 /* True when the records read have a time span (input.h: an empty one is
  * first > last, or 0 0 from an index, which does not know it). */
 static int has_span(const lbt_input_stats *st)
@@ -93,12 +113,23 @@ static int window_outside(const lbt_filter *f, const lbt_input_stats *st)
 }
 
 /* An input of `lines` lines, `malformed` of them, `requests` read: when
- * none was read, say so and mark the run unread; see cli.h. */
+ * none was read, or more than LBT_INPUT_UNREAD_PERCENT of its lines, say
+ * so and mark the run unread; see cli.h. */
 void lbt_cli_check_read(lbt_cli *cli, const char *path, uint64_t lines, uint64_t malformed,
     uint64_t requests)
 {
-	if (lines == 0 || malformed == 0 || requests > 0)
+	if (lines == 0 || malformed == 0)
 		return;
+	if (requests > 0) {
+		if (malformed * 100 <= lines * LBT_INPUT_UNREAD_PERCENT)
+			return;
+		lbt_cli_note(cli, "%s: %llu of its %llu lines (%.1f %%) could not be read: more "
+		    "than %d %% of the input is missing (lbt-formats --detect %s shows what "
+		    "detection makes of it)", path, ULL(malformed), ULL(lines),
+		    100.0 * (double)malformed / (double)lines, LBT_INPUT_UNREAD_PERCENT, path);
+		cli->unread = 1;
+		return;
+	}
 	lbt_cli_note(cli, "%s: none of its %llu lines could be read (lbt-formats --detect "
 	    "%s shows what detection makes of it)", path, ULL(lines), path);
 	cli->unread = 1;
@@ -164,6 +195,10 @@ void lbt_clii_explain(lbt_cli *cli, const lbt_stream *s)
 	if (st->unread_files > 0) {
 		cli->unread = 1;
 		unread_note(cli, st);
+	}
+	if (st->partial_files > 0) {
+		cli->unread = 1;
+		partial_note(cli, st);
 	}
 	day_note(cli, s, st);
 	if (cli->records == 0) {

@@ -416,7 +416,8 @@ static void find_verdict(lbt_triage *t)
 	if (anomaly && s->since_us == INT64_MAX)    /* offenders or tarpit alone */
 		widen(s, s->baseline ? s->base_to_us : s->first_us, s->last_us);
 	s->verdict = s->records == 0 || s->requests == 0 ? LBT_TRIAGE_NO_RECORDS :
-	    ongoing ? LBT_TRIAGE_ONGOING : anomaly ? LBT_TRIAGE_OVER : LBT_TRIAGE_CALM;
+	    ongoing ? LBT_TRIAGE_ONGOING : anomaly ? LBT_TRIAGE_OVER :
+	    s->unread > 0 ? LBT_TRIAGE_UNREAD : LBT_TRIAGE_CALM;   /* calm on what was read */
 }
 
 /* Build everything from the finished analyses of in.  @return 0 or -1 with err */
@@ -429,6 +430,7 @@ int lbt_triage_build(lbt_triage *t, const lbt_triage_input *in, lbt_err *err)
 	t->built = 1;
 	t->in = *in;
 	t->sum.lines = in->lines;
+	t->sum.unread = in->unread;
 	t->sum.records = lbt_rate_stats_get(in->statuses)->records;
 	t->sum.requests = lbt_offenders_stats_get(in->offenders)->counted;   /* a time, a client */
 	if (t->sum.requests == 0)                                   /* else a time, a status */
@@ -601,7 +603,7 @@ const lbt_triage_front *lbt_triage_front_at(const lbt_triage *t, size_t i)
 /* The verdict's name in --json. */
 const char *lbt_triage_verdict_name(lbt_triage_verdict v)
 {
-	static const char *const name[] = { "no-records", "calm", "over", "ongoing" };
+	static const char *const name[] = { "no-records", "calm", "over", "ongoing", "unread" };
 
-	return (unsigned)v < 4 ? name[v] : "?";
+	return (unsigned)v < sizeof name / sizeof name[0] ? name[v] : "?";
 }

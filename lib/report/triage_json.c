@@ -87,8 +87,8 @@ static json_t *data(const lbt_triage *t)
 {
 	const lbt_triage_summary *m = &t->sum;
 
-	return json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:{s:b, s:I, s:I, s:I}}",
-	    "lines", (json_int_t)m->lines,
+	return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:{s:b, s:I, s:I, s:I}}",
+	    "lines", (json_int_t)m->lines, "unread", (json_int_t)m->unread,
 	    "records", (json_int_t)m->records, "requests", (json_int_t)m->requests,
 	    "first", m->requests ? when(m->first_us) : json_null(),
 	    "last", m->requests ? when(m->last_us) : json_null(),

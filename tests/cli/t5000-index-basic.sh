@@ -34,8 +34,9 @@ expect_success 'a grown file adds only its new lines' '
 expect_success 'a grown file keeps the format it was first read with' '
 	test "$(sqlite3 t.db "SELECT format FROM files")" = haproxy-httplog &&
 	echo "garbage" >> a.log && gen 1 11 >> a.log &&
-	lbt-index -d t.db a.log 2> err &&
+	test_expect_code 3 lbt-index -d t.db a.log 2> err &&
 	grep "2 lines, 1 records, 0 events, 1 malformed" err &&
+	grep -q "^lbt-index: a.log: 1 of its 2 lines (50.0 %) could not be read" err &&
 	! grep "format detected" err &&
 	test "$(count)" = 2151
 '

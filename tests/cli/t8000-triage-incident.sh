@@ -200,7 +200,7 @@ expect_success '--json: one document with the documented keys (python3 json)' '
 	def keys(o, want, what):
 	    assert sorted(o) == sorted(want.split()), (what, sorted(o))
 	keys(d, "lbt_triage verdict data anomaly total hot_keys baseline sources pressure damage rule approximations", "top")
-	keys(d["data"], "lines records requests first last now sources x_forwarded_for", "data")
+	keys(d["data"], "lines unread records requests first last now sources x_forwarded_for", "data")
 	keys(d["data"]["x_forwarded_for"], "trusted_proxies set_aside unverified trusted", "xff")
 	keys(d["anomaly"], "since until", "anomaly")
 	rise = "from_rps to_rps now_rps peak_rps peak_at start end ongoing new"
