@@ -415,8 +415,7 @@ static int widen(lbt_input *in)
 		    added ? ", " : "", sc[pick[i]].name);
 		added++;
 	}
-	if (added > 0 && lbt_inputi_set_setup(s, in->tz, in->cp->o.captures, in->wanted,
-	    in->cp->o.tier, &err) < 0)
+	if (added > 0 && lbt_inputi_set_setup(s, in->cp, in->wanted, &err) < 0)
 		added = 0;      /* captures that compiled for the set compile for these */
 	if (added > 0) {
 		s->widened += added;
