@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -623,6 +624,20 @@ lbt_out *lbt_cli_out(lbt_cli *cli, const lbt_out_col *cols, int ncols)
 	}
 	lbt_out_set_header(o, cli->header);
 	return o;
+}
+
+/* Records of a live input printed as read?  See cli.h. */
+int lbt_cli_live(lbt_cli *cli, lbt_stream *s)
+{
+	lbt_input *in = lbt_stream_input(s);
+	struct stat st;
+
+	if (in == NULL || !lbt_input_live(in) || fstat(STDOUT_FILENO, &st) < 0 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode)))
+		return 0;
+	if (!cli->out_asked && cli->out_mode == LBT_OUT_TABLE)
+		cli->out_mode = LBT_OUT_TSV;
+	return 1;
 }
 
 /* The summary lines, only when lines were malformed or files failed. */

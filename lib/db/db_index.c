@@ -43,7 +43,7 @@ struct file_row {
 struct job {
 	const char *path;       /* to open */
 	const char *name;       /* provenance (path when no --name) */
-	int is_stdin;
+	int stream;             /* stdin, a FIFO, /dev/fd/N: read once, never opened again */
 	int named;              /* --name given */
 	struct stat st;
 	unsigned char head[LBT_DBI_HEAD];
@@ -103,7 +103,7 @@ static int read_head(struct job *j, lbt_err *err)
  */
 static int head_matches(const struct job *j, const void *h, size_t hn, const char *path)
 {
-	if (j->is_stdin)
+	if (j->stream)
 		return j->named && strcmp(path, j->name) == 0;
 	if (hn == 0)
 		return strcmp(path, j->name) == 0;
@@ -158,7 +158,7 @@ static int insert_file(lbt_db *db, struct job *j, const struct file_row *m,
 	    -1, &st, NULL) != SQLITE_OK)
 		return lbt_dbi_fail(db->h, db->path, "files", err);
 	sqlite3_bind_text(st, 1, j->name, -1, SQLITE_STATIC);
-	if (!j->is_stdin) {
+	if (!j->stream) {
 		sqlite3_bind_int64(st, 2, (int64_t)j->st.st_dev);
 		sqlite3_bind_int64(st, 3, (int64_t)j->st.st_ino);
 		sqlite3_bind_int64(st, 4, (int64_t)j->st.st_size);
@@ -201,7 +201,7 @@ static int checkpoint(lbt_db *db, struct job *j, uint64_t lines, int64_t offset,
 		return lbt_dbi_fail(db->h, db->path, "files", err);
 	sqlite3_bind_int64(st, 1, (int64_t)lines);
 	sqlite3_bind_blob(st, 2, j->head, (int)j->head_n, SQLITE_STATIC);
-	if (!j->is_stdin) {
+	if (!j->stream) {
 		sqlite3_bind_int64(st, 3, (int64_t)j->st.st_size);
 		sqlite3_bind_int64(st, 4, (int64_t)j->st.st_mtime);
 	}
@@ -241,7 +241,7 @@ static void tick(void *arg)
 	t->j->last_tick = now;
 	src = lbt_input_source(t->in);
 	t->fn(t->ctx, t->j->name, src ? lbt_source_raw_offset(src) : 0,
-	    t->j->is_stdin ? 0 : (uint64_t)t->j->st.st_size, lbt_input_stats_get(t->in)->lines);
+	    t->j->stream ? 0 : (uint64_t)t->j->st.st_size, lbt_input_stats_get(t->in)->lines);
 }
 
 /* Add one built row (and its raw line); commit when the batch is full. @return 0/-1 */
@@ -378,7 +378,7 @@ static void content_print(struct job *j, const lbt_input_opts *opts)
 	o.wanted = LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_CLIENT) | LBT_BIT(LBT_F_PORT) |
 	    LBT_BIT(LBT_F_METHOD) | LBT_BIT(LBT_F_PATH) | LBT_BIT(LBT_F_STATUS);
 	j->has_content = 0;
-	if (j->is_stdin || (in = lbt_input_new(&o, &err)) == NULL)
+	if (j->stream || (in = lbt_input_new(&o, &err)) == NULL)
 		return;
 	lbt_input_add(in, j->path);
 	while (n < CONTENT_RECORDS && (r = lbt_input_next(in, &rec, &err)) == 1) {
@@ -430,9 +430,11 @@ static int prepare_job(lbt_db *db, struct job *j, const lbt_input_opts *o, const
 	char dup[1024];
 	int r;
 
-	if (!j->is_stdin && stat(j->path, &j->st) < 0)
+	if (!j->stream && stat(j->path, &j->st) < 0)
 		return lbt_err_at(err, j->name, 0, "%s", strerror(errno));
-	if (!j->is_stdin && read_head(j, err) < 0)
+	if (!j->stream && !S_ISREG(j->st.st_mode) && !S_ISDIR(j->st.st_mode))
+		j->stream = 1;          /* a FIFO read as standard input is: once */
+	if (!j->stream && read_head(j, err) < 0)
 		return -1;
 	if (find_file(db, j, &m, err) < 0)
 		return -1;
@@ -472,7 +474,7 @@ static lbt_input *job_input(struct job *j, const lbt_input_opts *opts, lbt_err *
 	    !o.haproxy_cfg && !o.nginx_conf)
 		o.format = j->format;
 	if ((in = lbt_input_new(&o, err)) != NULL)
-		lbt_input_add_at(in, j->path, j->is_stdin ? j->name : NULL, j->skip);
+		lbt_input_add_at(in, j->path, j->stream ? j->name : NULL, j->skip);
 	return in;
 }
 
@@ -536,9 +538,9 @@ int lbt_db_index_file(lbt_db *db, const char *path, const char *name,
 		return lbt_err_set(err, "out of memory");
 	lbt_err_clear(err);
 	j->path = path;
-	j->is_stdin = strcmp(path, "-") == 0;
+	j->stream = strcmp(path, "-") == 0;
 	j->named = name != NULL;
-	j->name = name ? name : j->is_stdin ? "(stdin)" : path;
+	j->name = name ? name : j->stream ? "(stdin)" : path;
 	st->files++;
 	rc = prepare_job(db, j, &o, in->lb, err);
 	if (rc == 1)
