@@ -617,10 +617,13 @@ lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also)
 	s = lbt_cli_stream(cli);
 	if ((fed = lbt_driver_run_par(s, v, n, cli->threads, run_error, cli, &err)) < 0 && err.kind == LBT_ERR_EMPTY) {
 		lbt_clii_say_err(cli, &err);       /* nothing to answer from, not a failure */
+		lbt_stream_free(s);
 		exit(cli->status != 0 ? cli->status : LBT_EXIT_EMPTY);
 	}
-	if (fed < 0)
+	if (fed < 0) {
+		lbt_stream_free(s);
 		lbt_cli_die(cli, &err);
+	}
 	cli->records += (uint64_t)fed;
 	damaged_index(cli, s);
 	return s;

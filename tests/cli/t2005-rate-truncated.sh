@@ -13,14 +13,15 @@ size=$(wc -c < big.log)
 # Start lbt-rate on a copy of big.log, stop it (SIGSTOP) once it holds the
 # file open and has read only part of it, truncate the file to 1 MB, let it
 # go on.  The stop makes the truncation fall between open and end whatever
-# the machine's speed; an attempt where the read had ended already is
-# retried (5 at most).  Leaves rate.out, rate.err, rc; "caught" on success.
+# the machine's speed (--tier all: no look at the file's first lines
+# before it is read, so the one descriptor open is the reader's); an
+# attempt where the read had ended already is retried (5 at most).  Leaves rate.out, rate.err, rc; "caught" on success.
 truncate_while_read() {
 	attempt=0
 	while [ "$attempt" -lt 5 ]; do
 		attempt=$((attempt + 1))
 		cp big.log t.log
-		lbt-rate --threads 1 --tsv --top 0 t.log > rate.out 2> rate.err &
+		lbt-rate --threads 1 --tier all --tsv --top 0 t.log > rate.out 2> rate.err &
 		pid=$!
 		k=0 caught=
 		while [ "$k" -lt 2000 ] && kill -0 "$pid" 2>/dev/null; do
@@ -36,6 +37,7 @@ truncate_while_read() {
 			k=$((k + 1))
 		done
 		wait "$pid"; echo $? > rc
+		echo "attempt $attempt: status $(cat rc), truncated: ${caught:-no}"
 		[ -n "$caught" ] && return 0
 	done
 	return 1
