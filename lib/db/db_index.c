@@ -415,7 +415,7 @@ static lbt_input_opts index_opts(const lbt_input_opts *in)
  * The fingerprint of the file's first LBT_DBI_CONTENT_RECORDS requests,
  * read with its own input (the cost of 64 lines).  A file that cannot be
  * read or has no request gets none (the load reports its errors); a
- * stream gets its own while it is loaded (load_stream).
+ * stream gets its own while it is loaded (stream_duplicate).
  */
 static void content_print(struct job *j, const lbt_input_opts *opts)
 {
