@@ -216,6 +216,15 @@ void lbt_cli_diag(void *ctx, const lbt_err *err);
 lbt_stream *lbt_cli_stream(lbt_cli *cli);
 
 /*
+ * For a program that prints records as it reads them (lbt-cat): 1 when
+ * an input of s is live (lbt_input_live: a pipe, tail -f, a FIFO) and
+ * stdout a pipe, a socket or a terminal, where each record must come out
+ * as it is read (the caller flushes it: lbt_out_set_line_flush).  Then
+ * the default mode on a terminal is TSV: a table waits for its last row.
+ */
+int lbt_cli_live(lbt_cli *cli, lbt_stream *s);
+
+/*
  * Next record of `s`, printing (and counting in the exit status) the
  * error of an input that failed before going on with the next one.
  * @return 1 a record in *rec, 0 at the end of every input.

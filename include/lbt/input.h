@@ -178,6 +178,15 @@ const char *lbt_input_format_names(const lbt_input *in, char *buf, size_t size);
 unsigned lbt_input_tiers(lbt_input *in);
 
 /*
+ * 1 when a queued input is a stream (source.h's lbt_source_stream: stdin
+ * from a pipe or a terminal, a FIFO, /dev/fd/N, a socket), known before
+ * reading, from stat(2) alone.  Such inputs are read once, on one thread,
+ * as their lines come; a program printing records as it reads (lbt-cat)
+ * flushes each one.
+ */
+int lbt_input_live(const lbt_input *in);
+
+/*
  * For lbt-index (lib/db/db_index.c; added by "index", implemented in input.c):
  *
  * lbt_input_add_at: queue `path` like lbt_input_add, with `name` (NULL = the

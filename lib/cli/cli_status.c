@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli_int.h"
+#include "lbt/source.h"
 #include "lbt/timeparse.h"
 
 #define US_PER_DAY 86400000000LL
@@ -38,10 +39,13 @@ static void unread_note(const lbt_cli *cli, const lbt_input_stats *st)
 	int tried = 0, n;
 	lbt_err err;
 
-	if (strcmp(path, "-") == 0) {
-		lbt_cli_note(cli, "standard input: none of its %llu lines could be read "
-		    "(detection cannot read it twice: try lbt-formats --detect on a copy)",
-		    ULL(st->unread_lines));
+	if (!lbt_source_is_file(path)) {
+		lbt_cli_note(cli, "%s: none of its %llu lines could be read "
+		    "(detection cannot read a stream twice: try lbt-formats --detect on a copy)",
+		    strcmp(path, "-") == 0 ? "standard input" : path, ULL(st->unread_lines));
+		if (st->unread_files > 1)
+			lbt_cli_note(cli, "%llu inputs in all could not be read",
+			    ULL(st->unread_files));
 		return;
 	}
 	n = lbt_input_score_file(path, cli->in.log_tz, sc, NSCORES, &tried, &err);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "input_int.h"
@@ -552,6 +553,26 @@ unsigned lbt_input_tiers(lbt_input *in)
 	for (size_t i = 0; i < in->npaths; i++)
 		m |= lbt_inputi_file_tiers(in, &in->paths[i]);
 	return m;
+}
+
+/* True when path is read as a stream: stdin unless redirected from a file, or
+ * a path that exists and is no regular file (a directory fails at open). */
+static int path_live(const char *path)
+{
+	struct stat st;
+
+	if (strcmp(path, "-") == 0)
+		return fstat(0, &st) == 0 && !S_ISREG(st.st_mode);
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/* Is a queued input a stream?  See input.h. */
+int lbt_input_live(const lbt_input *in)
+{
+	for (size_t i = 0; i < in->npaths; i++)
+		if (path_live(in->paths[i].path))
+			return 1;
+	return 0;
 }
 
 /* The whole line of the last record (wrapper included), or NULL with *len 0. */

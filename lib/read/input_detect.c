@@ -55,7 +55,10 @@ static int is_event(lbt_input *in, const char *line, size_t len)
 /*
  * Read the sample: up to SAMPLE_LINES candidate lines (blank ones are
  * counted as skipped and not kept), SAMPLE_STORED lines, SAMPLE_BYTES, the
- * end, or a source error (held back in pend_err).
+ * end, or a source error (held back in pend_err).  A stream (a pipe, tail
+ * -f) whose writer pauses for SAMPLE_WAIT_MS once a candidate is in ends
+ * its sample there: its first records come out now, not when 50 lines
+ * have been written, which may be never.
  */
 static void sample_read(lbt_input *in)
 {
@@ -67,6 +70,9 @@ static void sample_read(lbt_input *in)
 		uint64_t lineno;
 		int trunc, skip;
 
+		if (cand > 0 && lbt_source_stream(in->src) &&
+		    !lbt_source_wait(in->src, SAMPLE_WAIT_MS))
+			return;
 		r = lbt_inputi_line_read(in, &line, &len, &lineno, &trunc, &in->pend_err);
 		if (r == 0)
 			return;

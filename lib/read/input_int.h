@@ -34,6 +34,7 @@
 #define SAMPLE_LINES 50            /* candidate lines scored */
 #define SAMPLE_STORED 1000         /* lines kept for the replay, events included */
 #define SAMPLE_BYTES (4u << 20)
+#define SAMPLE_WAIT_MS 250         /* a live stream's sample ends when its writer pauses */
 #define DEFAULT_REPORTED 5
 
 /*
