@@ -91,11 +91,26 @@ static int spec_cmp(int lit_a, int nf_a, int pri_a, const char *na, int lit_b, i
 	return strcmp(na ? na : "", nb ? nb : "");
 }
 
+/*
+ * The fields a format's template binds, for its specificity: where the
+ * client came from and the connecting address are said of the client
+ * field, not read from words of their own, so they make no format more
+ * specific (else nginx-xff, which marks its client, would read every
+ * plain combined line before nginx-combined and call its address a
+ * header's).
+ */
+#define SAID_OF_CLIENT (LBT_BIT(LBT_F_CLIENT_FROM) | LBT_BIT(LBT_F_CONN))
+
+static int bound_fields(const lbt_format *f)
+{
+	return __builtin_popcountll(f->fields & ~SAID_OF_CLIENT);
+}
+
 /* Specificity order of two formats; see format.h.  @return < 0 when a comes first */
 int lbt_format_specificity_cmp(const lbt_format *a, const lbt_format *b)
 {
-	return spec_cmp(literal_bytes(a), __builtin_popcountll(a->fields), a->priority, a->name,
-	    literal_bytes(b), __builtin_popcountll(b->fields), b->priority, b->name);
+	return spec_cmp(literal_bytes(a), bound_fields(a), a->priority, a->name,
+	    literal_bytes(b), bound_fields(b), b->priority, b->name);
 }
 
 /* The most specific of the scores that read sample line i (< 64); see format.h. */
@@ -145,11 +160,11 @@ static void score_one(lbt_format *f, const char *const *msgs, const size_t *lens
 			s->lines |= i < 64 ? (uint64_t)1 << i : 0;
 		}
 	}
-	s->fields = __builtin_popcountll(have);
+	s->fields = __builtin_popcountll(have & ~SAID_OF_CLIENT);
 	s->literal = keyed_json(f) ? (s->parsed > 0 ? (int)(keys / s->parsed) : 0) :
 	    literal_bytes(f);
 	s->priority = f->priority;
-	s->nfields = __builtin_popcountll(f->fields);
+	s->nfields = bound_fields(f);
 }
 
 /* Score every built-in on the messages, best first.  @return entries written */
