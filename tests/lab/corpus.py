@@ -194,7 +194,7 @@ def make_plan(cls, seed):
         p["flood"] = [dict(src=s, key=uuid_of(rnd) if i == 0 else None, start=start,
                            end=round(p["duration"] - rnd.uniform(13, 15), 1),
                            threads={l["name"]: 2 for l in lbs}, ua="Go-http-client/1.1",
-                           pace=0.02) for i, s in enumerate(srcs)]
+                           pace=0.08) for i, s in enumerate(srcs)]
         for f in p["flood"][1:]:
             f["key"] = p["flood"][0]["key"]
     elif cls == "calm":
