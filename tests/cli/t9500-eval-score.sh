@@ -40,6 +40,29 @@ expect_success '--goals: the perfect answer misses the recall goal alone, the wr
 
 expect_failure 2 'a pair without = is a usage error (argparse)' '$SCORE "$ST" > /dev/null 2>&1'
 
+expect_success 'the truth'"'"'s saturation time: the first instant the client held n connections (corpus.py)' '
+	cat > rows.tsv <<-EOF &&
+	send_us	dur_us
+	1000	9000
+	2000	3000
+	3000	1000
+	4000	500
+	EOF
+	test "$(python3 -c "import sys; sys.path.insert(0, \"$TOP/tests/lab\"); import corpus; \
+		r = corpus.read_tsv(\"rows.tsv\"); print(corpus.concurrency_reaches(r, 3), corpus.concurrency_reaches(r, 4))")" = "3000 None"
+'
+
+expect_success 'the quick corpus'"'"'s truth is what its records give: corpus.py truth on plan.json, truth.tsv and events.tsv' '
+	for c in "$DATA"/corpus/*/; do
+		name=$(basename "$c") && mkdir -p "re/$name/run" &&
+		cp "$c/plan.json" "re/$name/" &&
+		zstd -dcq "$c/truth.tsv.zst" > "re/$name/truth.tsv" &&
+		zstd -dcq "$c/events.tsv.zst" > "re/$name/events.tsv" &&
+		python3 "$TOP/tests/lab/corpus.py" truth --out "re/$name" &&
+		test_cmp "$c/truth.json" "re/$name/truth.json" || exit 1
+	done
+'
+
 expect_success 'make eval-quick: lbt on every case of the quick corpus, one row per class, exit 0' '
 	sh "$TOP/tests/eval/eval.sh" quick "$LBT_BIN" > quick.md 2> quick.err &&
 	cat quick.md && test ! -s quick.err &&

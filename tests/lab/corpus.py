@@ -179,6 +179,9 @@ def make_plan(cls, seed):
             t = round(t + rnd.uniform(2.5, 3.5), 1)
         acts.append((round(t + 1, 1), "reload", "normal"))
         p["actions"] = acts
+        # a stop takes its hook 1-2 s: 14 s after the reload's plan time
+        # leave the loop over 12 s or more before the end
+        p["duration"] = max(p["duration"], round(t + 15, 1))
     elif cls == "midnight-shapes":
         shapes = list(SHAPES)
         rnd.shuffle(shapes)
@@ -817,7 +820,8 @@ def cmd_truth(a):
         for h in [e for e in evs if e["kind"] == "reload-start"]:
             for lb in p["lbs"]:
                 ev("reload", lb["name"], int(h["detail"]), 3, lb=lb["name"], why="hook reload")
-        ends = [int(e["detail"]) for e in evs if e["kind"].endswith("-start")]
+        # the crash loop is the anomaly (the reload after it is a remedy)
+        ends = [int(e["detail"]) for e in evs if e["kind"] in ("app-stop-start", "app-start-start")]
         abnormal_last = max(ends) if ends else None
         t["allowed"] += [dict(kind="lb-shift", subject="*")]
     elif p["cls"] == "calm":

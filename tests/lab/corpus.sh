@@ -206,6 +206,10 @@ EOF
 	esac
 done
 rm -f "$out"/*.raw
+# A load balancer that logged nothing is a broken run, never a case to score
+for spec in $PLAN_LBS; do
+	[ -s "$out/haproxy-${spec%%:*}.log" ] || lab_die "${spec%%:*} logged nothing (see $out/sink.stderr)"
+done
 "$LAB_PY" "$here/corpus.py" sources --out "$out" --tz "$tz_lbt"
 [ -z "$midnight_us" ] || printf '%s\n' "$midnight_us" >"$out/midnight_us"
 "$LAB_PY" "$here/corpus.py" truth --out "$out"
