@@ -18,12 +18,10 @@ reloaded, stopped or started something.  Nothing here reads a log line or
 an lbt output.  Every loop is bounded in count and in time.
 """
 import argparse
-import bisect
 import ipaddress
 import json
 import os
 import random
-import socket
 import sys
 import threading
 import time
@@ -578,7 +576,7 @@ def slow_conn(r, s, rnd, i):
         c.connect()
         t0c = client.now_us()
         r.event("slow-open", source_of(src), "%d" % t0c)
-        c.s.sendall(b"GET /ping/%s HTTP/1.1\r\nHost: hc-ping.com\r\n" % uuid.uuid4().hex.encode())
+        c.s.sendall(b"GET /ping/%s HTTP/1.1\r\nHost: hc-ping.com\r\n" % uuid_of(rnd).encode())
         k = 0
         while time.time() < r.at(s["end"]) and k < 100:
             time.sleep(min(s["every"], max(0.0, r.at(s["end"]) - time.time())))
