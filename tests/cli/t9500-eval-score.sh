@@ -7,6 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 
 test_have python3 || missing python3
+# importing tests/lab/corpus.py must leave no __pycache__ in the tree
+PYTHONDONTWRITEBYTECODE=1; export PYTHONDONTWRITEBYTECODE
 ST=$DATA/eval/selftest
 [ -f "$ST/truth.json" ] || missing "the scorer's hand-made case in $ST"
 SCORE="python3 $TOP/tests/eval/score.py"

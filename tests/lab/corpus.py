@@ -27,6 +27,7 @@ import threading
 import time
 import uuid
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import client  # noqa: E402  (the lab's client: sockets, HTTP, truth.tsv)
 
