@@ -187,18 +187,20 @@ static void write_place(const lbt_deny_gen *g, FILE *fp)
 	    "# (lbt-deny --into haproxy.cfg --frontend NAME puts it there):\n", kind);
 }
 
-/* How to check, apply and watch the rule: the three steps after pasting. */
+/* How to check, apply and watch the rule: the three steps after pasting
+ * (comments in the first column, so that lbt-triage's screen, which shows
+ * the rule without its comments, leaves them out). */
 static void write_steps(const lbt_deny_gen *g, FILE *fp)
 {
-	fputs("    # check: haproxy -c -f ", fp);
+	fputs("# check: haproxy -c -f ", fp);
 	lbt_denyi_put_clean(fp, g->cfg_path ? g->cfg_path : "/etc/haproxy/haproxy.cfg");
-	fputs("\n    # apply: reload HAProxy (systemctl reload haproxy)", fp);
-	if (g->list_path)
-		fputs(", or without a reload, once\n    # this rule is loaded: "
-		    "lbt-deny --runtime SOCKET --acl-path ", fp);
-	if (g->list_path)
+	fputs("\n# apply: reload HAProxy (systemctl reload haproxy)", fp);
+	if (g->list_path) {
+		fputs("; once this rule is loaded, more networks\n#   "
+		    "go in without a reload: lbt-deny --runtime SOCKET --acl-path ", fp);
 		lbt_denyi_put_clean(fp, g->list_path);
-	fputs("\n    # watch: lbt-triage --follow LOG (the sources' requests answered at "
+	}
+	fputs("\n# watch: lbt-triage --follow LOG (the sources' requests answered at "
 	    "once)\n", fp);
 }
 
