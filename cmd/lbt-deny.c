@@ -285,6 +285,20 @@ static lbt_place_kind place_kind(const struct opts *o)
 	return o->g.action == LBT_DENY_ACT_REJECT ? LBT_PLACE_TCP_CONN : LBT_PLACE_HTTP;
 }
 
+/* The place of the rule in in->cfg, described; exits on a bad file or frontend. */
+static void find_place(lbt_cli *cli, const lbt_cli_into *in, lbt_place *p, char *desc,
+    size_t size)
+{
+	lbt_err err;
+
+	if (lbt_cli_place(in, p, desc, size, &err) < 0)
+		lbt_cli_die(cli, &err);
+	if (p->late_src)
+		lbt_cli_errorf(cli, "warning: %s:%llu rewrites the source address below the "
+		    "place of the rule: the rule matches the address before it", in->cfg,
+		    (unsigned long long)p->late_src);
+}
+
 /* One part of the rule into a new string (*len its length); exits on failure. */
 static char *render(lbt_cli *cli, const lbt_deny *d, const lbt_deny_gen *g,
     lbt_deny_part part, size_t *len)
@@ -311,7 +325,7 @@ static int write_into(lbt_cli *cli, struct opts *o, const lbt_deny *d)
 	char *rule, *tail;
 	int rc;
 
-	lbt_cli_place(cli->prog->name, &in, &p, desc, sizeof desc);
+	find_place(cli, &in, &p, desc, sizeof desc);
 	o->g.list_path = o->acl_path;
 	if (lbt_deny_gen_check(d, &o->g, &err) < 0)
 		lbt_cli_die(cli, &err);
@@ -339,7 +353,7 @@ static void snippet_place(lbt_cli *cli, struct opts *o)
 	if (o->frontend == NULL)
 		return;
 	in.cfg = o->cfg.v[0];
-	lbt_cli_place(cli->prog->name, &in, &p, desc, sizeof desc);
+	find_place(cli, &in, &p, desc, sizeof desc);
 	o->g.place = desc;
 }
 

@@ -5,13 +5,14 @@
  * HAProxy's ACL file through its runtime API, and taken out again.  Like
  * cli.h, it prints and decides the exit status (docs/placement.md).
  *
- * Includes: place.h.
+ * Includes: err.h, place.h.
  */
 #ifndef LBT_CLI_APPLY_H
 #define LBT_CLI_APPLY_H
 
 #include <stddef.h>
 
+#include "lbt/err.h"
 #include "lbt/place.h"
 
 /* What --into asked. */
@@ -26,10 +27,10 @@ typedef struct lbt_cli_into {
 /*
  * The place of the rule in o->cfg, and its description for the snippet
  * ("above haproxy.cfg:46, fe_http's first http-request track-sc0") in
- * desc.  Prints the reason and exits 1 when the file or frontend is wrong.
+ * desc (p->sect is NULL after: the configuration is freed).
+ * @return 0, or -1 with err (the file unreadable, the frontend wrong).
  */
-void lbt_cli_place(const char *prog, const lbt_cli_into *o, lbt_place *p, char *desc,
-    size_t size);
+int lbt_cli_place(const lbt_cli_into *o, lbt_place *p, char *desc, size_t size, lbt_err *err);
 
 /*
  * Write o->cfg with rule[0..len) placed at p and tail[0..tlen) appended,

@@ -42,25 +42,25 @@ static void say(const char *prog, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* The place of the rule, described; exits 1 on a bad file or frontend. */
-void lbt_cli_place(const char *prog, const lbt_cli_into *o, lbt_place *p, char *desc,
-    size_t size)
+/* The place of the rule, described.  @return 0, or -1 with err */
+int lbt_cli_place(const lbt_cli_into *o, lbt_place *p, char *desc, size_t size, lbt_err *err)
 {
-	lbt_err err;
-	lbt_hacfg *c = lbt_hacfg_read(o->cfg, NULL, &err);
+	lbt_hacfg *c = lbt_hacfg_read(o->cfg, NULL, err);
 
-	if (c == NULL || lbt_place_find(c, o->frontend, o->kind, p, &err) < 0) {
-		say(prog, "%s%s%s", c ? o->cfg : "", c ? ": " : "", err.msg);
-		exit(1);
+	if (c == NULL)
+		return -1;
+	if (lbt_place_find(c, o->frontend, o->kind, p, err) < 0) {
+		char why[sizeof err->msg];
+
+		memcpy(why, err->msg, sizeof why);
+		lbt_hacfg_free(c);
+		return lbt_err_set(err, "%s: %s", o->cfg, why);
 	}
 	snprintf(desc, size, "%s %s:%llu, %s", p->after ? "below" : "above", o->cfg,
 	    (unsigned long long)p->line, p->what);
-	if (p->late_src)
-		say(prog, "warning: %s:%llu rewrites the source address after the place of the "
-		    "rule: the rule matches the address before it", o->cfg,
-		    (unsigned long long)p->late_src);
 	p->sect = NULL;             /* it dies with c */
 	lbt_hacfg_free(c);
+	return 0;
 }
 
 /* Run argv and wait; its stdout goes to stderr when to_err.  @return its exit
