@@ -85,6 +85,9 @@ static void resolve_apply(lbt_cli *cli, const struct opts *o)
 	if (o->into && !o->out == !o->in_place)
 		refuse(cli, "--into FILE: write the new configuration to -o NEWFILE, or over "
 		    "FILE with --in-place (a backup kept)");
+	if (o->into && o->out && strcmp(o->into, o->out) == 0)
+		refuse(cli, "-o is --into's file itself: use --in-place (it keeps a backup, and "
+		    "never replaces the file with one haproxy -c refuses)");
 	if (o->into && o->g.dialect != LBT_DENY_HAPROXY)
 		refuse(cli, "--into places HAProxy rules only (for NGINX and nftables, paste "
 		    "the printed lines, then nginx -t or nft -c -f)");

@@ -54,7 +54,7 @@ int lbt_cli_place(const lbt_cli_into *o, lbt_place *p, char *desc, size_t size, 
 
 		memcpy(why, err->msg, sizeof why);
 		lbt_hacfg_free(c);
-		return lbt_err_set(err, "%s: %s", o->cfg, why);
+		return lbt_err_at(err, o->cfg, 0, "%s", why);
 	}
 	snprintf(desc, size, "%s %s:%llu, %s", p->after ? "below" : "above", o->cfg,
 	    (unsigned long long)p->line, p->what);
@@ -131,7 +131,9 @@ static int write_new(const char *prog, const lbt_cli_into *o, const lbt_place *p
 	if (fclose(fp) != 0 && rc == 0)
 		rc = lbt_err_set(&err, "%s: %s", tmp, strerror(errno));
 	if (rc < 0) {
-		say(prog, "%s", err.msg);
+		char buf[1024];
+
+		say(prog, "%s", lbt_err_str(&err, buf, sizeof buf));
 		unlink(tmp);
 	}
 	return rc;
