@@ -40,7 +40,7 @@ struct opts {
 	lbt_deny_gen g;
 	struct list allow, host, input, forced, cfg;
 	const char *rate, *action, *out, *acl_path;
-	const char *into, *frontend, *backup, *runtime;
+	const char *into, *frontend, *backup, *runtime, *server;
 	int nginx, nft, json, tarpit_ok, in_place, undo;
 	int64_t sc, v4, v6, top, min_req;
 };
@@ -88,9 +88,16 @@ static void resolve_apply(lbt_cli *cli, const struct opts *o)
 	if (o->into && o->out && strcmp(o->into, o->out) == 0)
 		refuse(cli, "-o is --into's file itself: use --in-place (it keeps a backup, and "
 		    "never replaces the file with one haproxy -c refuses)");
-	if (o->into && o->g.dialect != LBT_DENY_HAPROXY)
-		refuse(cli, "--into places HAProxy rules only (for NGINX and nftables, paste "
-		    "the printed lines, then nginx -t or nft -c -f)");
+	if (o->into && o->g.dialect != LBT_DENY_HAPROXY && o->g.dialect != LBT_DENY_NGINX)
+		refuse(cli, "--into places HAProxy and NGINX rules (for nftables, load the "
+		    "printed table after nft -c -f)");
+	if (o->into && o->g.dialect == LBT_DENY_NGINX && o->rate)
+		refuse(cli, "--nginx --into places deny lines; --rate-limit's geo and zone go "
+		    "into the http block: paste the printed lines");
+	if (o->into && o->g.dialect == LBT_DENY_NGINX && o->frontend)
+		refuse(cli, "--nginx --into: name the server block with --server NAME");
+	if (o->server && !(o->into && o->g.dialect == LBT_DENY_NGINX))
+		refuse(cli, "--server names the server block of --nginx --into FILE");
 	if (o->runtime && (o->into || o->g.dialect != LBT_DENY_HAPROXY))
 		refuse(cli, "--runtime changes a running HAProxy's ACL file: not with --into, "
 		    "--nginx, --nftables or --json");
@@ -300,6 +307,9 @@ static void find_place(lbt_cli *cli, const lbt_cli_into *in, lbt_place *p, char 
 		lbt_cli_errorf(cli, "warning: %s:%llu rewrites the source address below the "
 		    "place of the rule: the rule matches the address before it", in->cfg,
 		    (unsigned long long)p->late_src);
+	if (p->shadow)
+		lbt_cli_errorf(cli, "warning: %s:%llu: %s", in->cfg,
+		    (unsigned long long)p->shadow, p->shadow_why);
 }
 
 /* One part of the rule into a new string (*len its length); exits on failure. */
@@ -320,7 +330,9 @@ static char *render(lbt_cli *cli, const lbt_deny *d, const lbt_deny_gen *g,
 /* --into: the rule placed into the configuration, checked.  @return the exit status */
 static int write_into(lbt_cli *cli, struct opts *o, const lbt_deny *d)
 {
-	lbt_cli_into in = { o->into, o->frontend, o->out, o->backup, place_kind(o) };
+	int nginx = o->g.dialect == LBT_DENY_NGINX;
+	lbt_cli_into in = { o->into, nginx ? o->server : o->frontend, o->out, o->backup,
+		place_kind(o), nginx };
 	static char desc[512];
 	size_t len, tlen;
 	lbt_place p;
@@ -347,7 +359,7 @@ static int write_into(lbt_cli *cli, struct opts *o, const lbt_deny *d)
 static void snippet_place(lbt_cli *cli, struct opts *o)
 {
 	static char desc[512];
-	lbt_cli_into in = { NULL, o->frontend, NULL, NULL, place_kind(o) };
+	lbt_cli_into in = { NULL, o->frontend, NULL, NULL, place_kind(o), 0 };
 	lbt_place p;
 
 	if (o->cfg.n != 1 || o->g.dialect != LBT_DENY_HAPROXY)
@@ -423,7 +435,7 @@ int main(int argc, char **argv)
 	};
 	struct opts o = { LBT_DENY_OPTS_INIT, LBT_DENY_GEN_INIT, { { 0 }, 0 }, { { 0 }, 0 },
 		{ { 0 }, 0 }, { { 0 }, 0 }, { { 0 }, 0 }, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-		NULL, 0, 0, 0, 0, 0, 0, 2, -1, -1, 0, -1 };
+		NULL, NULL, 0, 0, 0, 0, 0, 0, 2, -1, -1, 0, -1 };
 	lbt_cli_opt opts[] = {
 		LBT_OPT_STR("output", 'o', &o.out, "FILE", "write the list (ACL) file here"),
 		LBT_OPT_STR("acl-path", 0, &o.acl_path, "PATH",
@@ -476,6 +488,8 @@ int main(int argc, char **argv)
 		    "--into: write over FILE, the old one kept as FILE.bak"),
 		LBT_OPT_STR("backup", 0, &o.backup, "SUFFIX",
 		    "--in-place: the backup's suffix (default .bak)"),
+		LBT_OPT_STR("server", 0, &o.server, "NAME",
+		    "--nginx --into: the server block (a server_name) the rule goes into"),
 		LBT_OPT_STR("runtime", 0, &o.runtime, "SOCKET",
 		    "add the networks to --acl-path's list in a running HAProxy, no reload"),
 		LBT_OPT_FLAG("undo", 0, &o.undo,

@@ -127,7 +127,8 @@ static lbt_triage *triage(lbt_cli *cli, struct opts *o, lbt_analysis *v, lbt_str
 static void place(const lbt_cli *cli, lbt_triage_opts *t)
 {
 	static char desc[512];
-	lbt_cli_into in = { cli->in.haproxy_cfg, cli->in.frontend, NULL, NULL, LBT_PLACE_HTTP };
+	lbt_cli_into in = { cli->in.haproxy_cfg, cli->in.frontend, NULL, NULL, LBT_PLACE_HTTP,
+		0 };
 	lbt_place p;
 	lbt_err err;
 

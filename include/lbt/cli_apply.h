@@ -22,6 +22,8 @@ typedef struct lbt_cli_into {
 	const char *out;          /* -o FILE, NULL: --in-place */
 	const char *backup;       /* --backup SUFFIX (".bak" by default) */
 	lbt_place_kind kind;
+	int nginx;                /* an nginx.conf (frontend: the server_name), checked
+	                             with nginx -t -c */
 } lbt_cli_into;
 
 /*

@@ -37,6 +37,10 @@ typedef struct lbt_place {
 	uint64_t late_src;        /* a rule below the place that rewrites src (set-src,
 	                             expect-proxy): the new rule sees the address before
 	                             it; 0 when none */
+	uint64_t shadow;          /* NGINX: a line where the rule does not act (a
+	                             location with allow/deny of its own, a return that
+	                             answers first); 0 when none */
+	char shadow_why[96];      /* what that line is */
 } lbt_place;
 
 /*
@@ -46,6 +50,17 @@ typedef struct lbt_place {
  */
 int lbt_place_find(const lbt_hacfg *c, const char *frontend, lbt_place_kind k,
     lbt_place *p, lbt_err *err);
+
+/*
+ * NGINX: where `deny NET;` lines go in the nginx.conf at path (its includes
+ * not followed): in the server block of the http block whose server_name
+ * names `server` (NULL: the only server block), above its first allow or
+ * deny (the first that matches wins), else above its first directive.
+ * @return 0, or -1 with err (unreadable, unbalanced braces, no such
+ * server, several and none named, a first directive on the `server {`
+ * line).
+ */
+int lbt_place_nginx(const char *path, const char *server, lbt_place *p, lbt_err *err);
 
 /*
  * Copy the file at path to out with text[0..len) (whole lines) put where

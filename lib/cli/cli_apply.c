@@ -45,9 +45,16 @@ static void say(const char *prog, const char *fmt, ...)
 /* The place of the rule, described.  @return 0, or -1 with err */
 int lbt_cli_place(const lbt_cli_into *o, lbt_place *p, char *desc, size_t size, lbt_err *err)
 {
-	lbt_hacfg *c = lbt_hacfg_read(o->cfg, NULL, err);
+	lbt_hacfg *c;
 
-	if (c == NULL)
+	if (o->nginx) {
+		if (lbt_place_nginx(o->cfg, o->frontend, p, err) < 0)
+			return -1;
+		snprintf(desc, size, "above %s:%llu, %s", o->cfg, (unsigned long long)p->line,
+		    p->what);
+		return 0;
+	}
+	if ((c = lbt_hacfg_read(o->cfg, NULL, err)) == NULL)
 		return -1;
 	if (lbt_place_find(c, o->frontend, o->kind, p, err) < 0) {
 		char why[sizeof err->msg];
@@ -139,35 +146,55 @@ static int write_new(const char *prog, const lbt_cli_into *o, const lbt_place *p
 	return rc;
 }
 
-/* haproxy -c -f path.  @return 1 valid, 0 refused, -1 not checked (no haproxy) */
-static int check(const char *prog, const char *path, const char *shown)
+/* The server's own check of path: haproxy -c -f, or nginx -t -c (which
+ * wants an absolute path: a relative one is taken from its prefix). */
+static int run_check(int nginx, const char *path, int quiet)
 {
-	char *argv[] = { "haproxy", "-c", "-f", (char *)path, NULL };
-	int st = run(argv, 1);
+	char abs[PATH_MAX_LEN + 16], cwd[PATH_MAX_LEN];
+	char *hap[] = { "haproxy", "-c", "-f", (char *)path, NULL };
+	char *hapq[] = { "haproxy", "-c", "-q", "-f", (char *)path, NULL };
+	char *ngx[] = { "nginx", "-t", "-q", "-c", abs, NULL };
+
+	if (path[0] != '/' && getcwd(cwd, sizeof cwd) != NULL)
+		snprintf(abs, sizeof abs, "%s/%s", cwd, path);
+	else
+		snprintf(abs, sizeof abs, "%s", path);
+	return run(nginx ? ngx : quiet ? hapq : hap, 1);
+}
+
+/* The check's name, for the messages. */
+static const char *check_name(int nginx)
+{
+	return nginx ? "nginx -t -c" : "haproxy -c -f";
+}
+
+/* Check path.  @return 1 valid, 0 refused, -1 not checked (no such program) */
+static int check(const char *prog, int nginx, const char *path, const char *shown)
+{
+	int st = run_check(nginx, path, 0);
 
 	if (st == 127 && errno == ENOENT) {
-		say(prog, "not checked: haproxy is not on PATH; run haproxy -c -f %s before "
-		    "reloading", shown);
+		say(prog, "not checked: %s is not on PATH; run %s %s before reloading",
+		    nginx ? "nginx" : "haproxy", check_name(nginx), shown);
 		return -1;
 	}
 	if (st == 0) {
-		say(prog, "haproxy -c -f %s: the configuration is valid", shown);
+		say(prog, "%s %s: the configuration is valid", check_name(nginx), shown);
 		return 1;
 	}
-	say(prog, "haproxy -c -f %s: refused (exit %d): see HAProxy's messages above (they "
-	    "name the new file as %s)", shown, st, path);
+	say(prog, "%s %s: refused (exit %d): see the messages above (they name the new "
+	    "file as %s)", check_name(nginx), shown, st, path);
 	return 0;
 }
 
 /* After a refusal: is it the rule's, or did the old file fail too? */
-static void check_old(const char *prog, const char *cfg)
+static void check_old(const char *prog, int nginx, const char *cfg)
 {
-	char *argv[] = { "haproxy", "-c", "-q", "-f", (char *)cfg, NULL };
-	int st = run(argv, 1);
+	int st = run_check(nginx, cfg, 1);
 
 	if (st != 0 && st != 127)
-		say(prog, "haproxy -c -f %s refuses the old configuration too (exit %d): the "
-		    "cause is not the new rule, or not only", cfg, st);
+		say(prog, "%s %s refuses the old configuration too (exit %d): the cause is "
+		    "not the new rule, or not only", check_name(nginx), cfg, st);
 }
 
 /* diff -u old new on stdout, labelled with the names the operator knows. */
@@ -205,9 +232,9 @@ int lbt_cli_into_write(const char *prog, const lbt_cli_into *o, const lbt_place 
 	if (write_new(prog, o, p, tmp, sb.st_mode & 07777, rule, len, tail, tlen) < 0)
 		return 1;
 	show_diff(prog, o->cfg, tmp, target);
-	ok = check(prog, tmp, target);
+	ok = check(prog, o->nginx, tmp, target);
 	if (ok == 0)
-		check_old(prog, o->cfg);
+		check_old(prog, o->nginx, o->cfg);
 	if (ok == 0 && o->out == NULL) {
 		snprintf(bak, sizeof bak, "%s.rejected", o->cfg);
 		rename(tmp, bak);
@@ -231,8 +258,9 @@ int lbt_cli_into_write(const char *prog, const lbt_cli_into *o, const lbt_place 
 	}
 	say(prog, "wrote %s: the rule is %s", target, p->what);
 	if (ok != 0)
-		say(prog, "next: reload HAProxy (systemctl reload haproxy) on %s, then watch: "
-		    "lbt-triage --follow LOG", target);
+		say(prog, "next: reload %s on %s, then watch: lbt-triage --follow LOG",
+		    o->nginx ? "NGINX (nginx -s reload)" : "HAProxy (systemctl reload haproxy)",
+		    target);
 	return ok == 0 ? 1 : 0;
 }
 

@@ -157,6 +157,47 @@ expect_success 'several frontends and none named: refused' '
 	grep -q "name one with --frontend" err
 '
 
+cat > nginx.conf <<'EOF2'
+events {}
+http {
+    server {
+        listen 127.0.0.1:18081;
+        server_name other.example;
+        location / { return 200; }
+    }
+    server {
+        listen 127.0.0.1:18082;
+        server_name www.example.com example.com;
+        allow 192.0.2.0/24;
+        location / {
+            root /tmp;
+        }
+        location /admin {
+            deny all;
+        }
+    }
+}
+EOF2
+
+expect_success '--nginx --into --server: deny lines above the server'"'"'s first allow, nginx -t valid' '
+	if ! test_have nginx; then echo "nginx not on PATH" >&2; exit 1; fi &&
+	L=$(awk "/server_name .*example.com;/ { s = 1 } s && \$1 == \"allow\" { print NR; exit }" nginx.conf) &&
+	test "$L" = 11 &&
+	lbt-deny --nginx --into nginx.conf --server example.com -o n2.conf 203.0.113.7 \
+	    > out 2> err &&
+	sed -n "$((L + 2))p" n2.conf > got && echo "        deny 203.0.113.7;" > expect &&
+	test_cmp expect got &&
+	sed "$L,$((L + 2))d" n2.conf > back && test_cmp nginx.conf back &&
+	grep -q "nginx -t -c n2.conf: the configuration is valid" err &&
+	grep -q "warning: nginx.conf:16: a location block with allow/deny of its own" err
+'
+
+expect_success '--nginx --into: two server blocks and none named, refused with their names' '
+	test_expect_code 1 lbt-deny --nginx --into nginx.conf -o n3.conf 203.0.113.7 > out 2> err &&
+	grep -q "2 server blocks (other.example, www.example.com example.com): name one with --server" err &&
+	! test -e n3.conf
+'
+
 expect_success '--into without -o or --in-place: a usage error' '
 	test_expect_code 1 lbt-deny --into inc.cfg --frontend fe_http 203.0.113.7 > out 2> err &&
 	grep -q "write the new configuration to -o NEWFILE, or over FILE with --in-place" err

@@ -208,7 +208,7 @@ START_TEST(splice)
 {
 	static const char cfg[] = "a\nb\nc";        /* no newline at the end */
 	const char *path = tmpcfg(cfg);
-	lbt_place p = { NULL, 2, 0, "", 0 };
+	lbt_place p = { NULL, 2, 0, "", 0, 0, "" };
 	char *out = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&out, &len);
@@ -237,6 +237,78 @@ START_TEST(splice)
 }
 END_TEST
 
+/* The place of deny lines in server `name` of nginx.conf text.  @return 0 or -1 */
+static int place_ngx(const char *text, const char *name, lbt_place *p, lbt_err *err)
+{
+	const char *path = tmpcfg(text);
+	int rc = lbt_place_nginx(path, name, p, err);
+
+	unlink(path);
+	return rc;
+}
+
+/* NGINX: above the first allow/deny, else above the first directive; braces
+ * and ';' inside quotes and comments are words, not blocks. */
+START_TEST(nginx_server)
+{
+	static const char cfg[] =
+	    "events {}\n"                                             /* 1 */
+	    "http {\n"                                                /* 2 */
+	    "    log_format x '{ \"a\": \"$remote_addr\" };';\n"     /* 3 */
+	    "    server {   # a comment with { and ;\n"               /* 4 */
+	    "        listen 80;\n"                                     /* 5 */
+	    "        server_name a.example \"b.example\";\n"          /* 6 */
+	    "        location / { root /srv; }\n"                      /* 7 */
+	    "        deny 198.51.100.0/24;\n"                          /* 8 */
+	    "    }\n"                                                  /* 9 */
+	    "    server {\n"                                           /* 10 */
+	    "        server_name c.example;\n"                         /* 11 */
+	    "        return 200;\n"                                    /* 12 */
+	    "    }\n"
+	    "}\n";
+	lbt_place p;
+	lbt_err err;
+
+	ck_assert_int_eq(place_ngx(cfg, "b.example", &p, &err), 0);
+	ck_assert_int_eq(p.line, 8);
+	ck_assert_int_eq(p.after, 0);
+	ck_assert_str_eq(p.what, "a.example b.example's first allow/deny");
+	ck_assert_int_eq(p.shadow, 0);
+	ck_assert_int_eq(place_ngx(cfg, "c.example", &p, &err), 0);
+	ck_assert_int_eq(p.line, 11);
+	ck_assert_str_eq(p.what, "c.example's first directive");
+	ck_assert_int_eq(p.shadow, 12);
+	ck_assert_int_eq(place_ngx(cfg, NULL, &p, &err), -1);
+	ck_assert_str_eq(err.msg, "2 server blocks (a.example b.example, c.example): name one "
+	    "with --server");
+	ck_assert_int_eq(place_ngx(cfg, "d.example", &p, &err), -1);
+	ck_assert_str_eq(err.msg, "no server block named 'd.example' (there are: a.example "
+	    "b.example, c.example)");
+}
+END_TEST
+
+/* NGINX: what cannot be placed is said, with the line. */
+START_TEST(nginx_errors)
+{
+	lbt_place p;
+	lbt_err err;
+
+	ck_assert_int_eq(place_ngx("http {\n    server { listen 80; }\n}\n", NULL, &p, &err),
+	    -1);
+	ck_assert_int_eq(err.line, 2);
+	ck_assert_str_eq(err.msg, "a server block without server_name: its first directive is "
+	    "on the 'server {' line: put it on a line of its own");
+	ck_assert_int_eq(place_ngx("http {\n    server {\n        listen 80;\n", NULL, &p,
+	    &err), -1);
+	ck_assert_str_eq(err.msg, "unexpected end of file (a 'block' not ended)");
+	ck_assert_int_eq(place_ngx("http {\n}\n}\n", NULL, &p, &err), -1);
+	ck_assert_int_eq(err.line, 3);
+	ck_assert_str_eq(err.msg, "unexpected '}'");
+	ck_assert_int_eq(place_ngx("server {\n    listen 80;\n}\n", NULL, &p, &err), -1);
+	ck_assert_str_eq(err.msg, "no server block in an http block");
+}
+END_TEST
+
 /* The place suite. */
 static Suite *place_suite(void)
 {
@@ -251,6 +323,8 @@ static Suite *place_suite(void)
 	tcase_add_test(tc, which_frontend);
 	tcase_add_test(tc, conditional_block);
 	tcase_add_test(tc, splice);
+	tcase_add_test(tc, nginx_server);
+	tcase_add_test(tc, nginx_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }
