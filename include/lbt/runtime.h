@@ -36,7 +36,8 @@ int lbt_runtime_has(const char *show_entries, const char *pat);
 
 /*
  * `add acl FILE PAT` (add 1) or `del acl FILE PAT` (add 0).
- * @return 0, or -1 with err holding HAProxy's answer.
+ * @return 0, or -1 with err holding HAProxy's answer, or refusing a FILE
+ * or PAT that is not one word of the API (blanks, ';', backslashes).
  */
 int lbt_runtime_acl(const char *sock, const char *file, const char *pat, int add,
     lbt_err *err);

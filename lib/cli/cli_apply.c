@@ -378,6 +378,12 @@ int lbt_cli_runtime(const char *prog, const char *sock, const char *acl,
 		say(prog, "out of memory");
 		return 1;
 	}
+	if (strpbrk(acl, " \t\n\r;\\") != NULL) {
+		say(prog, "--acl-path '%s': the runtime API splits it (blanks, ';', "
+		    "backslashes): nothing changed", acl);
+		free(done);
+		return 1;
+	}
 	if (loaded(prog, sock, acl) != 1 || (before = entries(prog, sock, acl)) == NULL) {
 		free(done);
 		return 1;

@@ -183,6 +183,18 @@ int lbt_runtime_has(const char *show_entries, const char *pat)
 	return 0;
 }
 
+/* True when s can stand as one word of a command line of the runtime API,
+ * which splits at blanks and runs each ';'-separated part as a command. */
+static int cli_word(const char *s)
+{
+	if (*s == '\0')
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == ';' || *s == '\\' || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
 /* add acl / del acl.  @return 0, or -1 with HAProxy's answer in err */
 int lbt_runtime_acl(const char *sock, const char *file, const char *pat, int add,
     lbt_err *err)
@@ -190,6 +202,9 @@ int lbt_runtime_acl(const char *sock, const char *file, const char *pat, int add
 	char cmd[4200], *answer;
 	size_t n;
 
+	if (!cli_word(file) || !cli_word(pat))
+		return lbt_err_set(err, "'%s %s': not one word each for the runtime API (no "
+		    "blanks, ';' or backslashes)", file, pat);
 	if ((size_t)snprintf(cmd, sizeof cmd, "%s acl %s %s", add ? "add" : "del", file, pat) >=
 	    sizeof cmd)
 		return lbt_err_set(err, "%s: path too long", file);

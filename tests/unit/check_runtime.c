@@ -65,6 +65,10 @@ START_TEST(no_socket)
 	ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/haproxy.sock: connect: "));
 	ck_assert_int_eq(lbt_runtime_acl("/nonexistent/haproxy.sock", "/a.lst", "203.0.113.7",
 	    1, &err), -1);
+	/* a second command cannot ride on the path */
+	ck_assert_int_eq(lbt_runtime_acl("/nonexistent/haproxy.sock", "/a.lst;shutdown",
+	    "203.0.113.7", 1, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "not one word each for the runtime API"));
 }
 END_TEST
 
