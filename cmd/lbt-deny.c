@@ -69,7 +69,7 @@ static int opt_peak(void *ctx, const char *arg, lbt_err *err)
 }
 
 /* Usage error: say why, print the usage, exit. */
-static void refuse(lbt_cli *cli, const char *why)
+static _Noreturn void refuse(lbt_cli *cli, const char *why)
 {
 	lbt_cli_errorf(cli, "%s", why);
 	lbt_cli_usage(cli);
