@@ -533,5 +533,7 @@ int main(int argc, char **argv)
 	snippet_place(&cli, &o);
 	write_all(&cli, &o, d);
 	lbt_deny_free(d);
+	if (o.nft && o.out && lbt_cli_nft_check(cli.prog->name, o.out) != 0)
+		return LBT_EXIT_ERROR;
 	return lbt_cli_finish(&cli, NULL, NULL);
 }

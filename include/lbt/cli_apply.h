@@ -47,6 +47,12 @@ int lbt_cli_into_write(const char *prog, const lbt_cli_into *o, const lbt_place 
     const char *rule, size_t len, const char *tail, size_t tlen);
 
 /*
+ * `nft -c -f path`: the verdict on stderr (or that nft is not on PATH).
+ * @return the exit status: 0 valid (or not checked), 1 refused.
+ */
+int lbt_cli_nft_check(const char *prog, const char *path);
+
+/*
  * Add the networks nets[0..n) to the ACL file acl of the HAProxy behind
  * the stats socket sock (undo 0), or delete them (undo 1); refuse when
  * the running configuration does not load acl.  Each change is checked

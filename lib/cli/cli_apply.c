@@ -197,6 +197,25 @@ static void check_old(const char *prog, int nginx, const char *cfg)
 		    "not the new rule, or not only", check_name(nginx), cfg, st);
 }
 
+/* nft -c -f path.  @return the exit status */
+int lbt_cli_nft_check(const char *prog, const char *path)
+{
+	char *argv[] = { "nft", "-c", "-f", (char *)path, NULL };
+	int st = run(argv, 1);
+
+	if (st == 127 && errno == ENOENT) {
+		say(prog, "not checked: nft is not on PATH; run nft -c -f %s before loading it",
+		    path);
+		return 0;
+	}
+	if (st != 0) {
+		say(prog, "nft -c -f %s: refused (exit %d): see nft's messages above", path, st);
+		return 1;
+	}
+	say(prog, "nft -c -f %s: the table is valid; load it with nft -f %s", path, path);
+	return 0;
+}
+
 /* diff -u old new on stdout, labelled with the names the operator knows. */
 static void show_diff(const char *prog, const char *old, const char *new,
     const char *new_label)

@@ -198,6 +198,13 @@ expect_success '--nginx --into: two server blocks and none named, refused with t
 	! test -e n3.conf
 '
 
+expect_success '--nftables -o: nft -c -f checks the table written' '
+	if ! test_have nft; then echo "nft not on PATH" >&2; exit 1; fi &&
+	lbt-deny --nftables -o t.nft 203.0.113.7 2001:db8:bad:1::/64 > out 2> err &&
+	grep -q "nft -c -f t.nft: the table is valid; load it with nft -f t.nft" err &&
+	grep -q "^# check: nft -c -f FILE" t.nft && ! test -s out
+'
+
 expect_success '--into without -o or --in-place: a usage error' '
 	test_expect_code 1 lbt-deny --into inc.cfg --frontend fe_http 203.0.113.7 > out 2> err &&
 	grep -q "write the new configuration to -o NEWFILE, or over FILE with --in-place" err
