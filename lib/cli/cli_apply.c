@@ -92,6 +92,7 @@ static int run(char *const argv[], int to_err)
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return 127;
+	errno = 0;                  /* a 127 of the program itself is not "not found" */
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -256,8 +257,13 @@ int lbt_cli_into_write(const char *prog, const lbt_cli_into *o, const lbt_place 
 		check_old(prog, o->nginx, o->cfg);
 	if (ok == 0 && o->out == NULL) {
 		snprintf(bak, sizeof bak, "%s.rejected", o->cfg);
-		rename(tmp, bak);
-		say(prog, "%s left as it was; the refused configuration is in %s", o->cfg, bak);
+		if (rename(tmp, bak) == 0)
+			say(prog, "%s left as it was; the refused configuration is in %s", o->cfg,
+			    bak);
+		else {
+			say(prog, "%s left as it was (%s: %s)", o->cfg, bak, strerror(errno));
+			unlink(tmp);
+		}
 		return 1;
 	}
 	if (o->out == NULL) {
