@@ -312,21 +312,6 @@ static void find_place(lbt_cli *cli, const lbt_cli_into *in, lbt_place *p, char 
 		    (unsigned long long)p->shadow, p->shadow_why);
 }
 
-/* One part of the rule into a new string (*len its length); exits on failure. */
-static char *render(lbt_cli *cli, const lbt_deny *d, const lbt_deny_gen *g,
-    lbt_deny_part part, size_t *len)
-{
-	char *buf = NULL;
-	FILE *fp = open_memstream(&buf, len);
-	lbt_err err;
-
-	if (fp == NULL || lbt_deny_write(d, g, part, fp, &err) < 0 || fclose(fp) != 0) {
-		lbt_cli_errorf(cli, "out of memory");
-		exit(1);
-	}
-	return buf;
-}
-
 /* --into: the rule placed into the configuration, checked.  @return the exit status */
 static int write_into(lbt_cli *cli, struct opts *o, const lbt_deny *d)
 {
@@ -334,11 +319,8 @@ static int write_into(lbt_cli *cli, struct opts *o, const lbt_deny *d)
 	lbt_cli_into in = { o->into, nginx ? o->server : o->frontend, o->out, o->backup,
 		place_kind(o), nginx };
 	static char desc[512];
-	size_t len, tlen;
 	lbt_place p;
 	lbt_err err;
-	char *rule, *tail;
-	int rc;
 
 	find_place(cli, &in, &p, desc, sizeof desc);
 	o->g.list_path = o->acl_path;
@@ -347,12 +329,7 @@ static int write_into(lbt_cli *cli, struct opts *o, const lbt_deny *d)
 	lbt_deny_messages(d, &o->g, say, NULL);
 	if (o->acl_path)
 		write_file(cli, d, &o->g, LBT_DENY_PART_LIST, o->acl_path);
-	rule = render(cli, d, &o->g, LBT_DENY_PART_RULE, &len);
-	tail = render(cli, d, &o->g, LBT_DENY_PART_SECTIONS, &tlen);
-	rc = lbt_cli_into_write(cli->prog->name, &in, &p, rule, len, tail, tlen);
-	free(rule);
-	free(tail);
-	return rc;
+	return lbt_cli_deny_into(cli->prog->name, &in, &p, d, &o->g);
 }
 
 /* The snippet's place: where the rule goes in the one --haproxy-cfg. */
@@ -372,56 +349,14 @@ static void snippet_place(lbt_cli *cli, struct opts *o)
 	o->g.place = desc;
 }
 
-/* --runtime: the rule's networks into the running HAProxy's ACL file. */
-static int write_runtime(lbt_cli *cli, struct opts *o, const lbt_deny *d)
-{
-	size_t n = lbt_deny_nrules(d);
-	char (*text)[LBT_ADDR_STRLEN] = calloc(n, sizeof *text);
-	const char **nets = calloc(n, sizeof *nets);
-	int rc;
-
-	if (text == NULL || nets == NULL) {
-		lbt_cli_errorf(cli, "out of memory");
-		exit(1);
-	}
-	lbt_deny_messages(d, &o->g, say, NULL);
-	for (size_t i = 0; i < n; i++) {
-		const lbt_ipnet *net = &lbt_deny_rule_at(d, i)->net;
-
-		nets[i] = lbt_addr_format_net(&net->net, net->bits, text[i], sizeof text[i]);
-	}
-	rc = lbt_cli_runtime(cli->prog->name, o->runtime, o->acl_path, nets, n, 0);
-	free(nets);
-	free(text);
-	return rc;
-}
-
 /* --undo: the operands, exactly as given (normalised), out of the ACL file. */
 static int undo_runtime(lbt_cli *cli, struct opts *o)
 {
-	char (*text)[LBT_ADDR_STRLEN] = calloc((size_t)cli->nargs + 1, sizeof *text);
-	const char **nets = calloc((size_t)cli->nargs + 1, sizeof *nets);
-	lbt_ipnet net;
-	lbt_err err;
-	int rc;
-
-	if (text == NULL || nets == NULL) {
-		lbt_cli_errorf(cli, "out of memory");
-		exit(1);
-	}
 	if (cli->nargs == 0)
 		refuse(cli, "--undo: give the networks to remove (the undo line of the --runtime "
 		    "run names them)");
-	for (int i = 0; i < cli->nargs; i++) {
-		if (lbt_deny_parse_net(cli->args[i], strlen(cli->args[i]), &net, &err) < 0)
-			lbt_cli_die(cli, &err);
-		nets[i] = lbt_addr_format_net(&net.net, net.bits, text[i], sizeof text[i]);
-	}
-	rc = lbt_cli_runtime(cli->prog->name, o->runtime, o->acl_path, nets,
-	    (size_t)cli->nargs, 1);
-	free(nets);
-	free(text);
-	return rc;
+	return lbt_cli_runtime_undo(cli->prog->name, o->runtime, o->acl_path,
+	    (const char *const *)cli->args, (size_t)cli->nargs);
 }
 
 /* Options, the sources, the decision, the messages, the rule. */
@@ -525,7 +460,12 @@ int main(int argc, char **argv)
 		return LBT_EXIT_EMPTY;
 	}
 	if (o.into || o.runtime) {
-		int rc = o.into ? write_into(&cli, &o, d) : write_runtime(&cli, &o, d);
+		int rc;
+
+		if (o.runtime)
+			lbt_deny_messages(d, &o.g, say, NULL);
+		rc = o.into ? write_into(&cli, &o, d) : lbt_cli_deny_runtime(cli.prog->name,
+		    o.runtime, o.acl_path, d);
 
 		lbt_deny_free(d);
 		return rc;

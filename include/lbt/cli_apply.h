@@ -5,13 +5,14 @@
  * HAProxy's ACL file through its runtime API, and taken out again.  Like
  * cli.h, it prints and decides the exit status (docs/placement.md).
  *
- * Includes: err.h, place.h.
+ * Includes: deny.h, err.h, place.h.
  */
 #ifndef LBT_CLI_APPLY_H
 #define LBT_CLI_APPLY_H
 
 #include <stddef.h>
 
+#include "lbt/deny.h"
 #include "lbt/err.h"
 #include "lbt/place.h"
 
@@ -47,6 +48,14 @@ int lbt_cli_into_write(const char *prog, const lbt_cli_into *o, const lbt_place 
     const char *rule, size_t len, const char *tail, size_t tlen);
 
 /*
+ * The rule of d written with g placed at p of o->cfg (the frontend's lines
+ * there, its own sections appended), then lbt_cli_into_write.
+ * @return the exit status
+ */
+int lbt_cli_deny_into(const char *prog, const lbt_cli_into *o, const lbt_place *p,
+    const lbt_deny *d, const lbt_deny_gen *g);
+
+/*
  * `nft -c -f path`: the verdict on stderr (or that nft is not on PATH).
  * @return the exit status: 0 valid (or not checked), 1 refused.
  */
@@ -61,5 +70,17 @@ int lbt_cli_nft_check(const char *prog, const char *path);
  */
 int lbt_cli_runtime(const char *prog, const char *sock, const char *acl,
     const char *const *nets, size_t n, int undo);
+
+/* lbt_cli_runtime with the networks of d's rule.  @return the exit status */
+int lbt_cli_deny_runtime(const char *prog, const char *sock, const char *acl,
+    const lbt_deny *d);
+
+/*
+ * lbt_cli_runtime --undo of the networks args[0..n) name (as the adding
+ * run printed them: each normalised, no decision made).
+ * @return the exit status (1 also for a text that is no network)
+ */
+int lbt_cli_runtime_undo(const char *prog, const char *sock, const char *acl,
+    const char *const *args, size_t n);
 
 #endif

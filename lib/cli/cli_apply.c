@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lbt/addr.h"
 #include "lbt/cli_apply.h"
 #include "lbt/esc.h"
 #include "lbt/hacfg.h"
@@ -419,4 +420,108 @@ int lbt_cli_runtime(const char *prog, const char *sock, const char *acl,
 	report(prog, sock, acl, done, ndone, undo);
 	free(done);
 	return bad ? 1 : 0;
+}
+
+/* One part of the rule into a new string (*len its length).  @return it, or NULL */
+static char *render(const lbt_deny *d, const lbt_deny_gen *g, lbt_deny_part part,
+    size_t *len)
+{
+	char *buf = NULL;
+	FILE *fp = open_memstream(&buf, len);
+	lbt_err err;
+	int rc;
+
+	if (fp == NULL)
+		return NULL;
+	rc = lbt_deny_write(d, g, part, fp, &err);
+	if (fclose(fp) != 0 || rc < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* --into with d's rule.  @return the exit status */
+int lbt_cli_deny_into(const char *prog, const lbt_cli_into *o, const lbt_place *p,
+    const lbt_deny *d, const lbt_deny_gen *g)
+{
+	size_t len = 0, tlen = 0;
+	char *rule = render(d, g, LBT_DENY_PART_RULE, &len);
+	char *tail = render(d, g, LBT_DENY_PART_SECTIONS, &tlen);
+	int rc = 1;
+
+	if (rule == NULL || tail == NULL)
+		say(prog, "out of memory");
+	else
+		rc = lbt_cli_into_write(prog, o, p, rule, len, tail, tlen);
+	free(rule);
+	free(tail);
+	return rc;
+}
+
+/* The networks nets[0..n) as text into a new array (and its storage *text).
+ * @return it, or NULL */
+static const char **net_texts(const lbt_ipnet *nets, size_t n, char (**text)[LBT_ADDR_STRLEN])
+{
+	const char **v = calloc(n ? n : 1, sizeof *v);
+
+	*text = calloc(n ? n : 1, sizeof **text);
+	if (v == NULL || *text == NULL) {
+		free(v);
+		free(*text);
+		*text = NULL;
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = lbt_addr_format_net(&nets[i].net, nets[i].bits, (*text)[i],
+		    sizeof (*text)[i]);
+	return v;
+}
+
+/* --runtime with d's rule.  @return the exit status */
+int lbt_cli_deny_runtime(const char *prog, const char *sock, const char *acl,
+    const lbt_deny *d)
+{
+	size_t n = lbt_deny_nrules(d);
+	lbt_ipnet *nets = calloc(n ? n : 1, sizeof *nets);
+	char (*text)[LBT_ADDR_STRLEN] = NULL;
+	const char **v = NULL;
+	int rc = 1;
+
+	for (size_t i = 0; nets != NULL && i < n; i++)
+		nets[i] = lbt_deny_rule_at(d, i)->net;
+	if (nets == NULL || (v = net_texts(nets, n, &text)) == NULL)
+		say(prog, "out of memory");
+	else
+		rc = lbt_cli_runtime(prog, sock, acl, v, n, 0);
+	free(v);
+	free(text);
+	free(nets);
+	return rc;
+}
+
+/* --runtime --undo of the networks args name.  @return the exit status */
+int lbt_cli_runtime_undo(const char *prog, const char *sock, const char *acl,
+    const char *const *args, size_t n)
+{
+	lbt_ipnet *nets = calloc(n ? n : 1, sizeof *nets);
+	char (*text)[LBT_ADDR_STRLEN] = NULL;
+	const char **v = NULL;
+	lbt_err err;
+	int rc = 1;
+
+	for (size_t i = 0; nets != NULL && i < n; i++)
+		if (lbt_deny_parse_net(args[i], strlen(args[i]), &nets[i], &err) < 0) {
+			say(prog, "%s", err.msg);
+			free(nets);
+			return 1;
+		}
+	if (nets == NULL || (v = net_texts(nets, n, &text)) == NULL)
+		say(prog, "out of memory");
+	else
+		rc = lbt_cli_runtime(prog, sock, acl, v, n, 1);
+	free(v);
+	free(text);
+	free(nets);
+	return rc;
 }
