@@ -16,6 +16,7 @@
 
 #include "lbt/cli.h"
 #include "lbt/input.h"
+#include "lbt/cli_apply.h"
 #include "lbt/num.h"
 #include "lbt/tarpit_cfg.h"
 #include "lbt/triage.h"
@@ -142,6 +143,27 @@ static void say_approx(lbt_cli *cli, const lbt_triage *t)
 		lbt_cli_note(cli, "%s", a.note);
 }
 
+/* With --haproxy-cfg and --frontend: where in it the rule goes, for the
+ * screen and the lbt-deny --into command (docs/placement.md). */
+static void place(const lbt_cli *cli, lbt_triage_opts *t)
+{
+	static char desc[512];
+	lbt_cli_into in = { cli->in.haproxy_cfg, cli->in.frontend, NULL, NULL, LBT_PLACE_HTTP,
+		0 };
+	lbt_place p;
+	lbt_err err;
+
+	if (in.cfg == NULL || in.frontend == NULL || t->dialect != LBT_DENY_HAPROXY)
+		return;
+	if (lbt_cli_place(&in, &p, desc, sizeof desc, &err) < 0) {
+		lbt_cli_note(cli, "the rule's place: %s", err.msg);
+		return;
+	}
+	t->place = desc;
+	t->place_cfg = in.cfg;
+	t->place_frontend = in.frontend;
+}
+
 /* The exit status of the verdict. */
 static int status_of(const lbt_triage *t)
 {
@@ -211,6 +233,7 @@ int main(int argc, char **argv)
 	o.t.v4_bits = (int)o.v4;
 	o.t.v6_bits = (int)o.v6;
 	o.t.dialect = o.nginx ? LBT_DENY_NGINX : LBT_DENY_HAPROXY;
+	place(&cli, &o.t);
 	cfg = lbt_cli_tarpit_cfgs(&cli);
 	make_analyses(&cli, &o, cfg, v);
 	in = lbt_cli_run(&cli, v, 4, 0);

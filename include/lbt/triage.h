@@ -87,10 +87,15 @@ typedef struct lbt_triage_opts {
 	                             the connecting address as the client (an empty
 	                             list), so a forged X-Forwarded-For names nobody;
 	                             the screen warns when a header was set aside */
+	const char *place;        /* where the rule goes in place_cfg ("above
+	                             haproxy.cfg:46, fe_http's first http-request
+	                             track-sc0"), NULL: not known */
+	const char *place_cfg;    /* the haproxy.cfg and frontend of that place, for */
+	const char *place_frontend;  /* the command (lbt-deny --into) */
 } lbt_triage_opts;
 
 #define LBT_TRIAGE_OPTS_INIT { LBT_CP_OPTS_INIT, 5.0, 5.0, 3, 5, 0, -1, -1, \
-	LBT_DENY_HAPROXY, NULL, 0 }
+	LBT_DENY_HAPROXY, NULL, 0, NULL, NULL, NULL }
 
 /* The analyses of the pass, finished.  keys: rate by key; statuses: rate
  * by status (both 1 s buckets); tarpit may be NULL. */
@@ -254,6 +259,9 @@ const char *lbt_triage_rule_lines(const lbt_triage *t);
 const char *lbt_triage_rule_file(const lbt_triage *t);
 const char *lbt_triage_rule_list(const lbt_triage *t);
 const char *lbt_triage_command(const lbt_triage *t);
+
+/* Where the rule goes (lbt_triage_opts.place), or NULL. */
+const char *lbt_triage_place(const lbt_triage *t);
 
 /* The name of a verdict in --json ("no-records", "calm", "over", "ongoing"). */
 const char *lbt_triage_verdict_name(lbt_triage_verdict v);

@@ -258,6 +258,11 @@ static json_t *rule(const lbt_triage *t)
 	    "list_file", str(lbt_triage_rule_file(t)), "command", str(lbt_triage_command(t)),
 	    "requests", (json_int_t)tt->denied, "share", num(tt->input_requests > 0 ?
 	    100.0 * (double)tt->denied / tt->input_requests : 0));
+	if (r != NULL && lbt_triage_place(t) != NULL &&
+	    json_object_set_new(r, "place", str(lbt_triage_place(t))) < 0) {
+		json_decref(r);
+		return NULL;
+	}
 	if (r != NULL && rule_parts(d, r) < 0) {
 		json_decref(r);
 		return NULL;

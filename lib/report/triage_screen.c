@@ -584,6 +584,9 @@ static int rule(struct scr *s)
 		if (para(s, "", "  ", "%s, one network a line: %s", lbt_triage_rule_file(t), list) < 0)
 			return -1;
 	}
+	if (lbt_triage_place(t) != NULL && para(s, "", "  ", "insert %s",
+	    lbt_triage_place(t)) < 0)
+		return -1;
 	return line(s, 0, "written by:") < 0 ? -1 : command(s, lbt_triage_command(t));
 }
 
