@@ -283,36 +283,6 @@ static int line_next(lbt_input *in, struct sline *out, const char **line, lbt_er
 	return r;
 }
 
-/*
- * Count a malformed line and report it (the first max_reported of the run)
- * through diag; under strict, fill err instead and stop.
- * @return 0 (go on), or -1 (strict).
- */
-static int malformed(lbt_input *in, uint64_t lineno, const char *why, lbt_err *err)
-{
-	lbt_err e;
-
-	if (in->st.malformed++ == in->file_bad)
-		in->file_first_bad = lineno;
-	if (in->o.strict) {
-		in->stopped = 1;
-		return lbt_err_at(err, in->name, lineno, "%s", why);
-	}
-	if (in->o.diag != NULL && in->reported < in->o.max_reported) {
-		in->reported++;
-		lbt_err_at(&e, in->name, lineno, "%s", why);
-		in->o.diag(in->o.diag_ctx, &e);
-	}
-	return 0;
-}
-
-/* Count and report a malformed line, never stopping; see input_int.h. */
-void lbt_inputi_malformed(lbt_input *in, uint64_t lineno, const char *why)
-{
-	assert(!in->o.strict);
-	malformed(in, lineno, why, NULL);
-}
-
 /* Widen the span of the records read (before the filters) to t: two
  * compares a record, no branch on "the first one" (it starts empty). */
 static inline void span_add(lbt_input_stats *st, int64_t t)
@@ -396,11 +366,11 @@ static int line_parse(lbt_input *in, const char *line, const struct sline *l, lb
 	if (l->len == 0)
 		return in->st.skipped++, 0;
 	if (l->trunc)
-		return malformed(in, l->lineno, "line longer than 1 MiB", err);
+		return lbt_inputi_malformed_err(in, l->lineno, "line longer than 1 MiB", err);
 	r = lbt_inputi_msg_parse(in, in->cur, line, l->len, l->lineno, &why, &in->rec);
 	if (r < 0)
 		return lbt_inputi_hold(in, line, l, why.msg) ? 0 :
-		    malformed(in, l->lineno, why.msg, err);
+		    lbt_inputi_malformed_err(in, l->lineno, why.msg, err);
 	if (in->nh > 0 && lbt_inputi_stretch_end(in, line, l))
 		return 0;      /* the lines before it, and it, are read again */
 	if (r == 0)

@@ -305,6 +305,9 @@ void lbt_inputi_partial_check(lbt_input *in);
 /* input.c: count a malformed line (never under --strict: held lines are
  * not) and report it through diag within the run's limit. */
 void lbt_inputi_malformed(lbt_input *in, uint64_t lineno, const char *why);
+/* The same, under strict filling err and stopping (input_msg.c).
+ * @return 0 (go on) or -1 (strict) */
+int lbt_inputi_malformed_err(lbt_input *in, uint64_t lineno, const char *why, lbt_err *err);
 
 /*
  * input_join.c, called by input.c and input_detect.c.
