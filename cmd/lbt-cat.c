@@ -67,6 +67,8 @@ int main(int argc, char **argv)
 	lbt_err err;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	if (fields == NULL && !events && cli.out_mode == LBT_OUT_TABLE && cli.width > 0)
+		fields = LBT_REC_COMPACT_FIELDS;      /* a terminal: what fits (--wide: all) */
 	if (raw && (fields || cli.out_asked)) {
 		lbt_cli_errorf(&cli, "--raw prints the lines as they are: no --fields or "
 		    "output format");
@@ -77,8 +79,10 @@ int main(int argc, char **argv)
 	cli.in.events = events;
 	cli.in.wanted = LBT_BIT(LBT_F_LINE) | (raw ? 0 : lbt_rec_cols_fields(&c));
 	in = lbt_cli_stream(&cli);
-	if (!raw)
+	if (!raw) {
 		out = lbt_cli_out(&cli, c.cols, c.n);
+		lbt_out_set_narrow(out, LBT_REC_NARROW);
+	}
 	run(&cli, in, out, &c);
 	return lbt_cli_finish(&cli, in, out);
 }

@@ -634,6 +634,7 @@ int lbt_out_free(lbt_out *o)
 	free(o->cols);
 	free(o->names);
 	free(o->width);
+	lbt_outi_table_free(o);
 	free(o->buf);
 	free(o->cells);
 	free(o);

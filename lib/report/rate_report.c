@@ -64,6 +64,14 @@ static void total_row(lbt_out *out, const lbt_rate *r, int spark)
 		lbt_out_absent(out);
 }
 
+/*
+ * What a narrow terminal leaves out first (out.h, lbt_out_set_drop): the
+ * key (whole: it is copied into a rule), total, peak_rps and jump_start
+ * (which, how hard, since when) stay; the sparkline, the first and peak
+ * times, the jump's end and the change-point details go first.
+ */
+#define RATE_DROP "spark,first_seen,peak_at,jump_end,sustained_rps,episodes,baseline_rps,ratio"
+
 /* The ranked keys, one row each.  @return 0 or -1. */
 int lbt_rate_report_rows(const lbt_rate *r, FILE *fp, const lbt_report_opts *p, int spark)
 {
@@ -80,6 +88,7 @@ int lbt_rate_report_rows(const lbt_rate *r, FILE *fp, const lbt_report_opts *p, 
 
 	if (out == NULL)
 		return -1;
+	lbt_out_set_drop(out, RATE_DROP);
 	for (size_t i = 0; i < lbt_rate_nrows(r); i++)
 		row(out, r, i, spark);
 	if (lbt_rate_opts_get(r)->by == LBT_RATE_BY_LB && lbt_rate_nrows(r) > 1)
@@ -97,6 +106,7 @@ int lbt_rate_report_episodes(const lbt_rate *r, FILE *fp, const lbt_report_opts 
 	lbt_episode_report_cols(cols, lbt_rate_by_name(lbt_rate_opts_get(r)->by));
 	if ((out = lbt_report_writer(fp, p, cols, LBT_EPISODE_NCOLS)) == NULL)
 		return -1;
+	lbt_out_set_drop(out, LBT_EPISODE_DROP);
 	for (size_t i = 0; i < lbt_rate_nrows(r); i++) {
 		const lbt_cp_result *cp = lbt_rate_changes(r, i, &origin);
 
