@@ -132,6 +132,7 @@ typedef struct lbt_cli_opt {
  *                   --status LIST  --term LIST  --lb LIST  --tier WHICH
  *                   --now TIME
  *   LBT_CLI_OUTPUT  --tsv  --json  --table  --md  --no-header  --wide
+ *                   -f/--fields LIST
  *                   --color[=auto|always|never]
  * Every program also has -h/--help and --version.
  */
@@ -162,6 +163,7 @@ typedef struct lbt_cli {
 	int header;                /* 1, or 0 after --no-header */
 	int color;                 /* --color resolved (auto: stdout is a terminal,
 	                              NO_COLOR is unset, TERM is set and not dumb) */
+	const char *fields;        /* -f/--fields: the columns shown, or NULL */
 	int width;                 /* TABLE lines fit this many columns (the
 	                              terminal's, $COLUMNS, 80); 0 = --wide or
 	                              another mode */

@@ -81,6 +81,16 @@ void lbt_out_set_drop(lbt_out *o, const char *names);
  * first cell. */
 void lbt_out_set_narrow(lbt_out *o, const char *names);
 
+/*
+ * Show only the columns named in `list` (comma-separated; --fields), in
+ * every mode, in the order of the columns; the caller still writes every
+ * cell.  A name that is no column of this writer is ignored (a program
+ * with several tables takes one list for all), and when none is, every
+ * column stays.  Call before the first cell.  @return the columns named,
+ * or -1 when out of memory (every column stays).
+ */
+int lbt_out_set_fields(lbt_out *o, const char *list);
+
 /* Cells of the current row, left to right; a row ends after the last column. */
 void lbt_out_str(lbt_out *o, const char *s, size_t n);
 void lbt_out_cstr(lbt_out *o, const char *s);          /* NULL = absent */

@@ -27,6 +27,7 @@ typedef struct lbt_report_opts {
 	int text;             /* TSV only because stdout is no terminal (no mode
 	                         asked): a summary block and its notes are still
 	                         written as text lines for a person (80 columns) */
+	const char *fields;   /* --fields: the columns of each table shown; NULL = all */
 } lbt_report_opts;
 
 /* The width of text written for a person when no terminal tells it. */

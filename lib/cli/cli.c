@@ -34,7 +34,7 @@
  */
 #define GROUP_INPUT_MAX  19
 #define GROUP_FILTER_MAX 12
-#define GROUP_OUTPUT_MAX 8
+#define GROUP_OUTPUT_MAX 9
 #define GROUP_STD_MAX    3
 
 /* Copy group table g (a local array) into t, whose room is `room` entries:
@@ -49,6 +49,7 @@
 struct late {
 	int tsv, json, table, md, no_header, wide;
 	const char *color;
+	const char *fields;     /* -f/--fields */
 	const char *now;
 	const char *tier;
 	int64_t threads;        /* --threads; 0 = the cores online */
@@ -149,6 +150,8 @@ static void group_output(struct late *l, lbt_cli_opt *t)
 		LBT_OPT_FLAG("table", 0, &l->table, "aligned columns (default on a terminal)"),
 		LBT_OPT_FLAG("md", 0, &l->md, "Markdown table"),
 		LBT_OPT_FLAG("no-header", 0, &l->no_header, "no header line (TSV, table)"),
+		LBT_OPT_STR("fields", 'f', &l->fields, "LIST",
+		    "only these columns, comma-separated"),
 		LBT_OPT_FLAG("wide", 0, &l->wide,
 		    "table: every column, whole, whatever the width"),
 		{ "color", 0, LBT_CLI_FN_OPTARG, &l->color, 0, 0, color_arg, "[=WHEN]",
@@ -470,6 +473,7 @@ static void resolve_output(lbt_cli *cli, const struct late *l)
 	cli->out_mode = l->tsv ? LBT_OUT_TSV : l->json ? LBT_OUT_JSON : l->table ?
 	    LBT_OUT_TABLE : l->md ? LBT_OUT_MD : lbt_out_default_mode(stdout);
 	cli->header = !l->no_header;
+	cli->fields = l->fields;
 	cli->width = l->wide || cli->out_mode != LBT_OUT_TABLE ? 0 : output_width();
 	if (l->color == NULL || strcmp(l->color, "auto") == 0)
 		cli->color = color_auto();
@@ -665,7 +669,7 @@ lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also)
 lbt_report_opts lbt_cli_report_opts(const lbt_cli *cli, size_t top)
 {
 	lbt_report_opts p = { cli->out_mode, cli->color, cli->header, top, cli->width,
-		!cli->out_asked && cli->out_mode == LBT_OUT_TSV };
+		!cli->out_asked && cli->out_mode == LBT_OUT_TSV, cli->fields };
 
 	return p;
 }
@@ -681,6 +685,10 @@ lbt_out *lbt_cli_out(lbt_cli *cli, const lbt_out_col *cols, int ncols)
 	}
 	lbt_out_set_header(o, cli->header);
 	lbt_out_set_width(o, cli->width);
+	if (lbt_out_set_fields(o, cli->fields) < 0) {
+		fprintf(stderr, "%s: out of memory\n", cli->prog->name);
+		exit(1);
+	}
 	return o;
 }
 

@@ -86,13 +86,14 @@ void lbt_outi_md_header(lbt_out *o)
 {
 	for (int c = 0; c < o->ncols; c++) {
 		o->len = 0;
-		if (buf_put_safe(&o->buf, &o->len, &o->cap, o->cols[c].name,
-		    strlen(o->cols[c].name), 1) == 0)
+		if ((o->shown == NULL || o->shown[c]) && buf_put_safe(&o->buf, &o->len, &o->cap,
+		    o->cols[c].name, strlen(o->cols[c].name), 1) == 0)
 			fprintf(o->fp, "| %.*s ", (int)o->len, o->buf);
 	}
 	fputs("|\n", o->fp);
 	for (int c = 0; c < o->ncols; c++)
-		fputs(o->cols[c].type == LBT_COL_NUM ? "| ---: " : "| --- ", o->fp);
+		if (o->shown == NULL || o->shown[c])
+			fputs(o->cols[c].type == LBT_COL_NUM ? "| ---: " : "| --- ", o->fp);
 	fputs("|\n", o->fp);
 }
 
@@ -101,7 +102,9 @@ void lbt_outi_md_header(lbt_out *o)
 void lbt_outi_md_cell(lbt_out *o, const char *s, size_t n)
 {
 	o->len = 0;
-	if (s != NULL && buf_put_safe(&o->buf, &o->len, &o->cap, s, n, 1) == 0)
+	if (o->shown != NULL && !o->shown[o->col])
+		;                                 /* not among --fields */
+	else if (s != NULL && buf_put_safe(&o->buf, &o->len, &o->cap, s, n, 1) == 0)
 		fprintf(o->fp, "| %.*s ", (int)o->len, o->buf);
 	else
 		fputs("| - ", o->fp);
@@ -276,8 +279,9 @@ static void table_fit(lbt_out *o)
 
 	if (o->max_width <= 0)
 		return;
-	if (o->hidden == NULL) {
+	if (o->hidden == NULL)
 		o->hidden = calloc((size_t)(unsigned)o->ncols, 1);
+	if (o->limit == NULL) {
 		o->limit = calloc((size_t)(unsigned)o->ncols, sizeof *o->limit);
 		if (o->hidden == NULL || o->limit == NULL) {
 			lbt_outi_table_free(o);     /* out of memory: lines stay whole */
@@ -319,6 +323,17 @@ void lbt_out_set_drop(lbt_out *o, const char *names)
 				o->drop[c] = rank;
 		names += n + (names[n] == ',');
 	}
+}
+
+/* --fields in a TABLE: the columns not shown are hidden from the start
+ * (the fit may hide more).  @return 0, or -1 when out of memory. */
+int lbt_outi_table_hide(lbt_out *o, const unsigned char *shown)
+{
+	if (o->hidden == NULL && (o->hidden = calloc((size_t)(unsigned)o->ncols, 1)) == NULL)
+		return -1;
+	for (int c = 0; c < o->ncols; c++)
+		o->hidden[c] = !shown[c];
+	return 0;
 }
 
 /* The text columns that may be narrowed (see out.h). */

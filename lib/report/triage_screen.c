@@ -255,7 +255,7 @@ static int verdict(struct scr *s)
 /* A table writer on the screen.  NULL when out of memory. */
 static lbt_out *table(struct scr *s, const lbt_out_col *cols, int n)
 {
-	lbt_report_opts p = { LBT_OUT_TABLE, s->color, 1, 0, s->width, 0 };
+	lbt_report_opts p = { LBT_OUT_TABLE, s->color, 1, 0, s->width, 0, NULL };
 
 	return lbt_report_writer(s->fp, &p, cols, n);
 }
