@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
 	fields = cli.fields;                  /* -f/--fields: the record fields */
-	if (fields == NULL && !events && cli.out_mode == LBT_OUT_TABLE && cli.width > 0)
+	if (fields == NULL && !events && !raw && cli.out_mode == LBT_OUT_TABLE && cli.width > 0)
 		fields = LBT_REC_COMPACT_FIELDS;      /* a terminal: what fits (--wide: all) */
 	if (raw && (fields || cli.out_asked)) {
 		lbt_cli_errorf(&cli, "--raw prints the lines as they are: no --fields or "
