@@ -79,6 +79,11 @@ expect_success 'lbt-cat --wide shows every column (lines longer than 80)' '
 	screen catw -- lbt-cat --wide --until 07:45:12 haproxy-httplog.log.zst &&
 	! fits catw > /dev/null && line_has catw frontend backend server
 '
+expect_success 'lbt-cat --raw on a terminal prints the lines as they are' '
+	screen raw -- lbt-cat --raw --term PT --until 07:45:31 haproxy-httplog.log.zst &&
+	grep -q "^203\.0\.113\.7:[0-9]* \[30/Nov/2026:07:45:30\.708\] .* PT-- " raw &&
+	grep -q "^__done 0" raw
+'
 expect_success 'lbt-timeline fits 80 columns and counts the requests' '
 	screen tl -- lbt-timeline haproxy-httplog.log.zst && fits tl &&
 	line_has tl "$requests requests"
