@@ -89,6 +89,7 @@ int lbt_rate_report_rows(const lbt_rate *r, FILE *fp, const lbt_report_opts *p, 
 	if (out == NULL)
 		return -1;
 	lbt_out_set_drop(out, RATE_DROP);
+	lbt_out_set_narrow(out, "");          /* no column narrows: the key stays whole */
 	for (size_t i = 0; i < lbt_rate_nrows(r); i++)
 		row(out, r, i, spark);
 	if (lbt_rate_opts_get(r)->by == LBT_RATE_BY_LB && lbt_rate_nrows(r) > 1)
