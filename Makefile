@@ -1,8 +1,11 @@
 # lbtriage - the only build system.
 #
 #   make                 build liblbt and the programs into build/
-#   make check           unit (Check) and CLI tests under ASan+UBSan, then the lab
-#                        when this machine can make network namespaces
+#   make check           unit (Check) and CLI tests under ASan+UBSan, then under
+#                        ThreadSanitizer (make tsan), then the lab when this
+#                        machine can make network namespaces
+#   make tsan            unit tests and the CLI tests that use --threads under
+#                        ThreadSanitizer (clang), in build/tsan
 #   make check-lab       the real HAProxy + NGINX lab (root, netns)
 #   make check-fresh     make demo + make check in a clean Debian 12 root (root)
 #   make demo            triage the bundled sample incident
@@ -51,7 +54,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/formats_builtin.o
 PROGS    := $(CMD_SRC:cmd/%.c=$(B)/bin/%)
 UNITS    := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-.PHONY: all check unit cli check-lab check-fresh demo deps build-deps install clean lint fuzz bench
+.PHONY: all check unit cli tsan check-lab check-fresh demo deps build-deps install clean lint fuzz bench
 # Keep objects made through pattern chains (cmd/*.o, tests/unit/*.o).
 .SECONDARY:
 all: $(B)/liblbt.a $(PROGS)
@@ -88,7 +91,18 @@ $(B)/tests/unit/%.o: tests/unit/%.c
 # `make` stays fast and `make check` always exercises ASan and UBSan.
 check: deps
 	$(MAKE) --no-print-directory B=build/san SAN=1 unit cli
+	$(MAKE) --no-print-directory tsan
 	@sh tests/lab/maybe-run.sh
+
+# The threads under ThreadSanitizer: every unit suite and the CLI scripts
+# that pass --threads, on a build of their own; a report fails the run
+# (exit 86, as the other sanitizers').
+TSAN_CLI = $(abspath $(shell grep -l -e '--threads' tests/cli/t*.sh))
+tsan:
+	$(MAKE) --no-print-directory B=build/tsan CC=clang CFLAGS='-O1 -g -fsanitize=thread' \
+		LDFLAGS=-fsanitize=thread all $(UNIT_SRC:tests/unit/%.c=build/tsan/tests/%)
+	TSAN_OPTIONS=exitcode=86 sh tests/run-unit.sh $(UNIT_SRC:tests/unit/%.c=build/tsan/tests/%)
+	TSAN_OPTIONS=exitcode=86 sh tests/run-cli.sh build/tsan/bin $(TSAN_CLI)
 
 unit: $(UNITS)
 	@sh tests/run-unit.sh $(UNITS)

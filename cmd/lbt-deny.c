@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lbt/binds.h"
 #include "lbt/cli.h"
 #include "lbt/deny.h"
 #include "lbt/esc.h"
@@ -31,7 +32,7 @@ struct list {
 struct opts {
 	lbt_deny_opts d;
 	lbt_deny_gen g;
-	struct list allow, host, input;
+	struct list allow, host, input, forced, cfg;
 	const char *rate, *action, *out, *acl_path;
 	int nginx, nft, json, tarpit_ok;
 	int64_t sc, v4, v6, top, min_req;
@@ -136,13 +137,29 @@ static FILE *open_in(lbt_cli *cli, const char *path)
 	return fp;
 }
 
-/* Load --allow values (a network, else a file), then the sources. */
+/* One bind address of a --haproxy-cfg: never covered. */
+static int own_addr(void *ctx, const lbt_addr *a, const char *file, uint64_t line,
+    lbt_err *err)
+{
+	lbt_ipnet net = { *a, a->family == 4 ? 32 : 128 };
+
+	return lbt_deny_own(ctx, &net, file, line, err);
+}
+
+/* Load --allow values (a network, else a file), the LB's own addresses,
+ * the --force-network networks, then the sources. */
 static void load(lbt_cli *cli, struct opts *o, lbt_deny *d)
 {
 	lbt_err err;
 
 	for (size_t i = 0; i < o->allow.n; i++)
 		if (lbt_deny_allow_arg(d, o->allow.v[i], &err) < 0)
+			lbt_cli_die(cli, &err);
+	for (size_t i = 0; i < o->cfg.n; i++)
+		if (lbt_binds_read(o->cfg.v[i], own_addr, d, &err) < 0)
+			lbt_cli_die(cli, &err);
+	for (size_t i = 0; i < o->forced.n; i++)
+		if (lbt_deny_force_network(d, o->forced.v[i], &err) < 0)
 			lbt_cli_die(cli, &err);
 	for (int i = 0; i < cli->nargs; i++)
 		if (lbt_deny_add_text(d, cli->args[i], &err) < 0)
@@ -225,7 +242,7 @@ int main(int argc, char **argv)
 		"allowed or\ntoo wide network.", 0, 0, -1
 	};
 	struct opts o = { LBT_DENY_OPTS_INIT, LBT_DENY_GEN_INIT, { { 0 }, 0 }, { { 0 }, 0 },
-		{ { 0 }, 0 }, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 2, -1, -1, 0, -1 };
+		{ { 0 }, 0 }, { { 0 }, 0 }, { { 0 }, 0 }, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 2, -1, -1, 0, -1 };
 	lbt_cli_opt opts[] = {
 		LBT_OPT_STR("output", 'o', &o.out, "FILE", "write the list (ACL) file here"),
 		LBT_OPT_STR("acl-path", 0, &o.acl_path, "PATH",
@@ -251,7 +268,13 @@ int main(int argc, char **argv)
 		LBT_OPT_FN("allow", 0, opt_list, &o.allow, "FILE|NETWORK",
 		    "never cover these (repeatable)"),
 		LBT_OPT_FLAG("force", 0, &o.d.force,
-		    "allow networks wider than /24 and /48"),
+		    "allow networks up to /16 and /32 (not wider)"),
+		LBT_OPT_FLAG("trust-header", 0, &o.d.trust_header,
+		    "deny sources whose address came from X-Forwarded-For"),
+		LBT_OPT_FN("force-network", 0, opt_list, &o.forced, "NETWORK",
+		    "allow this exact network, however wide (repeatable)"),
+		LBT_OPT_FN("haproxy-cfg", 0, opt_list, &o.cfg, "FILE",
+		    "never cover the LB's own bind addresses (repeatable)"),
 		LBT_OPT_FN("min-share", 0, opt_share, &o.d.min_share, "PCT",
 		    "select sources with at least PCT % of the requests"),
 		LBT_OPT_INT("min-requests", 0, &o.min_req, 0, INT64_MAX / 2, "N",

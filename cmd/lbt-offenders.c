@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 	lbt_analysis a;
 	lbt_stream *in;
 	lbt_report_opts p;
-	char note[240];
+	char note[400];
 	int rc;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
@@ -94,6 +94,8 @@ int main(int argc, char **argv)
 		lbt_cli_empty(&cli, "%s", note);
 	if (lbt_offenders_report_approx(a.acc, note, sizeof note))
 		lbt_cli_note(&cli, "%s", note);
+	if (lbt_offenders_report_header(a.acc, note, sizeof note))
+		lbt_cli_note(&cli, "warning: %s", note);
 	p = lbt_cli_report_opts(&cli, 0);
 	rc = episodes ? lbt_offenders_report_episodes(a.acc, stdout, &p)
 	    : lbt_offenders_report(a.acc, stdout, &p);

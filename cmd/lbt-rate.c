@@ -43,6 +43,8 @@ int main(int argc, char **argv)
 		    "--by net: IPv6 prefix (default 64)"),
 		LBT_OPT_FLAG("episodes", 0, &episodes, "print every episode of the keys shown"),
 		LBT_OPT_FLAG("series", 0, &series, "print time, key, count for every bucket"),
+		LBT_OPT_FN("max-memory", 0, lbt_budget_opt, &o.max_memory, "SIZE",
+		    "memory for keys (default 1G); past it counts get a bound"),
 		LBT_OPT_END
 	};
 	lbt_cli cli;
@@ -50,11 +52,12 @@ int main(int argc, char **argv)
 	lbt_analysis a;
 	lbt_stream *in;
 	lbt_report_opts p;
-	char note[200];
+	char note[320];
 	int rc;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
 	o.top = (size_t)top;
+	o.name_inputs = lbt_cli_ninputs(&cli) > 1;
 	if (series && episodes) {
 		lbt_cli_errorf(&cli, "--series and --episodes exclude each other");
 		lbt_cli_usage(&cli);
@@ -65,6 +68,8 @@ int main(int argc, char **argv)
 	in = lbt_cli_run(&cli, &a, 1, LBT_BIT(LBT_F_LINE));
 	if (lbt_rate_report_empty(a.acc, note, sizeof note))
 		lbt_cli_empty(&cli, "%s", note);
+	if (lbt_rate_report_approx(a.acc, note, sizeof note))
+		lbt_cli_note(&cli, "%s", note);
 	p = lbt_cli_report_opts(&cli, 0);
 	if (series)
 		rc = lbt_rate_report_series(a.acc, stdout, &p);

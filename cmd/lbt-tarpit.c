@@ -83,6 +83,8 @@ int main(int argc, char **argv)
 		    "IPv4 source prefix (default 32)"),
 		LBT_OPT_FN("v6-prefix", 0, lbt_netgroup_opt_v6, &o.net, "BITS",
 		    "IPv6 source prefix (default 64)"),
+		LBT_OPT_FN("max-memory", 0, lbt_budget_opt, &o.max_memory, "SIZE",
+		    "memory for sources (default 1G); past it counts get a bound"),
 		LBT_OPT_INT("top", 'n', &top, 0, 100000000, "N",
 		    "rows of --by-source and --full (default 10 on a terminal; 0: all)"),
 		LBT_OPT_FLAG("summary", 0, &asked[LBT_TARPIT_SUMMARY], "one summary per frontend"),
@@ -102,6 +104,7 @@ int main(int argc, char **argv)
 	lbt_err err;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	o.name_inputs = lbt_cli_ninputs(&cli) > 1;
 	nasked = pick_sections(&cli, asked, show);
 	o.maxconn = (int32_t)maxconn;
 	o.threshold_pct = (int)pct;

@@ -70,6 +70,8 @@ int main(int argc, char **argv)
 		LBT_OPT_FN("v6-prefix", 0, lbt_netgroup_opt_v6, &o.net, "BITS",
 		    "IPv6 source prefix (default 64)"),
 		LBT_OPT_STR("html", 0, &html, "FILE", "also write an HTML page with charts"),
+		LBT_OPT_FN("max-memory", 0, lbt_budget_opt, &o.tarpit.max_memory, "SIZE",
+		    "memory for sources (default 1G); past it counts get a bound"),
 		LBT_OPT_END
 	};
 	lbt_report_opts p;
@@ -78,6 +80,7 @@ int main(int argc, char **argv)
 	lbt_stream *in;
 	lbt_cli cli;
 	lbt_err err;
+	char note[400];
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
 	o.track = (size_t)track;
@@ -94,6 +97,8 @@ int main(int argc, char **argv)
 	in = lbt_cli_run(&cli, &a, 1, 0);
 	if (lbt_timeline_stats_get(a.acc)->requests == 0)
 		lbt_cli_note(&cli, "no request with a time in the input");
+	for (size_t i = 0; lbt_timeline_report_approx(a.acc, i, note, sizeof note); i++)
+		lbt_cli_note(&cli, "%s", note);
 	p = lbt_cli_report_opts(&cli, 0);
 	if (lbt_timeline_report(a.acc, stdout, &p) < 0)
 		cli.status = 1;

@@ -8,19 +8,22 @@
  * lib/rule.  This file is options, the pass, the output, the status.
  *
  * Exit status (docs/exit-status.md): 0 calm, 1 bad usage or input, 2 no
- * records, 3 an input unread, 4 an anomaly that is over by now, 5 an
- * anomaly that is ongoing.
+ * records, 3 an input unread (or more than 1 % of its lines: then never
+ * "calm"), 4 an anomaly that is over by now, 5 an anomaly that is ongoing.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "lbt/cli.h"
+#include "lbt/input.h"
 #include "lbt/num.h"
 #include "lbt/tarpit_cfg.h"
 #include "lbt/triage.h"
 
 #define MAX_ALLOW 64
 #define RATE_KEYS 50      /* keys ranked by peak whose rises are looked for */
+#define ROW_BYTES 2048    /* a ranked source's row, with its change points (measured:
+                             ~1.3 KB on distinct /64s) */
 
 /* The options that are not plain values. */
 struct opts {
@@ -29,6 +32,7 @@ struct opts {
 	size_t nallow;
 	int64_t maxconn, keys, sources, v4, v6;
 	int json, nginx;
+	size_t max_memory;
 };
 
 /* --allow FILE|NETWORK, repeatable.  @return 0, or -1 with err when too many */
@@ -76,10 +80,17 @@ static void make_analyses(lbt_cli *cli, const struct opts *o, const lbt_tarpit_c
 	lbt_tarpit_opts tp = LBT_TARPIT_OPTS_INIT;
 	lbt_err err;
 
+	/* --max-memory shared: half for the sources, a quarter for their rows
+	 * (the sources ranked), the rest for the keys, the statuses and the
+	 * tarpit's sources (docs/memory.md). */
 	rk.top = RATE_KEYS;
+	rk.max_memory = o->max_memory / 8;
 	rs.by = LBT_RATE_BY_STATUS;
 	rs.top = 0;
-	of.top = 0;
+	rs.max_memory = o->max_memory / 16;
+	of.top = o->max_memory / 4 / ROW_BYTES;
+	of.max_memory = o->max_memory / 2;
+	tp.max_memory = o->max_memory / 16;
 	tp.maxconn = (int32_t)o->maxconn;
 	lbt_tarpit_cfgs_use(&tp, cfg);
 	v[0] = lbt_rate_analysis(lbt_rate_new(&rk, &err));
@@ -93,11 +104,20 @@ static void make_analyses(lbt_cli *cli, const struct opts *o, const lbt_tarpit_c
 		lbt_cli_die(cli, &err);
 }
 
-/* The triage of the finished analyses v[0..4), its --allow entries in. */
+/* One bind address of the haproxy.cfg given: never in the rule. */
+static int own_addr(void *ctx, const lbt_addr *a, const char *file, uint64_t line,
+    lbt_err *err)
+{
+	return lbt_triage_own(ctx, a, file, line, err);
+}
+
+/* The triage of the finished analyses v[0..4), its --allow entries and
+ * the LB's own addresses in. */
 static lbt_triage *triage(lbt_cli *cli, struct opts *o, lbt_analysis *v, lbt_stream *in)
 {
-	lbt_triage_input ti = { v[0].acc, v[1].acc, v[2].acc, v[3].acc,
-		lbt_stream_stats(in)->lines };
+	const lbt_input_stats *st = lbt_stream_stats(in);
+	lbt_triage_input ti = { v[0].acc, v[1].acc, v[2].acc, v[3].acc, st->lines,
+		st->partial_files > 0 || st->unread_files > 0 ? st->malformed : 0 };
 	lbt_triage *t;
 	lbt_err err;
 
@@ -107,16 +127,26 @@ static lbt_triage *triage(lbt_cli *cli, struct opts *o, lbt_analysis *v, lbt_str
 	for (size_t i = 0; i < o->nallow; i++)
 		if (lbt_triage_allow(t, o->allow[i], &err) < 0)
 			lbt_cli_die(cli, &err);
+	lbt_cli_lb_addrs(cli, own_addr, t);
 	if (lbt_triage_build(t, &ti, &err) < 0)
 		lbt_cli_die(cli, &err);
 	return t;
+}
+
+/* Every approximation of the answer, on stderr (the JSON has them too). */
+static void say_approx(lbt_cli *cli, const lbt_triage *t)
+{
+	lbt_triage_approx a;
+
+	for (size_t i = 0; lbt_triage_approx_at(t, i, &a); i++)
+		lbt_cli_note(cli, "%s", a.note);
 }
 
 /* The exit status of the verdict. */
 static int status_of(const lbt_triage *t)
 {
 	static const int by_verdict[] = { LBT_EXIT_EMPTY, LBT_EXIT_OK, LBT_EXIT_FOUND,
-		LBT_EXIT_ONGOING };
+		LBT_EXIT_ONGOING, LBT_EXIT_UNREAD };
 
 	return by_verdict[lbt_triage_summary_get(t)->verdict];
 }
@@ -130,7 +160,8 @@ int main(int argc, char **argv)
 		"pressure on maxconn, the damage, and the rule that stops it, on one screen.",
 		LBT_CLI_INPUT | LBT_CLI_FILTER, 0, -1
 	};
-	struct opts o = { LBT_TRIAGE_OPTS_INIT, { NULL }, 0, 0, 3, 5, -1, -1, 0, 0 };
+	struct opts o = { LBT_TRIAGE_OPTS_INIT, { NULL }, 0, 0, 3, 5, -1, -1, 0, 0,
+		LBT_BUDGET_DEFAULT };
 	lbt_cli_opt opts[] = {
 		LBT_OPT_FLAG("json", 0, &o.json, "one JSON document instead of the screen"),
 		LBT_OPT_INT("keys", 0, &o.keys, 1, 100, "N", "hot keys shown (default 3)"),
@@ -153,6 +184,8 @@ int main(int argc, char **argv)
 		LBT_OPT_FLAG("nginx", 0, &o.nginx, "write the rule for NGINX, not HAProxy"),
 		LBT_OPT_STR("list-file", 0, &o.t.list_path, "PATH",
 		    "list file of a rule too long for a line"),
+		LBT_OPT_FN("max-memory", 0, lbt_budget_opt, &o.max_memory, "SIZE",
+		    "memory for sources and keys (default 1G); past it counts get a bound"),
 		LBT_OPT_ALIAS("factor", "jump-factor"),       /* old names (NEWS) */
 		LBT_OPT_ALIAS("floor", "jump-floor"),
 		LBT_OPT_ALIAS("v4-prefix", "deny-v4-prefix"),
@@ -169,6 +202,10 @@ int main(int argc, char **argv)
 	int rc;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	if (cli.in.trusted_proxies == NULL) {     /* a forged header must name nobody */
+		cli.in.trusted_proxies = "";
+		o.t.conn_only = 1;
+	}
 	o.t.nkeys = (size_t)o.keys;
 	o.t.nsources = (size_t)o.sources;
 	o.t.v4_bits = (int)o.v4;
@@ -181,6 +218,7 @@ int main(int argc, char **argv)
 	if (lbt_triage_summary_get(t)->verdict == LBT_TRIAGE_NO_RECORDS && cli.records > 0)
 		lbt_cli_empty(&cli, "no records to triage: none of the %llu records has a time",
 		    (unsigned long long)cli.records);
+	say_approx(&cli, t);
 	pr.color = cli.color;
 	rc = o.json ? lbt_triage_write_json(t, stdout, &err) : lbt_triage_write(t, stdout, &pr, &err);
 	if (rc < 0)

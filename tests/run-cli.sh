@@ -1,12 +1,15 @@
 #!/bin/sh
-# Run every tests/cli/t*.sh against the programs in $1; print the totals last.
+# Run every tests/cli/t*.sh (or the scripts named after $1) against the
+# programs in $1; print the totals last.
 # A script that ends with a failing status but recorded no "not ok" (it
 # stopped early: a mistake in the script, a shell error) counts as a failure.
 bin=$(cd "$1" && pwd)
 top=$(cd "$(dirname "$0")/.." && pwd)
 pass=0 fail=0
 results=$(mktemp)
-for t in "$top"/tests/cli/t[0-9]*.sh; do
+shift
+[ $# -gt 0 ] || set -- "$top"/tests/cli/t[0-9]*.sh
+for t in "$@"; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
 	LBT_BIN="$bin" LBT_TOP="$top" LBT_RESULTS="$results" sh "$t"

@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "lbt/analysis.h"
+#include "lbt/binds.h"
 #include "lbt/err.h"
 #include "lbt/input.h"
 #include "lbt/input_spec.h"
@@ -126,6 +127,7 @@ typedef struct lbt_cli_opt {
  *                   --format NAME|FILE  --log-format TEMPLATE  --escape MODE
  *                   --haproxy-cfg FILE  --frontend NAME  --nginx-conf FILE
  *                   --log-name NAME  --captures LIST  --key-regex RE
+ *                   --trusted-proxies LIST|@FILE
  *                   --log-tz ZONE  --lb-name NAME  --db FILE  --strict
  *                   --threads N
  *   LBT_CLI_FILTER  --since TIME  --until TIME  --key LIST  --src LIST
@@ -219,6 +221,15 @@ void lbt_cli_diag(void *ctx, const lbt_err *err);
 lbt_stream *lbt_cli_stream(lbt_cli *cli);
 
 /*
+ * For a program that prints records as it reads them (lbt-cat): 1 when
+ * an input of s is live (lbt_input_live: a pipe, tail -f, a FIFO) and
+ * stdout a pipe, a socket or a terminal, where each record must come out
+ * as it is read (the caller flushes it: lbt_out_set_line_flush).  Then
+ * the default mode on a terminal is TSV: a table waits for its last row.
+ */
+int lbt_cli_live(lbt_cli *cli, lbt_stream *s);
+
+/*
  * Next record of `s`, printing (and counting in the exit status) the
  * error of an input that failed before going on with the next one.
  * @return 1 a record in *rec, 0 at the end of every input.
@@ -242,6 +253,13 @@ lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also);
  * maybe empty; free it with lbt_tarpit_cfgs_free.
  */
 lbt_tarpit_cfgs *lbt_cli_tarpit_cfgs(const lbt_cli *cli);
+
+/*
+ * The load balancer's own addresses: the `bind` addresses (binds.h) of
+ * the same haproxy.cfg files, each given to fn, for a rule that must
+ * never name them; exits on a file that cannot be read.
+ */
+void lbt_cli_lb_addrs(const lbt_cli *cli, lbt_binds_fn fn, void *ctx);
 
 /* A line parser with cli->in's options, no files (lbt-formats --explain);
  * exits on a bad option value.  Free it with lbt_input_free. */
@@ -272,7 +290,8 @@ void lbt_cli_empty(lbt_cli *cli, const char *fmt, ...)
 /*
  * For a program that reads its inputs itself (lbt-index): an input of
  * `lines` lines, `malformed` of them, none read as a request (`requests`
- * 0) is named on stderr and makes the run LBT_EXIT_UNREAD.
+ * 0), or more than LBT_INPUT_UNREAD_PERCENT of its lines malformed, is
+ * named on stderr and makes the run LBT_EXIT_UNREAD.
  */
 void lbt_cli_check_read(lbt_cli *cli, const char *path, uint64_t lines, uint64_t malformed,
     uint64_t requests);
@@ -290,5 +309,10 @@ void lbt_cli_check_read(lbt_cli *cli, const char *path, uint64_t lines, uint64_t
  * in that precedence (a program's verdict may replace OK).
  */
 int lbt_cli_finish(lbt_cli *cli, lbt_stream *in, lbt_out *out);
+
+/* The inputs named on the command line (operands and --input), after
+ * lbt_cli_parse: more than one, and an input that names no LB gets its
+ * file's name (lbt_rec_lb_or_input). */
+size_t lbt_cli_ninputs(const lbt_cli *cli);
 
 #endif

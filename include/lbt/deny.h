@@ -21,11 +21,18 @@
  *      others stay as data, for the collateral count;
  *   2. widening: a selected source narrower than --deny-v4-prefix/--deny-v6-prefix
  *      is replaced by its network of that length;
- *   3. width: a source wider than /24 (IPv4) or /48 (IPv6) is left out,
- *      unless opts.force;
- *   4. exclusions: the special-purpose ranges (special.h) and the allow
- *      list are cut out of what is left (a /24 around one allowed address
- *      becomes the eight networks that cover the rest);
+ *   3. trust and width: a source whose address came from an X-Forwarded-For
+ *      header nobody vouches for (from_header > 0: any client can write
+ *      one, and name whom it likes) is left out unless opts.trust_header;
+ *      a source wider than /24 (IPv4) or /48 (IPv6) is left out;
+ *      opts.force widens the limit one step, to /16 and /32, never
+ *      further: a network wider than that is denied only when it is
+ *      named exactly by lbt_deny_force_network (--force-network);
+ *   4. exclusions: the special-purpose ranges (special.h), the allow
+ *      list and the load balancer's own addresses (lbt_deny_own: a rule
+ *      that names them blocks the LB itself) are cut out of what is left
+ *      (a /24 around one allowed address becomes the eight networks that
+ *      cover the rest);
  *   5. merging: the union of what is left is written as the fewest aligned
  *      networks, never wider than /24 or /48 except inside a source that
  *      was wider and forced (two adjacent /25 are one /24, two /24 stay);
@@ -66,27 +73,40 @@ typedef struct lbt_deny_src {
 	lbt_deny_origin origin;
 	const char *file;    /* input it was read from (copied), NULL for none */
 	uint64_t line;
+	int64_t from_header; /* requests whose address came from a header nobody
+	                        vouches for (lbt-offenders' from_header); UNKNOWN */
+	char via[LBT_ADDR_STRLEN + 2];   /* the connecting address that sent them
+	                        (lbt-offenders' via: "203.0.113.66", "+" after it
+	                        when others did too), "" unknown */
 } lbt_deny_src;
 
 #define LBT_DENY_SRC_INIT { { { 0, { 0 } }, 0 }, LBT_DENY_UNKNOWN, -1.0, \
-	LBT_DENY_UNKNOWN, LBT_DENY_NO_TIME, LBT_DENY_NO_TIME, LBT_DENY_FROM_DATA, NULL, 0 }
+	LBT_DENY_UNKNOWN, LBT_DENY_NO_TIME, LBT_DENY_NO_TIME, LBT_DENY_FROM_DATA, NULL, 0, \
+	LBT_DENY_UNKNOWN, "" }
 
 /* The widest prefixes a rule may name without opts.force. */
 #define LBT_DENY_V4_WIDEST 24
 #define LBT_DENY_V6_WIDEST 48
+
+/* ... and with opts.force: one step wider, no more (lbt_deny_force_network
+ * names each network wider than this, exactly). */
+#define LBT_DENY_V4_FORCED 16
+#define LBT_DENY_V6_FORCED 32
 
 typedef struct lbt_deny_opts {
 	double min_share;        /* select sources with share >= this; < 0 off */
 	int64_t min_requests;    /* select sources with requests >= this; < 0 off */
 	int64_t top;             /* then keep the first `top` by requests; 0 all */
 	int v4_bits, v6_bits;    /* widen selected sources to this; -1 off */
-	int force;               /* allow sources wider than /24 and /48 */
+	int force;               /* allow sources up to /16 and /32 (not wider) */
 	int picked_only;         /* select only the sources added as LBT_DENY_FROM_ARG
 	                            (a caller that chose them itself: lbt-triage);
 	                            the data sources stay, for the collateral */
+	int trust_header;        /* deny sources whose address came from a header
+	                            nobody vouches for (from_header > 0) all the same */
 } lbt_deny_opts;
 
-#define LBT_DENY_OPTS_INIT { -1.0, -1, 0, -1, -1, 0, 0 }
+#define LBT_DENY_OPTS_INIT { -1.0, -1, 0, -1, -1, 0, 0, 0 }
 
 typedef struct lbt_deny lbt_deny;
 
@@ -168,7 +188,7 @@ int lbt_deny_allow(lbt_deny *d, const lbt_ipnet *net, const char *file, uint64_t
 /*
  * Read lbt-offenders output from fp ("name" in messages): TSV with its
  * header line (columns found by name: source, requests, share, peak_rps,
- * first, last; the others ignored), NDJSON (the same keys), or a plain list
+ * first, last, from_header, via; the others ignored), NDJSON (the same keys), or a plain list
  * (one source a line, its first word; '#' starts a comment).  The shape is
  * decided by the first line that is not blank or a comment.
  * @return 0, or -1 with err naming file:line of the first bad line.
@@ -177,6 +197,22 @@ int lbt_deny_read(lbt_deny *d, FILE *fp, const char *name, lbt_err *err);
 
 /* Read an allow-list file (the plain list shape).  @return 0 or -1 with err. */
 int lbt_deny_read_allow(lbt_deny *d, FILE *fp, const char *name, lbt_err *err);
+
+/*
+ * Add one of the load balancer's own addresses (a `bind` address of its
+ * haproxy.cfg; file/line say where): never covered, as an allow-list
+ * entry, with its own reason ("the load balancer's own address").
+ * @return 0, or -1 with err.
+ */
+int lbt_deny_own(lbt_deny *d, const lbt_ipnet *net, const char *file, uint64_t line,
+    lbt_err *err);
+
+/*
+ * --force-network NET: the network `text` names may be denied whatever
+ * its width, that exact network only (a source wider than /16 or /32
+ * needs it; opts.force does not reach so far).  @return 0, or -1 with err.
+ */
+int lbt_deny_force_network(lbt_deny *d, const char *text, lbt_err *err);
 
 /* One --allow value: a network, else an allow-list file ("-" stdin).
  * @return 0, or -1 with err ("FILE: why", or file:line of a bad line). */

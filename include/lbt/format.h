@@ -27,7 +27,7 @@
  * (jansson, libcbor), kept until the next line.  The mapping of aliases and
  * variables to fields, the descriptor syntax and the limits are in
  * lbt-formats(5).  Implementation map: lib/read/format_int.h.
- * Includes: err.h, rec.h, timeparse.h.
+ * Includes: err.h, ipset.h, rec.h, timeparse.h.
  */
 #ifndef LBT_FORMAT_H
 #define LBT_FORMAT_H
@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "lbt/err.h"
+#include "lbt/ipset.h"
 #include "lbt/rec.h"
 #include "lbt/timeparse.h"
 
@@ -123,6 +124,21 @@ void lbt_format_set_tz(lbt_format *f, lbt_tz *tz);
 /* Meaning of %hr capture slots, e.g. "host,ua" (a --captures value). */
 int lbt_format_set_captures(lbt_format *f, const char *list, lbt_err *err);
 
+/*
+ * Which address of a header's list is the client (--trusted-proxies; not
+ * copied, must outlive f).  NULL, the default: no list, the first address
+ * of the header as the format means it (marked "header", rec.h).  A set,
+ * even an empty one: the connecting address counts unless it is in the
+ * set, then the rightmost address of the header that is not (NGINX's
+ * set_real_ip_from with real_ip_recursive on); it needs the whole header
+ * in the line.  A format without the connecting address (the header
+ * alone) starts the walk at the header's rightmost address, and marks
+ * what it finds "header": nobody is known to have written it.  The set is
+ * only read (lbt_ipset_has), so formats on several threads may share it
+ * once it has been read from (normalised) once.
+ */
+void lbt_format_set_trusted(lbt_format *f, lbt_ipset *trusted);
+
 /* Fields the caller needs (LBT_BIT mask); others may be left absent.  Default: all. */
 void lbt_format_set_wanted(lbt_format *f, uint64_t mask);
 
@@ -165,6 +181,8 @@ typedef struct lbt_format_score {
 	int priority;         /* the descriptor's priority: third tie-breaker */
 	uint64_t lines;       /* bit i set when message i (i < 64) parsed: which lines
 	                         each format reads, for choosing several (lbt_input) */
+	int nfields;          /* fields the format can fill (its specificity after
+	                         literal: lbt_format_line_best) */
 } lbt_format_score;
 
 /*
@@ -184,5 +202,35 @@ int lbt_format_detect(const char *const *msgs, const size_t *lens, int n,
  * user (lbt_input), never settled silently.
  */
 int lbt_format_scores_tied(const lbt_format_score *a, const lbt_format_score *b);
+
+/*
+ * Specificity, the order in which a set of formats tries a line (the
+ * first that reads it wins): more fixed text (literal bytes, JSON keys),
+ * then more fields the format can fill, then the higher priority, then
+ * the name.  A fixed order, never the format of the line before, so a
+ * line's fields do not depend on its neighbours: "www.example.net:80 ..."
+ * is read by nginx-vhost-port (host without the port), before or after a
+ * nginx-vhost line.  @return < 0 when a comes first, > 0 when b does
+ */
+int lbt_format_specificity_cmp(const lbt_format *a, const lbt_format *b);
+
+/*
+ * A test that costs a count, for a set of formats that tries the most
+ * specific first: true when f certainly cannot read a message of len bytes
+ * that holds `quotes` '"' bytes (a text template's literal quotes are in
+ * every line it reads, unless the logger cut it: lines of 900 bytes or
+ * more are never rejected here).  False means "parse to know".  Exact:
+ * it never rejects a line f reads, so it cannot change an answer.
+ */
+int lbt_format_cannot_read(lbt_format *f, size_t len, unsigned quotes);
+
+/*
+ * The index in sc[0..n) of the most specific score (the order above, on
+ * the scores' literal, nfields, priority and name) whose format reads
+ * sample line i (i < 64: bit i of lines), or -1 when none does.  The
+ * format a line is read with when it is alone, which detection puts in
+ * the set of every file that has the line.
+ */
+int lbt_format_line_best(const lbt_format_score *sc, int n, int i);
 
 #endif

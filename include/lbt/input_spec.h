@@ -11,12 +11,13 @@
  * Keys: format=NAME|FILE (NAME,NAME...: those built-ins, line by line),
  * log-format=TEMPLATE, escape=MODE, haproxy-cfg=FILE, frontend=NAME,
  * nginx-conf=FILE, log-name=NAME, lb=NAME, tier=lb|backend|app,
- * log-tz=ZONE, captures=LIST: the global options of the same names
- * (--lb-name for lb=), for this input only.  Words are separated by blanks
- * or ';' (so `--input 'lb2.log;format=haproxy-tcplog;lb=lb2'` needs no
- * inner quotes); '...' keeps everything literally, "..." too except \" and
- * \\; outside quotes a backslash keeps the next byte; '#' starting a word
- * starts a comment.  In a sources file, relative paths (the input, and
+ * log-tz=ZONE, captures=LIST, trusted-proxies=LIST|@FILE: the global
+ * options of the same names (--lb-name for lb=), for this input only.
+ * Words are separated by blanks or ';' (so
+ * `--input 'lb2.log;format=haproxy-tcplog;lb=lb2'` needs no inner quotes);
+ * '...' keeps everything literally, "..." too except \" and \\; outside
+ * quotes a backslash keeps the next byte; '#' starting a word starts a
+ * comment.  In a sources file, relative paths (the input, and
  * the files of format=, haproxy-cfg=, nginx-conf=) are relative to the
  * file's directory; on the command line, to the current one.  A glob
  * (* ? [) is expanded when read, sorted; one that matches nothing is an
@@ -45,7 +46,7 @@ struct lbt_input_spec {
 	char **files;             /* what it names: the glob's matches, or the path */
 	size_t nfiles;
 	char *format, *log_format, *escape, *haproxy_cfg, *frontend, *nginx_conf, *log_name;
-	char *lb, *log_tz, *captures;
+	char *lb, *log_tz, *captures, *trusted_proxies;
 	lbt_tier tier;            /* tier=, LBT_TIER_NONE when not given */
 };
 

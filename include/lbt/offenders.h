@@ -133,6 +133,13 @@ typedef struct lbt_offender {
 	int nkeys;
 	uint64_t status[LBT_OFF_NSTATUS];
 	uint64_t tarpitted;           /* termination state starting with "PT" */
+	uint64_t from_header;         /* requests whose client address came from a header
+	                                 nobody vouches for (client_from "header", rec.h):
+	                                 the address may be forged */
+	lbt_addr via;                 /* the connecting address that sent its first
+	                                 request whose client came from a header (the
+	                                 sender, or the proxy), family 0 when none */
+	int via_many;                 /* ... and other connecting addresses did too */
 	double held_s;                /* sum of Tw over those, seconds */
 	int64_t first_us, last_us;
 	lbt_cp_summary cp;            /* baseline or new, episodes, the main one and
@@ -146,6 +153,11 @@ typedef struct lbt_offenders_stats {
 	uint64_t records;             /* given to add() */
 	uint64_t counted;             /* with a time and a client address */
 	uint64_t no_client, no_time;
+	uint64_t from_header;         /* counted records whose client came from a header
+	                                 nobody vouches for (no --trusted-proxies) */
+	uint64_t header_aside;        /* ... that carried a header, the connecting
+	                                 address counted instead */
+	uint64_t from_trusted;        /* ... whose client a trusted proxy vouched for */
 	size_t sources;
 	size_t kept;                  /* sources passing --min-rate/--min-share */
 	int baseline;                 /* 0 nothing counted, 1 each source's own, 2 --baseline */

@@ -43,4 +43,15 @@ int lbt_offenders_report_empty(const lbt_offenders *o, char *buf, size_t size);
  */
 int lbt_offenders_report_approx(const lbt_offenders *o, char *buf, size_t size);
 
+/*
+ * When some client addresses came from an X-Forwarded-For header nobody
+ * vouches for (no --trusted-proxies), the warning that says so into buf
+ * (the rows then carry from_header).  @return 1 with buf filled, 0 none.
+ */
+int lbt_offenders_report_header(const lbt_offenders *o, char *buf, size_t size);
+
+/* A source's via as text: the connecting address, "+" after it when
+ * others sent some too; "" when none.  @return buf */
+const char *lbt_offender_via_str(const lbt_offender *w, char *buf, size_t size);
+
 #endif

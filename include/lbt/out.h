@@ -91,6 +91,11 @@ void lbt_out_set_narrow(lbt_out *o, const char *names);
  */
 int lbt_out_set_fields(lbt_out *o, const char *list);
 
+/* Flush the FILE after every row of a streamed mode (TSV, JSON) when on:
+ * for a live input (tail -f | lbt-cat | grep), where a row must not wait
+ * in a buffer for the next 4 KiB of output. */
+void lbt_out_set_line_flush(lbt_out *o, int on);
+
 /* Cells of the current row, left to right; a row ends after the last column. */
 void lbt_out_str(lbt_out *o, const char *s, size_t n);
 void lbt_out_cstr(lbt_out *o, const char *s);          /* NULL = absent */

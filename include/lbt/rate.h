@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "lbt/analysis.h"
+#include "lbt/budget.h"
 #include "lbt/changepoint.h"
 #include "lbt/err.h"
 #include "lbt/netgroup.h"
@@ -70,16 +71,22 @@ typedef struct lbt_rate_opts {
 	                           min_buckets is set from jump_min_us and the step) */
 	int64_t jump_min_us;    /* --jump-min; default 10 s; at least one bucket */
 	lbt_netgroup net;       /* grouping for LBT_RATE_BY_NET */
+	size_t max_memory;      /* --max-memory: bytes of keys and their series
+	                           (budget.h); 0 = none, default 1G */
+	int name_inputs;        /* --by lb, several inputs: a request of no LB counts
+	                           under its input's name (lbt_rec_lb_or_input) */
 } lbt_rate_opts;
 
 #define LBT_RATE_OPTS_INIT { LBT_RATE_BY_KEY, LBT_RATE_RANK_PEAK, 1000000, 10, \
-	LBT_CP_OPTS_INIT, 10000000, LBT_NETGROUP_INIT }
+	LBT_CP_OPTS_INIT, 10000000, LBT_NETGROUP_INIT, LBT_BUDGET_DEFAULT, 0 }
 
 /* One ranked key after lbt_rate_finish().  Buckets are bucket numbers
  * (floor(time / step)); lbt_bucket_format() prints them. */
 typedef struct lbt_rate_row {
 	const char *key;          /* text form, NUL-terminated, owned by the accumulator */
 	int64_t total;            /* records */
+	int64_t total_err;        /* over budget: it had total..total + total_err
+	                             records; 0 = exact */
 	int64_t first, last;      /* first and last bucket with a record */
 	int64_t peak_bucket;      /* busiest bucket (earliest on ties) */
 	int64_t peak_count;
@@ -93,8 +100,12 @@ typedef struct lbt_rate_stats {
 	uint64_t counted;         /* of which had a time and a key */
 	uint64_t no_key;          /* lacked the --by field (no UUID in the path...) */
 	uint64_t no_time;         /* lacked a time */
-	size_t keys;              /* distinct keys */
+	size_t keys;              /* distinct keys (held after finish) */
 	size_t buckets;           /* (key, bucket) pairs held */
+	int64_t first_us, last_us;   /* the input's span: first and last time of
+	                                every record with one (kept or not);
+	                                INT64_MAX, INT64_MIN when none */
+	lbt_budget budget;        /* --max-memory: the keys dropped, the floor */
 } lbt_rate_stats;
 
 typedef struct lbt_rate lbt_rate;

@@ -42,4 +42,11 @@ int lbt_rate_report_series(const lbt_rate *r, FILE *fp, const lbt_report_opts *p
  */
 int lbt_rate_report_empty(const lbt_rate *r, char *buf, size_t size);
 
+/*
+ * Over --max-memory, the sentence saying how many keys of at most how many
+ * requests were dropped (the rows then carry total_err) into buf.
+ * @return 1 with buf filled, 0 when every count is exact.
+ */
+int lbt_rate_report_approx(const lbt_rate *r, char *buf, size_t size);
+
 #endif

@@ -75,6 +75,11 @@ typedef enum lbt_field {
 	LBT_F_CLOCK,     /* what the time measures (lbt_clock_name), when it is known */
 	LBT_F_TIER,      /* which tier wrote the line (lbt_tier_name): the load balancer
 	                    or the backend behind it, when known (not a default column) */
+	LBT_F_CLIENT_FROM, /* where the client address came from (lbt_client_from_name),
+	                    present when the line carried an X-Forwarded-For style
+	                    header address: "conn", "header" or "trusted-header" */
+	LBT_F_CONN,      /* the connecting address, when the client came from a header
+	                    and the format logs both (HAProxy %ci, NGINX $remote_addr) */
 	LBT_F_FILE,      /* provenance: input file name */
 	LBT_F_LINE,      /* provenance: line number in it */
 	LBT_F_COUNT
@@ -112,6 +117,26 @@ typedef enum lbt_tier {
 
 #define LBT_TIER_COUNT 3
 
+/*
+ * Where the client address of a line came from, when the line carried a
+ * header that names clients (X-Forwarded-For, captured by HAProxy or
+ * logged by NGINX).  Any client can write such a header: without a
+ * trusted-proxies list (lbt_format_set_trusted) its first address is
+ * taken as the client the format means (HAProxy's capture named client,
+ * an NGINX list in place of $remote_addr) and marked HEADER, an address
+ * nobody vouches for.  With a list, the rightmost address that is not a
+ * trusted proxy counts, as NGINX's real_ip_recursive finds it, and is
+ * marked TRUSTED (vouched for by the proxy that appended it), or CONN
+ * when that is the connecting address itself.
+ */
+typedef enum lbt_client_from {
+	LBT_FROM_CONN,       /* the connecting address (the header set aside) */
+	LBT_FROM_HEADER,     /* the header's first address, unverified */
+	LBT_FROM_TRUSTED     /* the header's address a trusted proxy appended */
+} lbt_client_from;
+
+#define LBT_FROM_COUNT 3
+
 typedef enum lbt_kind {
 	LBT_KIND_REQUEST,    /* an access-log line */
 	LBT_KIND_EVENT       /* an HAProxy non-request line: server DOWN, proxy stopped ... */
@@ -124,12 +149,14 @@ typedef struct lbt_rec {
 	int64_t time_us;         /* UTC microseconds since the epoch */
 	lbt_str lb;
 	lbt_addr client;
+	lbt_addr conn;           /* the connecting address beside a header's client */
+	uint8_t client_from;     /* lbt_client_from, when LBT_F_CLIENT_FROM is present */
 	int32_t port;
 	lbt_str frontend, backend, server;
 	lbt_str method, path, query, host, version;
 	int32_t status;
 	lbt_tier tier;           /* here, in the padding before bytes: the record stays
-	                            408 bytes, and lbt_rec_clear's copy as cheap */
+	                            424 bytes, and lbt_rec_clear's copy as cheap */
 	int64_t bytes;
 	int32_t th, ti, tq, tr, tw, tc, tresp, ta, tt;
 	lbt_str term;
@@ -162,6 +189,12 @@ const char *lbt_tier_name(lbt_tier t);
  * the word of tests/lab's sources files); "none" and others are -1. */
 int lbt_tier_lookup(const char *name, size_t len);
 
+/* Name of a client_from value: "conn", "header", "trusted-header"; "?" out of range. */
+const char *lbt_client_from_name(lbt_client_from f);
+
+/* The client_from value named name[0..len), or -1. */
+int lbt_client_from_lookup(const char *name, size_t len);
+
 /* Name of a field as used in --fields, TSV headers and JSON ("time", "Tw" ...). */
 const char *lbt_field_name(lbt_field f);
 
@@ -177,6 +210,14 @@ int32_t *lbt_rec_i32(lbt_rec *rec, lbt_field f);
 
 /* Pointer to the lbt_str member of a string field, NULL for other fields. */
 lbt_str *lbt_rec_str(lbt_rec *rec, lbt_field f);
+
+/*
+ * The record's LB, else the name of its input (its file as given, "stdin"
+ * for standard input): what an input that names no LB (no host in its
+ * lines, no syslog host, no lb=) is called among several.  LBT_STR_NULL
+ * when it has neither.
+ */
+lbt_str lbt_rec_lb_or_input(const lbt_rec *rec);
 
 /*
  * Write field `f` of `rec` as text into buf (NUL-terminated, truncated to

@@ -56,6 +56,7 @@
 #include <stdint.h>
 
 #include "lbt/analysis.h"
+#include "lbt/budget.h"
 #include "lbt/err.h"
 #include "lbt/netgroup.h"
 #include "lbt/occupancy.h"
@@ -85,9 +86,15 @@ typedef struct lbt_tarpit_opts {
 	lbt_tarpit_maxconn_fn maxconn_of;   /* NULL: none (a haproxy.cfg's, say) */
 	const void *maxconn_ctx;  /* its context; not owned */
 	lbt_netgroup net;         /* sources; default /32 and /64 */
+	size_t max_memory;        /* --max-memory: bytes of the sources (budget.h);
+	                             0 = none, default 1G */
+	int name_inputs;          /* several inputs: a request of no LB counts under its
+	                             input's name (lbt_rec_lb_or_input), so each is a row
+	                             and their total is shown */
 } lbt_tarpit_opts;
 
-#define LBT_TARPIT_OPTS_INIT { 10000000, 60000000, 0, 0, 90, 1, NULL, NULL, LBT_NETGROUP_INIT }
+#define LBT_TARPIT_OPTS_INIT { 10000000, 60000000, 0, 0, 90, 1, NULL, NULL, LBT_NETGROUP_INIT, \
+	LBT_BUDGET_DEFAULT, 0 }
 
 /* Timers a duration was made of (lbt_tarpit_group.dur_rules index bits). */
 #define LBT_DUR_TT   0x01u
@@ -181,6 +188,7 @@ typedef struct lbt_tarpit_stats {
 	uint64_t pt_no_tw, pt_no_ta;   /* PT lines without a usable Tw, Ta */
 	uint64_t fc_n;
 	size_t groups, sources;
+	lbt_budget budget;        /* --max-memory: the sources dropped, the floor */
 } lbt_tarpit_stats;
 
 typedef struct lbt_tarpit lbt_tarpit;

@@ -89,7 +89,8 @@ typedef struct lbt_timeline_opts {
 
 /* Defaults; tarpit.step_us is 1 s and tarpit.threshold_pct 100. */
 #define LBT_TIMELINE_OPTS_INIT { 0, 64, 20.0, 80, 30000000, 20, 3, 5, LBT_CP_OPTS_INIT, \
-	LBT_NETGROUP_INIT, { 1000000, 60000000, 0, 0, 100, 1, NULL, NULL, LBT_NETGROUP_INIT } }
+	LBT_NETGROUP_INIT, { 1000000, 60000000, 0, 0, 100, 1, NULL, NULL, LBT_NETGROUP_INIT, \
+	LBT_BUDGET_DEFAULT, 0 } }
 
 /* What happened (the NDJSON "kind"; lbt_tl_kind_name). */
 typedef enum lbt_tl_kind {
@@ -202,6 +203,7 @@ typedef struct lbt_timeline_stats {
 	uint64_t events_dropped;  /* HAProxy lines past LBT_TL_MAXEV */
 	uint64_t lbs_other;       /* requests of LBs past LBT_TL_MAXLB */
 	int approx[3];            /* keys, sources, hosts: more than `track` values */
+	lbt_budget tarpit_budget; /* --max-memory: the tarpit's sources dropped */
 	size_t distinct[3];       /* values held per dimension */
 	int64_t first_us, last_us;  /* the first and last request time */
 	int64_t step_us;          /* the bucket width used */

@@ -62,4 +62,11 @@ int lbt_timeline_report(const lbt_timeline *tl, FILE *fp, const lbt_report_opts 
  */
 int lbt_timeline_report_html(const lbt_timeline *tl, FILE *fp, const char *title);
 
+/*
+ * Approximation i of the timeline (a sketch past --track, HAProxy lines or
+ * load balancers past their caps, sources over --max-memory) as one
+ * sentence into buf.  @return 1 with buf, 0 past the last.
+ */
+int lbt_timeline_report_approx(const lbt_timeline *tl, size_t i, char *buf, size_t size);
+
 #endif

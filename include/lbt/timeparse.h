@@ -3,8 +3,9 @@
  *
  * Civil dates become epoch seconds arithmetically (no mktime per line); the
  * zone of zone-less stamps (HAProxy %t/%tr, RFC 3164 syslog) comes from an
- * lbt_tz, UTC by default, resolved through the C library once per hour of
- * log time and cached.  Leaf module except err.h.
+ * lbt_tz, UTC by default: a named zone's transitions are read once from its
+ * zoneinfo file, so an lbt_tz is read only after lbt_tz_new and any thread
+ * may convert with it.  Leaf module except err.h.
  */
 #ifndef LBT_TIMEPARSE_H
 #define LBT_TIMEPARSE_H
@@ -21,20 +22,19 @@ typedef struct lbt_tz lbt_tz;
  * @return a zone ("UTC", "" and NULL give UTC; "+01:00" or "-0500" a fixed
  * offset; otherwise an IANA name with a file in /usr/share/zoneinfo or
  * $TZDIR), or NULL with err "unknown time zone 'X'".  Free with lbt_tz_free().
- * A named zone sets and restores the TZ environment variable (tzset) once
- * per distinct hour it converts: not thread-safe (see timeparse.c).
+ * A named zone's file is read here, once; nothing process-wide is touched.
  */
 lbt_tz *lbt_tz_new(const char *name, lbt_err *err);
 void lbt_tz_free(lbt_tz *tz);
 
 /* UTC offset (seconds east) in effect in tz at UTC instant utc_s; 0 for NULL/UTC. */
-int lbt_tz_offset_at(lbt_tz *tz, int64_t utc_s);
+int lbt_tz_offset_at(const lbt_tz *tz, int64_t utc_s);
 
 /*
  * Convert a civil local time in `tz` to UTC seconds.  Ambiguous local times
  * (DST fall-back) take the first occurrence.  tz NULL means UTC.
  */
-int64_t lbt_tz_to_utc(lbt_tz *tz, int year, int mon, int day, int hour, int min, int sec);
+int64_t lbt_tz_to_utc(const lbt_tz *tz, int year, int mon, int day, int hour, int min, int sec);
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (mon 1..12). */
 int64_t lbt_days_from_civil(int year, int mon, int day);

@@ -46,6 +46,7 @@
  *
  *     lbt_triage *t = lbt_triage_new(&opts, &err);
  *     lbt_triage_allow(t, "partners.lst", &err);         // --allow, optional
+ *     lbt_triage_own(t, &bind_addr, "haproxy.cfg", 12, &err);  // the LB's own
  *     lbt_triage_build(t, &in, &err);                     // after the pass
  *     lbt_triage_write(t, stdout, &print, &err);          // the screen
  *     lbt_triage_write_json(t, stdout, &err);             // or one document
@@ -82,10 +83,14 @@ typedef struct lbt_triage_opts {
 	lbt_deny_dialect dialect; /* LBT_DENY_HAPROXY (default) or LBT_DENY_NGINX */
 	const char *list_path;    /* the list file when the rule does not fit on
 	                             one line; default /etc/haproxy/offenders.lst */
+	int conn_only;            /* no --trusted-proxies: the records were read with
+	                             the connecting address as the client (an empty
+	                             list), so a forged X-Forwarded-For names nobody;
+	                             the screen warns when a header was set aside */
 } lbt_triage_opts;
 
 #define LBT_TRIAGE_OPTS_INIT { LBT_CP_OPTS_INIT, 5.0, 5.0, 3, 5, 0, -1, -1, \
-	LBT_DENY_HAPROXY, NULL }
+	LBT_DENY_HAPROXY, NULL, 0 }
 
 /* The analyses of the pass, finished.  keys: rate by key; statuses: rate
  * by status (both 1 s buckets); tarpit may be NULL. */
@@ -95,13 +100,18 @@ typedef struct lbt_triage_input {
 	const lbt_offenders *offenders;
 	const lbt_tarpit *tarpit;
 	uint64_t lines;           /* lines read (lbt_input_stats), for the header */
+	uint64_t unread;          /* lines that could not be read when an input was read
+	                             only in part or not at all (the run exits
+	                             LBT_EXIT_UNREAD), else 0: then no verdict is calm */
 } lbt_triage_input;
 
 typedef enum lbt_triage_verdict {
 	LBT_TRIAGE_NO_RECORDS,    /* nothing was counted */
 	LBT_TRIAGE_CALM,
 	LBT_TRIAGE_OVER,          /* an anomaly, over by now */
-	LBT_TRIAGE_ONGOING        /* an anomaly lasting to now */
+	LBT_TRIAGE_ONGOING,       /* an anomaly lasting to now */
+	LBT_TRIAGE_UNREAD         /* nothing found in the lines read, but part of the
+	                             input could not be read: not calm */
 } lbt_triage_verdict;
 
 /* A rise of a rate: the latest one of a series. */
@@ -159,7 +169,9 @@ typedef struct lbt_triage_damage {
 typedef struct lbt_triage_summary {
 	lbt_triage_verdict verdict;
 	uint64_t lines, records, requests;   /* read, given to the analyses, counted */
-	int64_t first_us, last_us;           /* first and latest request */
+	uint64_t unread;                     /* lines that could not be read (input) */
+	int64_t first_us, last_us;           /* first and latest record read (the
+	                                        input's span, whatever was dropped) */
 	int64_t now_us;                      /* the present (opts, else last_us) */
 	lbt_triage_rise total;               /* every request together */
 	int baseline;                        /* offenders found a baseline window */
@@ -167,9 +179,31 @@ typedef struct lbt_triage_summary {
 	size_t sources;                      /* distinct sources */
 	size_t offenders;                    /* of them picked for the rule */
 	int64_t since_us, until_us;          /* the anomaly: first start, last end */
+	uint64_t header_aside;               /* requests that carried an X-Forwarded-For
+	                                        address, the connecting one counted */
+	uint64_t from_header;                /* ... whose client is the header's word,
+	                                        nobody vouching for it */
+	uint64_t from_trusted;               /* ... whose client --trusted-proxies vouched
+	                                        for: a src rule needs the LB to take its
+	                                        source from the header too */
 } lbt_triage_summary;
 
+/*
+ * One approximation of the answer (over --max-memory): what was dropped
+ * or bounded and how much, and the sentence that says so.
+ */
+typedef struct lbt_triage_approx {
+	const char *what;         /* "sources", "keys", "statuses", "tarpit sources",
+	                             "ranked sources" */
+	uint64_t dropped;         /* entries dropped (ranked sources: not ranked) */
+	uint64_t at_most;         /* each had at most this many requests (0: unknown) */
+	char note[400];
+} lbt_triage_approx;
+
 typedef struct lbt_triage lbt_triage;
+
+/* The approximations, after lbt_triage_build: i from 0 while it returns 1. */
+int lbt_triage_approx_at(const lbt_triage *t, size_t i, lbt_triage_approx *a);
 
 /* A new triage with options o (copied).  @return it, or NULL with err. */
 lbt_triage *lbt_triage_new(const lbt_triage_opts *o, lbt_err *err);
@@ -181,6 +215,12 @@ void lbt_triage_free(lbt_triage *t);
  * stdin), as lbt-deny --allow.  Before lbt_triage_build.
  * @return 0, or -1 with err. */
 int lbt_triage_allow(lbt_triage *t, const char *arg, lbt_err *err);
+
+/* Never cover address a, the load balancer's own (a `bind` of its
+ * haproxy.cfg at file:line), nor a network holding it: the rule leaves it
+ * out and says why.  Before lbt_triage_build.  @return 0, or -1 with err. */
+int lbt_triage_own(lbt_triage *t, const lbt_addr *a, const char *file, uint64_t line,
+    lbt_err *err);
 
 /* Read the finished analyses of `in` and decide everything above.  Once.
  * @return 0, or -1 with err (out of memory). */

@@ -70,7 +70,8 @@ uint64_t lbt_offenders_fields(const lbt_offenders *o)
 	(void)o;
 	return LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_CLIENT) | LBT_BIT(LBT_F_STATUS) |
 	    LBT_BIT(LBT_F_TERM) | LBT_BIT(LBT_F_TW) | LBT_BIT(LBT_F_KEY) |
-	    LBT_BIT(LBT_F_PATH) | LBT_BIT(LBT_F_FILE) | LBT_BIT(LBT_F_LINE);
+	    LBT_BIT(LBT_F_PATH) | LBT_BIT(LBT_F_FILE) | LBT_BIT(LBT_F_LINE) |
+	    LBT_BIT(LBT_F_CLIENT_FROM) | LBT_BIT(LBT_F_CONN);
 }
 
 /* "HH:MM" or "HH:MM:SS" in s[0..n) to seconds of the day.  @return 0 or -1. */
@@ -236,6 +237,9 @@ static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec, const
 	s->requests++;
 	if (rec->have & LBT_BIT(LBT_F_STATUS))
 		s->status[lbt_offendersi_status_class(rec->status)]++;
+	s->from_header += (uint64_t)lbt_offendersi_from_header(rec);
+	if (rec->have & LBT_BIT(LBT_F_CONN))
+		lbt_offendersi_via(s, &rec->conn, 0);
 	if (lbt_offendersi_tarpitted(rec)) {
 		s->tarpitted++;
 		if ((rec->have & LBT_BIT(LBT_F_TW)) && rec->tw > 0)
@@ -259,15 +263,16 @@ static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec, const
 }
 
 /* Keep rec, the first request of its new source e (net), inline when it
- * fits (offenders_state.c).  @return 1 when kept, 0 when it needs the full
- * state, -1 when out of memory. */
+ * fits (offenders_state.c) and has no connecting address beside its client
+ * (the full state keeps that one, `via`).  @return 1 when kept, 0 when it
+ * needs the full state, -1 when out of memory. */
 static int add_first(lbt_offenders *o, struct src_entry *e, const lbt_rec *rec,
     const lbt_addr *net)
 {
 	uint32_t key = NO_KEY, file;
 	int k;
 
-	if (!lbt_offendersi_fits(rec, net))
+	if (!lbt_offendersi_fits(rec, net) || (rec->have & LBT_BIT(LBT_F_CONN)))
 		return 0;
 	if ((k = key_id(o, rec, &key)) < 0 || lbt_offendersi_file_id(o, rec->file, &file) < 0 ||
 	    lbt_series_add_bucket(o->all, lbt_bucket_of(rec->time_us, SEC), 1) < 0)
@@ -295,6 +300,11 @@ int lbt_offenders_add(lbt_offenders *o, const lbt_rec *rec)
 	    lbt_netgroup_of(&o->o.net, &rec->client, &net, NULL) < 0) {
 		o->st.no_client++;
 		return 0;
+	}
+	if (rec->have & LBT_BIT(LBT_F_CLIENT_FROM)) {
+		o->st.from_header += rec->client_from == LBT_FROM_HEADER;
+		o->st.header_aside += rec->client_from == LBT_FROM_CONN;
+		o->st.from_trusted += rec->client_from == LBT_FROM_TRUSTED;
 	}
 	if ((he.val = lbt_hmap_put(o->srcs, &net, sizeof(net), &created)) == NULL ||
 	    (created && o->st.floor == 0 && (k = add_first(o, he.val, rec, &net)) < 0))
@@ -399,6 +409,9 @@ static int fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 	row_keys(o, &s->top, r);
 	memcpy(r->status, s->status, sizeof(r->status));
 	r->tarpitted = s->tarpitted;
+	r->from_header = s->from_header;
+	r->via = s->via;
+	r->via_many = s->via_many;
 	r->held_s = (double)s->held_ms / 1000;
 	r->first_us = s->first_us;
 	r->last_us = s->last_us;

@@ -11,21 +11,21 @@
  * sources of one request fit in the default 1G).
  *
  * The prune keeps the sources whose upper bound (requests + err) passes a
- * threshold T, T the smallest that drops at least half of them, read in a
- * histogram of upper bounds (capped at HBINS - 1: sources above never
- * drop).  Every dropped source sent at most T, so the floor becomes the
- * larger of itself and T; a source counted afterwards starts with the
+ * threshold T, T the smallest that drops at least half of them
+ * (lbt_budget_threshold, budget.h: the machinery every budget shares; this
+ * file prunes itself because a source's full state lives in an arena).
+ * Every dropped source sent at most T, so the floor becomes the larger of
+ * itself and T; a source counted afterwards starts with the
  * floor as its error (lbt_offenders_add).  The kept sources are copied
  * into a new map and a new arena, the dropped ones' tables freed.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbt/num.h"
+#include "lbt/budget.h"
 #include "offenders_int.h"
 
 #define CHECK_EVERY 4096
-#define HBINS 4096
 
 /* @return the estimated bytes of o's source state. */
 static size_t state_bytes(const lbt_offenders *o)
@@ -33,38 +33,13 @@ static size_t state_bytes(const lbt_offenders *o)
 	return lbt_hmap_bytes(o->srcs) + o->arena.bytes + o->extra;
 }
 
-/* @return the upper bound of entry he's requests. */
-static uint64_t upper(const lbt_hmap_entry *he)
+/* @return the upper bound of entry he's requests (lbt_budget_weight_fn). */
+static uint64_t upper(const lbt_hmap_entry *he, void *ctx)
 {
 	const struct src_entry *e = he->val;
 
+	(void)ctx;
 	return e->full ? e->full->requests + e->full->err : 1;
-}
-
-/* The threshold: the smallest T < HBINS with at most half the sources
- * above it (HBINS - 1 when none is).  @return T, or -1 (no memory). */
-static int64_t threshold(const lbt_offenders *o)
-{
-	size_t n = lbt_hmap_count(o->srcs), above = n, *h = calloc(HBINS, sizeof(*h));
-	lbt_hmap_entry he;
-	int64_t t;
-
-	if (h == NULL)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t u;
-
-		lbt_hmap_at(o->srcs, i, &he);
-		u = upper(&he);
-		h[u < HBINS ? u : HBINS - 1]++;
-	}
-	for (t = 0; t < HBINS - 1; t++) {
-		above -= h[t];
-		if (above * 2 <= n)
-			break;
-	}
-	free(h);
-	return t;
 }
 
 /* Copy entry he into map m (its full state into arena a) when its upper
@@ -75,7 +50,7 @@ static int keep(const lbt_hmap_entry *he, uint64_t t, lbt_hmap *m, lbt_arena *a)
 	const struct src_entry *e = he->val;
 	struct src_entry *to;
 
-	if (upper(he) <= t)
+	if (upper(he, NULL) <= t)
 		return 0;
 	if ((to = lbt_hmap_put(m, he->key, he->klen, NULL)) == NULL)
 		return -1;
@@ -98,18 +73,29 @@ static void free_dropped(lbt_offenders *o, uint64_t t)
 
 		lbt_hmap_at(o->srcs, i, &he);
 		e = he.val;
-		if (e->full != NULL && upper(&he) <= t) {
+		if (e->full != NULL && upper(&he, NULL) <= t) {
 			lbt_tally_free(&e->full->sec);
 			lbt_addrset_free(&e->full->addrs);
 		}
 	}
 }
 
+/* The prune at t that dropped n, in the stats, as lbt_budget_record does. */
+static void budget_record(lbt_offenders *o, uint64_t t, uint64_t n)
+{
+	lbt_budget b = { o->o.max_memory, o->st.pruned, o->st.dropped, o->st.floor };
+
+	lbt_budget_record(&b, t, n);
+	o->st.pruned = b.pruned;
+	o->st.dropped = b.dropped;
+	o->st.floor = b.floor;
+}
+
 /* Drop the sources at or under the threshold (see the file comment).
  * @return 0, or -1 when out of memory (o unchanged). */
 static int prune(lbt_offenders *o)
 {
-	int64_t t = threshold(o);
+	int64_t t = lbt_budget_threshold(o->srcs, upper, NULL);
 	lbt_hmap *m = lbt_hmap_new_fixed(sizeof(lbt_addr), sizeof(struct src_entry));
 	lbt_arena a = LBT_ARENA_INIT;
 	lbt_hmap_entry he;
@@ -132,10 +118,7 @@ static int prune(lbt_offenders *o)
 	o->srcs = m;
 	o->arena = a;
 	o->extra = n ? (size_t)((double)o->extra * (double)kept / (double)n) : 0;
-	if ((uint64_t)t > o->st.floor)
-		o->st.floor = (uint64_t)t;
-	o->st.pruned++;
-	o->st.dropped += n - kept;
+	budget_record(o, (uint64_t)t, n - kept);
 	return 0;
 }
 
@@ -156,24 +139,5 @@ int lbt_offendersi_budget(lbt_offenders *o)
 /* lbt_cli_fn for --max-memory SIZE.  @return 0 or -1 with err. */
 int lbt_offenders_opt_max_memory(void *opts, const char *arg, lbt_err *err)
 {
-	static const char units[] = "KMGT";
-	size_t digits = strspn(arg, "0123456789");
-	const char *u = arg + digits, *unit = *u != '\0' ? strchr(units, *u) : NULL;
-	int64_t v;
-	int shift = 0;
-
-	if (unit != NULL) {
-		shift = 10 * (int)(unit - units + 1);
-		if (*++u == 'i')
-			u++;
-	}
-	if (*u == 'B')
-		u++;
-	if (digits == 0 || *u != '\0' || lbt_num_i64(arg, digits, &v) < 0 ||
-	    (uint64_t)v > (UINT64_MAX >> 2) >> shift)
-		return lbt_err_set(err, "--max-memory: '%s' is not a size (1G, 512M, ...)", arg);
-	if (((uint64_t)v << shift) < ((uint64_t)1 << 20))
-		return lbt_err_set(err, "--max-memory: '%s' is less than 1M", arg);
-	((lbt_offenders_opts *)opts)->max_memory = (size_t)((uint64_t)v << shift);
-	return 0;
+	return lbt_budget_parse(arg, &((lbt_offenders_opts *)opts)->max_memory, err);
 }

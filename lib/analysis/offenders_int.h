@@ -37,7 +37,8 @@ struct topk {
 };
 
 /* A source's full state, from the arena once it sent a second request
- * (208 bytes: what finish() ranks by lives in its map entry). */
+ * or one whose client came from a header (240 bytes: what finish() ranks
+ * by lives in its map entry). */
 struct src {
 	lbt_tally sec;               /* requests per second (tally.h) */
 	uint64_t requests;
@@ -46,6 +47,8 @@ struct src {
 	                                (time, file, line), whose time is first_us */
 	uint64_t status[LBT_OFF_NSTATUS];
 	uint64_t tarpitted;
+	uint64_t from_header;        /* requests whose client came from a header
+	                                nobody vouches for (LBT_FROM_HEADER) */
 	int64_t held_ms;
 	uint64_t err;                /* requests it may have sent before it was
 	                                last admitted (the floor then) */
@@ -53,6 +56,9 @@ struct src {
 	                                to LBT_ADDRSET_EXACT or the cap, then a sketch */
 	struct topk top;
 	uint32_t ev_file;            /* the evidence's file number + 1, 0: none */
+	lbt_addr via;                /* the connecting address of its first request
+	                                whose client came from a header, family 0 none */
+	uint8_t via_many;            /* ... and another one sent some too */
 };
 
 /*
@@ -76,6 +82,7 @@ struct src_entry {
 			int32_t held_ms;     /* its Tw when tarpitted (> 0), else 0 */
 			uint8_t status;      /* status class + 1, 0: none */
 			uint8_t tarpitted;   /* its termination state starts with "PT" */
+			uint8_t from_header; /* its client came from an unverified header */
 		};
 		struct {             /* full != NULL, after finish() */
 			int64_t peak_count;  /* the busiest second's requests */
@@ -130,6 +137,7 @@ int lbt_offendersi_key_intern(lbt_offenders *o, const char *p, size_t n, uint32_
 /* offenders_state.c */
 int lbt_offendersi_status_class(int32_t st);
 int lbt_offendersi_tarpitted(const lbt_rec *rec);
+int lbt_offendersi_from_header(const lbt_rec *rec);
 int lbt_offendersi_fits(const lbt_rec *rec, const lbt_addr *net);
 void lbt_offendersi_keep_one(struct src_entry *e, const lbt_rec *rec, uint32_t key,
     uint32_t file);
@@ -140,6 +148,7 @@ lbt_evidence lbt_offendersi_evidence(const lbt_offenders *o, const struct src *s
 int lbt_offendersi_file_id(lbt_offenders *o, const char *file, uint32_t *id);
 const char *lbt_offendersi_file_name(const lbt_offenders *o, uint32_t id);
 void lbt_offendersi_free_state(lbt_offenders *o);
+void lbt_offendersi_via(struct src *s, const lbt_addr *via, int many);
 
 /* offenders_budget.c */
 int lbt_offendersi_budget(lbt_offenders *o);

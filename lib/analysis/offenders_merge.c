@@ -144,6 +144,8 @@ static void merge_counts(struct src *s, const struct src *from)
 	for (int i = 0; i < LBT_OFF_NSTATUS; i++)
 		s->status[i] += from->status[i];
 	s->tarpitted += from->tarpitted;
+	s->from_header += from->from_header;
+	lbt_offendersi_via(s, &from->via, from->via_many);
 	s->held_ms += from->held_ms;
 	s->err += from->err;
 }
@@ -254,6 +256,9 @@ int lbt_offenders_merge(lbt_offenders *o, lbt_offenders *src, lbt_err *err)
 	o->st.records += src->st.records;
 	o->st.counted += src->st.counted;
 	o->st.no_client += src->st.no_client;
+	o->st.from_header += src->st.from_header;
+	o->st.header_aside += src->st.header_aside;
+	o->st.from_trusted += src->st.from_trusted;
 	o->st.no_time += src->st.no_time;
 	if (src->failed || (src->st.floor > 0 && widen_missing(o, src) < 0))
 		o->failed = -1;

@@ -23,6 +23,25 @@ int lbt_offendersi_tarpitted(const lbt_rec *rec)
 	    rec->term.p[1] == 'T';
 }
 
+/* 1 when rec's client came from a header nobody vouches for (rec.h). */
+int lbt_offendersi_from_header(const lbt_rec *rec)
+{
+	return (rec->have & LBT_BIT(LBT_F_CLIENT_FROM)) && rec->client_from == LBT_FROM_HEADER;
+}
+
+/* Note that connecting address via (and maybe others: many) sent some of
+ * source s's requests whose client came from a header. */
+void lbt_offendersi_via(struct src *s, const lbt_addr *via, int many)
+{
+	if (via->family == 0)
+		return;
+	if (s->via.family == 0)
+		s->via = *via;
+	else if (lbt_addr_cmp(&s->via, via) != 0)
+		s->via_many = 1;
+	s->via_many |= (uint8_t)many;
+}
+
 /* The held time of rec in ms: its Tw when tarpitted and positive, else 0. */
 static int32_t held_of(const lbt_rec *rec)
 {
@@ -50,6 +69,7 @@ void lbt_offendersi_keep_one(struct src_entry *e, const lbt_rec *rec, uint32_t k
 	e->key = key;
 	e->ev_file = file;
 	e->tarpitted = (uint8_t)lbt_offendersi_tarpitted(rec);
+	e->from_header = (uint8_t)lbt_offendersi_from_header(rec);
 	e->held_ms = held_of(rec);
 	e->status = (rec->have & LBT_BIT(LBT_F_STATUS)) ?
 	    (uint8_t)(lbt_offendersi_status_class(rec->status) + 1) : 0;
@@ -71,6 +91,7 @@ static int replay(lbt_offenders *o, const struct src_entry *e, const lbt_addr *n
 	if (e->status > 0)
 		s->status[e->status - 1]++;
 	s->tarpitted = e->tarpitted;
+	s->from_header = e->from_header;
 	s->held_ms = e->held_ms;
 	memcpy(&hi, net->b, 8);
 	if (lbt_addrset_add(&s->addrs, hi, hi, e->addr_lo, o->o.addr_cap) < 0)

@@ -9,6 +9,12 @@
  * key's window of buckets (moved to its series now and then, see WIN) and
  * one series bucket for the total; no allocation unless the key or the
  * bucket is new.
+ *
+ * Keys come from the log (UUIDs, paths, Hosts, addresses): past
+ * --max-memory (budget.h) the keys of the smallest totals are dropped in
+ * batches, the floor bounding what a key counted afterwards may have lost
+ * (its err); the series of every key together is never pruned, so the
+ * span and the total rate stay the input's.
  */
 #include <assert.h>
 #include <math.h>
@@ -34,9 +40,13 @@
  */
 #define WIN 8
 
+/* Records between two looks at the budget. */
+#define BUDGET_EVERY 4096
+
 struct keyval {
 	lbt_series *s;
 	int64_t total;
+	int64_t err;                /* the floor when it was created (budget.h) */
 	int64_t win;                /* first bucket of the window (a multiple of WIN) */
 	int32_t pend[WIN];          /* counts of the window not yet in s */
 	int64_t peak_bucket, peak_count;
@@ -59,6 +69,7 @@ struct lbt_rate {
 	struct row *rows;
 	size_t nrows;
 	lbt_rate_stats st;
+	size_t sbytes;              /* bytes of the keys' series (the budget's estimate) */
 	int failed;                 /* out of memory during add() */
 	int finished;
 };
@@ -123,7 +134,9 @@ int lbt_rate_opt_rank(void *opts, const char *arg, lbt_err *err)
 /* @return the fields read: the time and the --by field. */
 uint64_t lbt_rate_fields(const lbt_rate *r)
 {
-	return LBT_BIT(LBT_F_TIME) | LBT_BIT(by_tab[r->o.by].field);
+	uint64_t m = LBT_BIT(LBT_F_TIME) | LBT_BIT(by_tab[r->o.by].field);
+
+	return r->o.by == LBT_RATE_BY_LB && r->o.name_inputs ? m | LBT_BIT(LBT_F_FILE) : m;
 }
 
 /* Check option values.  @return 0 or -1 with err. */
@@ -150,6 +163,9 @@ lbt_rate *lbt_rate_new(const lbt_rate_opts *o, lbt_err *err)
 		return NULL;
 	}
 	r->o = *o;
+	r->st.first_us = INT64_MAX;
+	r->st.last_us = INT64_MIN;
+	r->st.budget.max = o->max_memory;
 	r->o.cp.min_buckets = lbt_cp_buckets(o->jump_min_us, o->step_us);
 	r->keys = lbt_hmap_new(sizeof(struct keyval));
 	r->all = lbt_series_new(o->step_us);
@@ -177,6 +193,12 @@ static int key_of(const lbt_rate *r, const lbt_rec *rec, union keybuf *kb, const
 	lbt_field f = by_tab[r->o.by].field;
 	lbt_str s;
 
+	if (r->o.by == LBT_RATE_BY_LB && r->o.name_inputs) {
+		s = lbt_rec_lb_or_input(rec);
+		*p = s.p;
+		*n = s.n;
+		return s.p != NULL ? 0 : -1;
+	}
 	if (!(rec->have & LBT_BIT(f)))
 		return -1;
 	switch (r->o.by) {
@@ -234,6 +256,47 @@ static int kv_count(struct keyval *kv, int64_t b)
 	return 0;
 }
 
+/* Widen the span in st to [first, last]. */
+static void see_time(lbt_rate_stats *st, int64_t first, int64_t last)
+{
+	if (first < st->first_us)
+		st->first_us = first;
+	if (last > st->last_us)
+		st->last_us = last;
+}
+
+/* @return what key e may have counted at most (lbt_budget_weight_fn). */
+static uint64_t key_weight(const lbt_hmap_entry *e, void *ctx)
+{
+	const struct keyval *kv = e->val;
+
+	(void)ctx;
+	return (uint64_t)(kv->total + kv->err);
+}
+
+/* Free a dropped key's series and take it out of the estimate (lbt_budget_drop_fn). */
+static void key_drop(const lbt_hmap_entry *e, void *ctx)
+{
+	lbt_rate *r = ctx;
+	struct keyval *kv = e->val;
+
+	r->sbytes -= lbt_series_bytes(kv->s);
+	lbt_series_free(kv->s);
+}
+
+/* Drop the lightest keys when the map and the series pass the budget,
+ * looked at every BUDGET_EVERY records (always when `now`).
+ * @return 0, or -1 when out of memory. */
+static int budget_check(lbt_rate *r, int now)
+{
+	size_t bytes = lbt_hmap_bytes(r->keys) + r->sbytes;
+
+	if (!lbt_budget_due(&r->st.budget, now ? 0 : r->st.counted, BUDGET_EVERY, bytes))
+		return 0;
+	return lbt_budget_prune(&r->st.budget, &r->keys, 0, sizeof(struct keyval), key_weight,
+	    key_drop, r);
+}
+
 /* Count rec in its key's bucket and in the total.  @return 0, or -1 when
  * out of memory (sticky). */
 int lbt_rate_add(lbt_rate *r, const lbt_rec *rec)
@@ -243,6 +306,7 @@ int lbt_rate_add(lbt_rate *r, const lbt_rec *rec)
 	size_t n;
 	struct keyval *kv;
 	int created;
+	size_t before = 0;
 
 	r->st.records++;
 	if (r->failed)
@@ -251,19 +315,27 @@ int lbt_rate_add(lbt_rate *r, const lbt_rec *rec)
 		r->st.no_time++;
 		return 0;
 	}
+	see_time(&r->st, rec->time_us, rec->time_us);
 	if (key_of(r, rec, &kb, &p, &n) < 0) {
 		r->st.no_key++;
 		return 0;
 	}
 	if ((kv = lbt_hmap_put(r->keys, p, n, &created)) == NULL)
 		return r->failed = -1;
-	if (created && (kv->s = lbt_series_new(r->o.step_us)) == NULL)
-		return r->failed = -1;
+	if (created) {
+		if ((kv->s = lbt_series_new(r->o.step_us)) == NULL)
+			return r->failed = -1;
+		kv->err = (int64_t)r->st.budget.floor;  /* it may have been dropped with as many */
+	} else
+		before = lbt_series_bytes(kv->s);
 	if (kv_count(kv, lbt_bucket_of(rec->time_us, r->o.step_us)) < 0 ||
 	    lbt_series_add(r->all, rec->time_us, 1) < 0)
 		return r->failed = -1;
+	r->sbytes += lbt_series_bytes(kv->s) - before;
 	kv->total++;
 	r->st.counted++;
+	if (budget_check(r, 0) < 0)
+		return r->failed = -1;
 	return 0;
 }
 
@@ -279,20 +351,40 @@ static int merge_key(lbt_rate *r, const lbt_hmap_entry *e)
 	struct keyval *from = e->val, *kv;
 	int created;
 
+	size_t before;
+
 	if (kv_flush(from) < 0 || (kv = lbt_hmap_put(r->keys, e->key, e->klen, &created)) == NULL)
 		return -1;
 	kv->total += from->total;
+	kv->err += from->err;
 	if (created) {                  /* take the series over */
 		kv->s = from->s;
+		kv->err += (int64_t)r->st.budget.floor;   /* it may have sent that in r's part */
 		from->s = NULL;
+		r->sbytes += lbt_series_bytes(kv->s);
 		return 0;
 	}
+	before = lbt_series_bytes(kv->s);
 	if (kv_flush(kv) < 0 || lbt_series_merge(kv->s, from->s) < 0)
 		return -1;                  /* flushed first: its window is older than src's
 	                                   buckets, which stay appended in order (a run) */
+	r->sbytes += lbt_series_bytes(kv->s) - before;
 	lbt_series_free(from->s);       /* src is consumed: its memory goes as its keys */
 	from->s = NULL;                 /* merge, not at the end (peak memory of threads) */
 	return 0;
+}
+
+/* Every key of r that src does not hold may have sent src's floor in src's
+ * part. */
+static void widen_missing(lbt_rate *r, const lbt_rate *src)
+{
+	lbt_hmap_entry e;
+
+	for (size_t i = 0; i < lbt_hmap_count(r->keys); i++) {
+		lbt_hmap_at(r->keys, i, &e);
+		if (lbt_hmap_get(src->keys, e.key, e.klen) == NULL)
+			((struct keyval *)e.val)->err += (int64_t)src->st.budget.floor;
+	}
 }
 
 /*
@@ -319,6 +411,9 @@ int lbt_rate_merge(lbt_rate *r, lbt_rate *src, lbt_err *err)
 	r->st.counted += src->st.counted;
 	r->st.no_key += src->st.no_key;
 	r->st.no_time += src->st.no_time;
+	see_time(&r->st, src->st.first_us, src->st.last_us);
+	if (src->st.budget.floor > 0)
+		widen_missing(r, src);
 	if (src->failed)
 		r->failed = -1;
 	for (size_t i = 0; i < lbt_hmap_count(src->keys) && !r->failed; i++) {
@@ -327,6 +422,9 @@ int lbt_rate_merge(lbt_rate *r, lbt_rate *src, lbt_err *err)
 			r->failed = -1;
 	}
 	if (!r->failed && lbt_series_merge(r->all, src->all) < 0)
+		r->failed = -1;
+	lbt_budget_merge(&r->st.budget, &src->st.budget);   /* after the keys: see merge_key */
+	if (!r->failed && budget_check(r, 1) < 0)
 		r->failed = -1;
 	return r->failed ? lbt_err_set(err, "out of memory") : 0;
 }
@@ -412,6 +510,7 @@ static int fill_row(const lbt_rate *r, const lbt_hmap_entry *e, struct row *row,
 	row->kv = kv;
 	key_text(r, e, row);
 	row->pub.total = kv->total;
+	row->pub.total_err = kv->err;
 	row->pub.first = kv->first;
 	row->pub.last = kv->last;
 	row->pub.peak_bucket = kv->peak_bucket;

@@ -193,7 +193,8 @@ int lbt_tarpiti_group_init(lbt_tarpit *t, struct tp_group *g, size_t lb_len, siz
  * @return it, or NULL when out of memory. */
 static struct tp_group *group_of(lbt_tarpit *t, const lbt_rec *r)
 {
-	lbt_str lb = (r->have & LBT_BIT(LBT_F_LB)) ? r->lb : LBT_STR_NULL;
+	lbt_str lb = t->o.name_inputs ? lbt_rec_lb_or_input(r) :
+	    (r->have & LBT_BIT(LBT_F_LB)) ? r->lb : LBT_STR_NULL;
 	lbt_str fe = (r->have & LBT_BIT(LBT_F_FRONTEND)) ? r->frontend : LBT_STR_NULL;
 	struct tp_group *g = t->last_g;
 	size_t n = lb.n + fe.n + 1;
@@ -256,6 +257,28 @@ static void source_evidence(struct tp_source *w, const lbt_rec *r, int tp,
 		lbt_evidence_set(&w->ev, r, file);
 }
 
+/* @return what source e may have sent at most (lbt_budget_weight_fn). */
+static uint64_t source_weight(const lbt_hmap_entry *e, void *ctx)
+{
+	const struct tp_source *w = e->val;
+
+	(void)ctx;
+	return w->pub.requests + w->err;
+}
+
+/* Past --max-memory, drop the sources of fewest requests (budget.h), looked
+ * at every 4096 requests (always when `now`): a source's state is a fixed
+ * value in the map, so the map's bytes are the estimate.
+ * @return 0, or -1 when out of memory. */
+int lbt_tarpiti_budget(lbt_tarpit *t, int now)
+{
+	if (!lbt_budget_due(&t->st.budget, now ? 0 : t->st.requests, 4096,
+	    lbt_hmap_bytes(t->sources)))
+		return 0;
+	return lbt_budget_prune(&t->st.budget, &t->sources, 0, sizeof(struct tp_source),
+	    source_weight, NULL, NULL);
+}
+
 /* Count r in its source.  @return 0 or -1 (out of memory). */
 static int source_add(lbt_tarpit *t, const lbt_rec *r, int pt, int ct, const char *file)
 {
@@ -274,6 +297,7 @@ static int source_add(lbt_tarpit *t, const lbt_rec *r, int pt, int ct, const cha
 	if (created) {
 		s->net = net;
 		s->bits = bits;
+		w->err = t->st.budget.floor;   /* it may have been dropped with as many */
 	}
 	source_evidence(w, r, pt || ct, file);
 	s->requests++;
@@ -430,7 +454,7 @@ int lbt_tarpit_add(lbt_tarpit *t, const lbt_rec *r)
 	if (t->failed || (g = group_of(t, r)) == NULL)
 		return failed(t);
 	group_count(t, g, r, pt, ct);
-	if (source_add(t, r, pt, ct, file) < 0)
+	if (source_add(t, r, pt, ct, file) < 0 || lbt_tarpiti_budget(t, 0) < 0)
 		return failed(t);
 	if (!(r->have & LBT_BIT(LBT_F_TIME))) {
 		g->pub.no_interval++;
@@ -455,6 +479,7 @@ lbt_tarpit *lbt_tarpit_new(const lbt_tarpit_opts *o, lbt_err *err)
 		return NULL;
 	}
 	t->o = *o;
+	t->st.budget.max = o->max_memory;
 	t->groups = lbt_hmap_new(sizeof(struct tp_group));
 	t->sources = lbt_hmap_new(sizeof(struct tp_source));
 	t->files = lbt_hmap_new(sizeof(const char *));

@@ -34,6 +34,7 @@ struct tp_bucket {
 struct tp_source {
 	lbt_tarpit_source pub;      /* file, line set by finish */
 	lbt_evidence ev;
+	uint64_t err;               /* the budget's floor when it was created */
 };
 
 struct tp_group {
@@ -75,6 +76,8 @@ struct lbt_tarpit {
 const char *lbt_tarpiti_intern(lbt_tarpit *t, const char *file);
 int lbt_tarpiti_group_init(lbt_tarpit *t, struct tp_group *g, size_t lb_len, size_t fe_len);
 struct tp_bucket *lbt_tarpiti_group_bucket(struct tp_group *g, int64_t b);
+
+int lbt_tarpiti_budget(lbt_tarpit *t, int now);
 
 /* Build every note (tarpit_notes.c).  @return 0, or -1 when out of memory. */
 int lbt_tarpiti_notes_build(lbt_tarpit *t);

@@ -126,7 +126,9 @@ static int merge_source(lbt_tarpit *t, const struct tp_source *from)
 	if (created) {
 		s->net = f->net;
 		s->bits = f->bits;
+		w->err = t->st.budget.floor;   /* it may have sent that in t's part */
 	}
+	w->err += from->err;
 	tp_dst = s->pt + s->ct > 0;
 	if (created || (tp_src && !tp_dst) ||
 	    (tp_src == tp_dst && lbt_evidence_cmp(&from->ev, &w->ev) < 0)) {
@@ -189,6 +191,9 @@ int lbt_tarpit_merge(lbt_tarpit *t, lbt_tarpit *src, lbt_err *err)
 		if (merge_source(t, e.val) < 0)
 			t->failed = 1;
 	}
+	lbt_budget_merge(&t->st.budget, &src->st.budget);   /* after the sources: see merge_source */
+	if (!t->failed && lbt_tarpiti_budget(t, 1) < 0)
+		t->failed = 1;
 	return t->failed ? lbt_err_set(err, "out of memory") : 0;
 }
 

@@ -350,12 +350,23 @@ static int notes_caveats(lbt_tarpit *t)
 	return 0;
 }
 
+/* Over --max-memory: which sources were dropped (budget.h).  @return 0 or -1. */
+static int note_budget(lbt_tarpit *t)
+{
+	char buf[300];
+
+	if (!lbt_budget_note(&t->st.budget, "sources", "requests", buf, sizeof buf))
+		return 0;
+	return note(t, LBT_NOTE_BOUND, NULL, "%s (their held time and tarpitted requests are "
+	    "in the frontends' figures, not in --by-source)", buf);
+}
+
 /* Every note, in reading order (see the file comment).  @return 0 or -1. */
 int lbt_tarpiti_notes_build(lbt_tarpit *t)
 {
 	size_t i;
 
-	if (notes_missing(t) < 0)
+	if (notes_missing(t) < 0 || note_budget(t) < 0)
 		return -1;
 	for (i = 0; i < t->st.groups; i++)
 		if (note_no_maxconn(t, &t->gv[i]->pub) < 0)

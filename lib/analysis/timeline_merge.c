@@ -278,6 +278,7 @@ int lbt_timeline_finish(lbt_timeline *tl, lbt_err *err)
 	tl->st.approx[0] = tl->keys.evicted > 0;
 	tl->st.approx[1] = tl->srcs.evicted > 0;
 	tl->st.approx[2] = tl->hosts.evicted > 0;
+	tl->st.tarpit_budget = lbt_tarpit_stats_get(tl->tp)->budget;
 	tl->st.distinct[0] = tl->keys.n;
 	tl->st.distinct[1] = tl->srcs.n;
 	tl->st.distinct[2] = tl->hosts.n;

@@ -23,6 +23,7 @@ enum field_type {
 	FT_FILE,     /* const char * */
 	FT_CLOCK,    /* lbt_clock, printed by name */
 	FT_TIER,     /* lbt_tier, printed by name */
+	FT_FROM,     /* lbt_client_from in a uint8_t, printed by name */
 	FT_LINE      /* uint64 */
 };
 
@@ -55,7 +56,8 @@ static const struct field_def fields[LBT_F_COUNT] = {
 	F("key", FT_STR, key),           F("msg", FT_STR, msg),
 	F("event", FT_STR, event),       F("level", FT_STR, level),
 	F("request", FT_STR, request),   F("clock", FT_CLOCK, clock),
-	F("tier", FT_TIER, tier),        F("file", FT_FILE, file),
+	F("tier", FT_TIER, tier),        F("client_from", FT_FROM, client_from),
+	F("conn", FT_ADDR, conn),        F("file", FT_FILE, file),
 	F("line", FT_LINE, line),
 };
 
@@ -134,6 +136,24 @@ int lbt_tier_lookup(const char *name, size_t len)
 	return -1;
 }
 
+/* client_from names, indexed by lbt_client_from. */
+static const char *const from_names[LBT_FROM_COUNT] = { "conn", "header", "trusted-header" };
+
+/* @return the name of a client_from value (rec.h), "?" out of range. */
+const char *lbt_client_from_name(lbt_client_from f)
+{
+	return (unsigned)f < LBT_FROM_COUNT ? from_names[f] : "?";
+}
+
+/* Exact lookup of a client_from name.  @return the value, or -1 */
+int lbt_client_from_lookup(const char *name, size_t len)
+{
+	for (int i = 0; i < LBT_FROM_COUNT; i++)
+		if (strlen(from_names[i]) == len && memcmp(from_names[i], name, len) == 0)
+			return i;
+	return -1;
+}
+
 /* @return the field's name, or "?" for an out-of-range value. */
 const char *lbt_field_name(lbt_field f)
 {
@@ -166,6 +186,20 @@ int32_t *lbt_rec_i32(lbt_rec *rec, lbt_field f)
 }
 
 /* @return pointer to the lbt_str member for an FT_STR field, else NULL. */
+lbt_str lbt_rec_lb_or_input(const lbt_rec *rec)
+{
+	const char *n = rec->file;
+
+	if ((rec->have & LBT_BIT(LBT_F_LB)) && rec->lb.n > 0)
+		return rec->lb;
+	if (!(rec->have & LBT_BIT(LBT_F_FILE)) || n == NULL || n[0] == '\0')
+		return LBT_STR_NULL;
+	if (strcmp(n, "(stdin)") == 0 || strcmp(n, "-") == 0)
+		n = "stdin";
+	return lbt_str_make(n, strlen(n));
+}
+
+/* Pointer to the lbt_str member of a string field, NULL for other fields. */
 lbt_str *lbt_rec_str(lbt_rec *rec, lbt_field f)
 {
 	if (!field_ok(f) || fields[f].type != FT_STR)
@@ -217,6 +251,8 @@ static size_t format_member(enum field_type t, const void *m, char *buf, size_t 
 		return put_cstr(buf, size, lbt_clock_name(*(const lbt_clock *)m));
 	case FT_TIER:
 		return put_cstr(buf, size, lbt_tier_name(*(const lbt_tier *)m));
+	case FT_FROM:
+		return put_cstr(buf, size, lbt_client_from_name(*(const uint8_t *)m));
 	}
 	return put_cstr(buf, size, "");
 }

@@ -4,15 +4,11 @@
  *
  * Civil dates become days since the epoch by Howard Hinnant's
  * days_from_civil arithmetic, never by mktime() per line.  A named zone
- * (lbt_tz) asks the C library for its UTC offset once per distinct hour of
- * log time and caches the answer in a small table owned by the lbt_tz.
- *
- * Process-global effect: the C library only knows the zone named by the TZ
- * environment variable, so on a cache miss lbt_tz_to_utc() and
- * lbt_tz_offset_at() set TZ to the zone, call tzset() and localtime_r(),
- * then restore the previous TZ (or unset it) and call tzset() again.  This
- * happens once per distinct hour, is not thread-safe, and a program that
- * uses several threads must resolve zones from one thread only.
+ * (lbt_tz) is read once, by lbt_tz_new, from its TZif file (RFC 8536) into
+ * a table of its transitions, the footer's POSIX rule unrolled to 2100;
+ * converting is a bisection of that table.  No global state: the C
+ * library's zone (TZ, tzset, localtime) is never asked or set, so the
+ * parse threads share one lbt_tz, read only (docs/threads.md).
  */
 #include <stdlib.h>
 #include <stdio.h>
@@ -23,20 +19,37 @@
 
 #include "lbt/timeparse.h"
 
-#define TZ_CACHE 256          /* entries per direct-mapped cache */
 #define TZ_DIR "/usr/share/zoneinfo"
+#define ZONE_MAX (256 * 1024)  /* bytes of a zoneinfo file read (the largest is ~4 KiB) */
+#define ZONE_LAST_YEAR 2100    /* the footer's rule is unrolled up to this year */
 
-struct tz_slot {
-	int64_t key;          /* hour number (seconds / 3600), INT64_MIN when empty */
-	int32_t off;          /* UTC offset in seconds */
+/* From `at` (UTC seconds) on, the offset `off` (seconds east of UTC). */
+struct tz_trans {
+	int64_t at;
+	int32_t off;
 };
 
+/* A POSIX TZ rule "Mm.w.d/time": day d (0 Sunday) of week w (5: the last)
+ * of month m, at `time` seconds of local time. */
+struct tz_rule {
+	int mon, week, wday;
+	int32_t time;
+};
+
+/* A TZif footer: the standard and DST offsets, when DST starts and ends. */
+struct tz_posix {
+	int32_t std, dst;
+	struct tz_rule start, end;
+};
+
+/* Filled once by lbt_tz_new and only read after: one zone serves every
+ * parse thread, with no global state (no TZ, no tzset, no localtime). */
 struct lbt_tz {
 	int kind;             /* 0 UTC, 1 fixed offset, 2 named zone */
 	int32_t fixed;        /* offset of a fixed zone, seconds east of UTC */
-	char name[128];       /* IANA name of a named zone */
-	struct tz_slot local[TZ_CACHE];   /* local hour -> offset to subtract */
-	struct tz_slot utc[TZ_CACHE];     /* UTC hour -> offset in effect */
+	int32_t off0;         /* a named zone's offset before its first transition */
+	struct tz_trans *tr;  /* its transitions, in time order */
+	size_t n, cap;
 };
 
 static const char months[12][4] = {
@@ -157,36 +170,261 @@ static int parse_offset(const char *s, size_t len, int32_t *off)
 	return 0;
 }
 
-/* True when name is a readable TZif file under the zoneinfo directory. */
-static int zone_exists(const char *name)
+/* True when name may name a file under the zoneinfo directory. */
+static int zone_name_ok(const char *name)
 {
-	const char *dir = getenv("TZDIR");
-	char path[512], magic[4];
-	int fd, ok;
-
-	if (name[0] == '/' || strstr(name, "..") != NULL)
-		return 0;
-	snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : TZ_DIR, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ok = read(fd, magic, 4) == 4 && memcmp(magic, "TZif", 4) == 0;
-	close(fd);
-	return ok;
+	return name[0] != '/' && strstr(name, "..") == NULL;
 }
 
-/* Empty both caches of tz. */
-static void tz_cache_reset(lbt_tz *tz)
+/* The big-endian signed integer of n bytes at p. */
+static int64_t be_int(const unsigned char *p, int n)
 {
-	for (int i = 0; i < TZ_CACHE; i++)
-		tz->local[i].key = tz->utc[i].key = INT64_MIN;
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	if (n < 8 && (v >> (8 * n - 1)) & 1)
+		v |= ~(uint64_t)0 << (8 * n);
+	return (int64_t)v;
+}
+
+/* Read the zoneinfo file of name, whole (at most ZONE_MAX bytes), into
+ * buf.  @return its length, or -1. */
+static ssize_t zone_read(const char *name, unsigned char *buf, size_t size)
+{
+	const char *dir = getenv("TZDIR");
+	char path[512];
+	ssize_t n, len = 0;
+	int fd;
+
+	if (!zone_name_ok(name))
+		return -1;
+	snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : TZ_DIR, name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	while ((size_t)len < size && (n = read(fd, buf + len, size - (size_t)len)) > 0)
+		len += n;
+	close(fd);
+	return len >= 44 && memcmp(buf, "TZif", 4) == 0 ? len : -1;
+}
+
+/* Append transition (at, off) to tz.  @return 0 or -1 (no memory). */
+static int zone_push(lbt_tz *tz, int64_t at, int32_t off)
+{
+	if (tz->n == tz->cap) {
+		size_t cap = tz->cap ? tz->cap * 2 : 256;
+		struct tz_trans *t = realloc(tz->tr, cap * sizeof *t);
+
+		if (t == NULL)
+			return -1;
+		tz->tr = t;
+		tz->cap = cap;
+	}
+	tz->tr[tz->n].at = at;
+	tz->tr[tz->n++].off = off;
+	return 0;
+}
+
+/*
+ * The transitions of one TZif data block at p (times of tsize bytes, counts
+ * from the header at h): each transition with the offset of its type; the
+ * offset before the first is that of type 0 (RFC 8536).  @return the bytes
+ * of the block, or -1 (truncated, no memory).
+ */
+static ssize_t zone_block(lbt_tz *tz, const unsigned char *h, const unsigned char *p,
+    size_t avail, int tsize)
+{
+	int64_t isut = be_int(h + 20, 4), isstd = be_int(h + 24, 4), leap = be_int(h + 28, 4);
+	int64_t timecnt = be_int(h + 32, 4), typecnt = be_int(h + 36, 4), chars = be_int(h + 40, 4);
+	int64_t len = timecnt * tsize + timecnt + typecnt * 6 + chars + leap * (tsize + 4) + isstd +
+	    isut;
+	const unsigned char *types = p + timecnt * tsize, *info = types + timecnt;
+
+	if (timecnt < 0 || typecnt < 1 || typecnt > 256 || chars < 0 || leap < 0 || isstd < 0 ||
+	    isut < 0 || len > (int64_t)avail)
+		return -1;
+	tz->n = 0;
+	tz->off0 = (int32_t)be_int(info, 4);
+	for (int64_t i = 0; i < timecnt; i++) {
+		if (types[i] >= typecnt ||
+		    zone_push(tz, be_int(p + i * tsize, tsize), (int32_t)be_int(info + 6 * types[i], 4)) < 0)
+			return -1;
+	}
+	return (ssize_t)len;
+}
+
+/* An hour offset of a POSIX TZ string, "[+-]hh[:mm[:ss]]", at *s (moved
+ * past it).  @return 0 with *secs, or -1. */
+static int posix_hms(const char **s, int32_t *secs)
+{
+	int sign = 1, part[3] = { 0, 0, 0 };
+	const char *p = *s;
+
+	if (*p == '+' || *p == '-')
+		sign = *p++ == '-' ? -1 : 1;
+	for (int i = 0; i < 3; i++) {
+		if (i > 0 && *p != ':')
+			break;
+		p += i > 0;
+		if (*p < '0' || *p > '9')
+			return -1;
+		for (part[i] = 0; *p >= '0' && *p <= '9' && part[i] < 1000; p++)
+			part[i] = part[i] * 10 + (*p - '0');
+	}
+	*secs = sign * (part[0] * 3600 + part[1] * 60 + part[2]);
+	*s = p;
+	return 0;
+}
+
+/* A zone abbreviation ("CET", "<+03>") at *s, skipped.  @return 0 or -1. */
+static int posix_name(const char **s)
+{
+	const char *p = *s;
+
+	if (*p == '<') {
+		while (*p && *p != '>')
+			p++;
+		if (*p++ != '>')
+			return -1;
+	} else
+		while ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z'))
+			p++;
+	if (p - *s < 3)
+		return -1;
+	*s = p;
+	return 0;
+}
+
+/* A rule "Mm.w.d[/time]" at *s.  @return 0 or -1 (other forms too). */
+static int posix_rule(const char **s, struct tz_rule *r)
+{
+	const char *p = *s;
+	int v[3];
+
+	if (*p++ != 'M')
+		return -1;
+	for (int i = 0; i < 3; i++) {
+		if (i > 0 && *p++ != '.')
+			return -1;
+		if (*p < '0' || *p > '9')
+			return -1;
+		for (v[i] = 0; *p >= '0' && *p <= '9' && v[i] < 100; p++)
+			v[i] = v[i] * 10 + (*p - '0');
+	}
+	if (v[0] < 1 || v[0] > 12 || v[1] < 1 || v[1] > 5 || v[2] > 6)
+		return -1;
+	r->mon = v[0];
+	r->week = v[1];
+	r->wday = v[2];
+	r->time = 7200;
+	if (*p == '/') {
+		p++;
+		if (posix_hms(&p, &r->time) < 0)
+			return -1;
+	}
+	*s = p;
+	return 0;
+}
+
+/*
+ * The TZif footer, a POSIX TZ string ("CET-1CEST,M3.5.0,M10.5.0/3"): its
+ * offsets (seconds east: POSIX counts west) and rules into z.
+ * @return 1 with a DST rule, 0 a standard time only, -1 unreadable.
+ */
+static int posix_tz(const char *s, struct tz_posix *z)
+{
+	int32_t w;
+
+	if (posix_name(&s) < 0 || posix_hms(&s, &w) < 0)
+		return -1;
+	z->std = -w;
+	if (*s == '\0' || *s == '\n')
+		return 0;
+	if (posix_name(&s) < 0)
+		return -1;
+	z->dst = z->std + 3600;
+	if (*s != ',' && *s != '\0' && *s != '\n') {
+		if (posix_hms(&s, &w) < 0)
+			return -1;
+		z->dst = -w;
+	}
+	if (*s++ != ',' || posix_rule(&s, &z->start) < 0 || *s++ != ',' ||
+	    posix_rule(&s, &z->end) < 0)
+		return -1;
+	return 1;
+}
+
+/* UTC seconds of rule r in year y, r's time being local at offset off. */
+static int64_t rule_at(const struct tz_rule *r, int y, int32_t off)
+{
+	int64_t first = lbt_days_from_civil(y, r->mon, 1);
+	int wd1 = (int)(((first + 4) % 7 + 7) % 7);        /* 1970-01-01 was a Thursday */
+	int day = 1 + (r->wday - wd1 + 7) % 7 + (r->week - 1) * 7;
+
+	while (day > month_days(y, r->mon))
+		day -= 7;
+	return (first + day - 1) * 86400 + r->time - off;
+}
+
+/* The transitions of the footer's rule after the table's last, to the
+ * year ZONE_LAST_YEAR.  @return 0 or -1 (no memory). */
+static int zone_extend(lbt_tz *tz, const struct tz_posix *z)
+{
+	int64_t last = tz->n ? tz->tr[tz->n - 1].at : INT64_MIN;
+	int y0 = 1970;
+
+	if (tz->n) {
+		int y, m, d;
+
+		civil_from_days(floor_div(last, 86400), &y, &m, &d);
+		y0 = y;
+	}
+	for (int y = y0; y <= ZONE_LAST_YEAR; y++) {
+		int64_t a = rule_at(&z->start, y, z->std), b = rule_at(&z->end, y, z->dst);
+		int64_t t1 = a < b ? a : b, t2 = a < b ? b : a;
+		int32_t o1 = a < b ? z->dst : z->std, o2 = a < b ? z->std : z->dst;
+
+		if ((t1 > last && zone_push(tz, t1, o1) < 0) || (t2 > last && zone_push(tz, t2, o2) < 0))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Load zone name from its TZif file: the 64-bit block when the file has one
+ * (version 2 and later), else the 32-bit one, then the footer's rule for
+ * the years past the last transition.  @return 0, or -1 (no such file,
+ * unreadable, no memory).
+ */
+static int zone_load(lbt_tz *tz, const char *name)
+{
+	unsigned char *buf = malloc(ZONE_MAX + 1);
+	ssize_t len = buf ? zone_read(name, buf, ZONE_MAX) : -1, b1, b2 = -1;
+	struct tz_posix z;
+	int rc = -1;
+
+	if (len < 0 || (b1 = zone_block(tz, buf, buf + 44, (size_t)len - 44, 4)) < 0)
+		goto out;
+	rc = 0;
+	if (buf[4] >= '2' && len >= 44 + b1 + 44 && memcmp(buf + 44 + b1, "TZif", 4) == 0 &&
+	    (b2 = zone_block(tz, buf + 44 + b1, buf + 88 + b1, (size_t)(len - 88 - b1), 8)) < 0)
+		rc = -1;
+	if (rc == 0 && b2 >= 0 && 88 + b1 + b2 < len && buf[88 + b1 + b2] == '\n') {
+		buf[len] = '\0';
+		if (posix_tz((const char *)buf + 89 + b1 + b2, &z) == 1)
+			rc = zone_extend(tz, &z);
+	}
+out:
+	free(buf);
+	return rc;
 }
 
 /*
  * A zone for zone-less stamps: NULL, "", "UTC" or "Z" give UTC; "+01:00",
  * "-0500" a fixed offset; otherwise an IANA name that must exist as a TZif
- * file (TZDIR or /usr/share/zoneinfo).  @return a zone the caller frees with
- * lbt_tz_free(), or NULL with err "unknown time zone 'X'" (or out of memory).
+ * file (TZDIR or /usr/share/zoneinfo), read once here into a table of its
+ * transitions.  @return a zone the caller frees with lbt_tz_free(), or NULL
+ * with err "unknown time zone 'X'" (or out of memory).
  */
 lbt_tz *lbt_tz_new(const char *name, lbt_err *err)
 {
@@ -197,7 +435,6 @@ lbt_tz *lbt_tz_new(const char *name, lbt_err *err)
 		lbt_err_set(err, "out of memory");
 		return NULL;
 	}
-	tz_cache_reset(tz);
 	if (name == NULL || name[0] == '\0' || strcmp(name, "UTC") == 0 || strcmp(name, "Z") == 0)
 		return tz;
 	if (parse_offset(name, strlen(name), &off) == 0) {
@@ -205,70 +442,61 @@ lbt_tz *lbt_tz_new(const char *name, lbt_err *err)
 		tz->fixed = off;
 		return tz;
 	}
-	if (strlen(name) >= sizeof tz->name || !zone_exists(name)) {
+	tz->kind = 2;
+	if (zone_load(tz, name) < 0) {
 		lbt_err_set(err, "unknown time zone '%s'", name);
-		free(tz);
+		lbt_tz_free(tz);
 		return NULL;
 	}
-	tz->kind = 2;
-	snprintf(tz->name, sizeof tz->name, "%s", name);
 	return tz;
 }
 
 /* Free a zone; NULL is accepted. */
 void lbt_tz_free(lbt_tz *tz)
 {
+	if (tz != NULL)
+		free(tz->tr);
 	free(tz);
 }
 
-/*
- * Point the C library at zone `name`, saving the previous TZ into saved
- * (*had = 0 when TZ was unset).  Pair with zone_leave().  Process-global.
- */
-static void zone_enter(const char *name, char *saved, size_t size, int *had)
+/* UTC offset of tz at UTC instant t (seconds): the last transition at or
+ * before t, by bisection of the table (read only: any thread may ask). */
+static int32_t table_offset(const lbt_tz *tz, int64_t t)
 {
-	const char *old = getenv("TZ");
-	char val[160];
+	size_t lo = 0, hi = tz->n;
 
-	*had = old != NULL;
-	snprintf(saved, size, "%s", old ? old : "");
-	snprintf(val, sizeof val, ":%s", name);
-	setenv("TZ", val, 1);
-	tzset();
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tz->tr[mid].at <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == 0 ? tz->off0 : tz->tr[lo - 1].off;
 }
 
-/* Restore the TZ saved by zone_enter(). */
-static void zone_leave(const char *saved, int had)
+/* UTC offset in seconds in effect in tz at UTC instant utc_s (0 for UTC or NULL). */
+int lbt_tz_offset_at(const lbt_tz *tz, int64_t utc_s)
 {
-	if (had)
-		setenv("TZ", saved, 1);
-	else
-		unsetenv("TZ");
-	tzset();
-}
-
-/* UTC offset of the entered zone at UTC instant t (seconds). */
-static int32_t entered_offset(int64_t t)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (localtime_r(&tt, &tm) == NULL)
+	if (tz == NULL || tz->kind == 0)
 		return 0;
-	return (int32_t)tm.tm_gmtoff;
+	if (tz->kind == 1)
+		return tz->fixed;
+	return table_offset(tz, utc_s);
 }
 
 /*
- * Offset to subtract from local civil seconds L (an hour start) in the
- * entered zone.  The candidates are the offsets a day before and after;
- * a candidate o is valid when the instant L - o really has offset o.  The
- * earliest valid instant wins (DST fall-back: first occurrence); in a gap
- * (spring-forward) the offset before the change is used, as mktime does.
+ * Offset to subtract from local civil seconds L in a named zone.  The candidates are
+ * the offsets a day before and after; a candidate o is valid when the
+ * instant L - o really has offset o.  The earliest valid instant wins (DST
+ * fall-back: first occurrence); in a gap (spring-forward) the offset
+ * before the change is used, as mktime does.
  */
-static int32_t entered_local_offset(int64_t L)
+static int32_t local_offset(const lbt_tz *tz, int64_t L)
 {
-	int32_t oa = entered_offset(L - 86400), ob = entered_offset(L + 86400);
-	int va = entered_offset(L - oa) == oa, vb = entered_offset(L - ob) == ob;
+	int32_t oa = lbt_tz_offset_at(tz, L - 86400), ob = lbt_tz_offset_at(tz, L + 86400);
+	int va = lbt_tz_offset_at(tz, L - oa) == oa, vb = lbt_tz_offset_at(tz, L - ob) == ob;
 
 	if (va && vb)
 		return L - oa <= L - ob ? oa : ob;
@@ -277,57 +505,13 @@ static int32_t entered_local_offset(int64_t L)
 	return oa;
 }
 
-/* Cached slot of key in table t; on a miss the caller fills it. */
-static struct tz_slot *tz_slot(struct tz_slot *t, int64_t key)
-{
-	return &t[(uint64_t)key % TZ_CACHE];
-}
-
-/*
- * Offset of `tz` for the hour holding instant t (local or UTC seconds, as
- * `compute` reads it), from `table` or computed under the zone and cached.
- * UTC and fixed offsets need no cache.
- */
-static int32_t cached_offset(lbt_tz *tz, struct tz_slot *table, int64_t t,
-    int32_t (*compute)(int64_t))
-{
-	int64_t hour = floor_div(t, 3600);
-	struct tz_slot *sl;
-	char saved[256];
-	int had;
-
-	if (tz == NULL || tz->kind == 0)
-		return 0;
-	if (tz->kind == 1)
-		return tz->fixed;
-	sl = tz_slot(table, hour);
-	if (sl->key != hour) {
-		zone_enter(tz->name, saved, sizeof saved, &had);
-		sl->off = compute(hour * 3600);
-		zone_leave(saved, had);
-		sl->key = hour;
-	}
-	return sl->off;
-}
-
-/* Offset (s) to subtract from local civil seconds L in tz; cached per local hour. */
-static int32_t local_offset(lbt_tz *tz, int64_t L)
-{
-	return cached_offset(tz, tz ? tz->local : NULL, L, entered_local_offset);
-}
-
-/* UTC offset in seconds in effect in tz at UTC instant utc_s (0 for UTC or NULL). */
-int lbt_tz_offset_at(lbt_tz *tz, int64_t utc_s)
-{
-	return cached_offset(tz, tz ? tz->utc : NULL, utc_s, entered_offset);
-}
-
 /* UTC seconds of a local civil time in tz (NULL = UTC); see the header. */
-int64_t lbt_tz_to_utc(lbt_tz *tz, int year, int mon, int day, int hour, int min, int sec)
+int64_t lbt_tz_to_utc(const lbt_tz *tz, int year, int mon, int day, int hour, int min, int sec)
 {
 	int64_t L = civil_secs(year, mon, day, hour, min, sec);
 
-	return L - local_offset(tz, L);
+	return L - (tz == NULL || tz->kind == 0 ? 0 : tz->kind == 1 ? tz->fixed :
+	    local_offset(tz, L));
 }
 
 /*

@@ -134,6 +134,12 @@ int lbt_out_set_fields(lbt_out *o, const char *list)
 	return named;
 }
 
+/* Flush the FILE after every streamed row when on; see out.h. */
+void lbt_out_set_line_flush(lbt_out *o, int on)
+{
+	o->line_flush = on;
+}
+
 /* Turn the header line off (TSV, TABLE) or on; Markdown always has one. */
 void lbt_out_set_header(lbt_out *o, int on)
 {
@@ -498,6 +504,8 @@ static void row_cell_end(lbt_out *o)
 		row_byte(o, '}');
 	row_byte(o, '\n');
 	row_flush(o);
+	if (o->line_flush)
+		fflush(o->fp);      /* its error stays in the FILE's flag (lbt_out_flush) */
 }
 
 /* Skip a TSV or JSON cell that --fields leaves out (the row still ends

@@ -35,13 +35,21 @@ void lbt_fmti_ctx_init(struct fmt_ctx *c, lbt_format *f, lbt_rec *rec, lbt_err *
 	c->time_accept_s = 0;
 	c->noskip = 0;
 	c->skipped = 0;
+	c->conn.family = 0;
+	c->conn_rank = c->hdr_rank = c->hdr_tail = 0;
+	c->hdr = NULL;
+	c->hdrn = 0;
 }
+
+static void resolve_client(struct fmt_ctx *c);
 
 /* End a line: a second-precision accept date gets the %ms milliseconds. */
 void lbt_fmti_ctx_finish(struct fmt_ctx *c)
 {
 	if (c->ms >= 0 && c->time_accept_s && (c->rec->have & LBT_BIT(LBT_F_TIME)))
 		c->rec->time_us += (int64_t)c->ms * 1000;
+	if (c->hdr != NULL)
+		resolve_client(c);
 }
 
 /*
@@ -315,37 +323,171 @@ static int parse_client(const struct fmt_item *it, const char *s, size_t n, lbt_
 	return 0;
 }
 
+/* The most addresses of a header's list looked at (the rightmost kept). */
+#define HDR_MAX 32
+
+/* A header's address list split: each element parsed, or not. */
+struct hdr_list {
+	lbt_addr a[HDR_MAX];
+	uint8_t ok[HDR_MAX];
+	int n;
+	lbt_addr first;            /* the first address of the whole list, family 0:
+	                              none */
+	int first_at;              /* its index in a[], -1 when dropped or none */
+};
+
 /*
- * An X-Forwarded-For list (FL_XFF: NGINX $http_x_forwarded_for, rank 1,
- * and $proxy_add_x_forwarded_for, rank 2): the client is its first
- * element that is an address (the original client as the proxies say;
- * "unknown" and garbage are passed over).  A client-supplied header is
- * never an error: a list without an address leaves the client alone.
+ * Split s[0..n) at its commas, blanks around each element dropped: the
+ * rightmost HDR_MAX elements, and the first that is an address ("unknown"
+ * and garbage are passed over; a client-supplied header is never an
+ * error).  The first is found before anything is dropped on the left.
  */
-static void conv_xff(struct fmt_ctx *c, const struct fmt_item *it, const char *s, size_t n)
+static void hdr_split(const char *s, size_t n, struct hdr_list *l)
 {
 	const char *e = s + n;
-	lbt_addr a;
 
-	if ((c->rec->have & LBT_BIT(LBT_F_CLIENT)) && c->rank[LBT_F_CLIENT] >= it->rank)
-		return;
-	while (s < e) {
+	l->n = 0;
+	l->first.family = 0;
+	l->first_at = -1;
+	for (;;) {
 		const char *comma = memchr(s, ',', (size_t)(e - s)), *end = comma ? comma : e;
 		const char *b = s;
+		lbt_addr a = { 0, { 0 } };
+		int ok;
 
 		while (b < end && *b == ' ')
 			b++;
 		while (end > b && end[-1] == ' ')
 			end--;
-		if (lbt_addr_parse(b, (size_t)(end - b), &a) == 0) {
-			if (take(c, LBT_F_CLIENT, it->rank)) {
-				c->rec->client = a;
-				c->rec->have |= LBT_BIT(LBT_F_CLIENT);
-			}
-			return;
+		ok = lbt_addr_parse(b, (size_t)(end - b), &a) == 0;
+		if (l->n == HDR_MAX) {
+			memmove(l->a, l->a + 1, (HDR_MAX - 1) * sizeof l->a[0]);
+			memmove(l->ok, l->ok + 1, HDR_MAX - 1);
+			l->n--;
+			l->first_at--;
 		}
-		s = comma ? comma + 1 : e;
+		if (ok && l->first.family == 0) {
+			l->first = a;
+			l->first_at = l->n;
+		}
+		l->a[l->n] = a;
+		l->ok[l->n++] = (uint8_t)ok;
+		if (comma == NULL)
+			break;
+		s = comma + 1;
 	}
+}
+
+/* True when a is one of the trusted proxies. */
+static int trusted(const struct fmt_ctx *c, const lbt_addr *a)
+{
+	return lbt_ipset_has(c->f->trusted, a);
+}
+
+/*
+ * With a trusted-proxies list: the connecting address unless it is
+ * trusted, then from the right the first element that is not, as NGINX's
+ * realip module finds it (real_ip_recursive on); an element that is no
+ * address ends the walk at the one before.  A line without the connecting
+ * address starts the walk at the rightmost element, but nobody is known
+ * to have written that one: what it finds is marked "header", as
+ * unverified as without a list.  @return 1 with *out and *from, 0 when
+ * there is nothing to take (no connecting address and the last element
+ * no address)
+ */
+static int pick_trusted(const struct fmt_ctx *c, const struct hdr_list *l, lbt_addr *out,
+    lbt_client_from *from)
+{
+	int have = c->conn.family != 0;
+
+	*out = c->conn;
+	*from = LBT_FROM_CONN;
+	if (have && !trusted(c, &c->conn))
+		return 1;
+	for (int i = l->n - 1; i >= 0 && l->ok[i]; i--) {
+		*out = l->a[i];
+		*from = c->conn.family != 0 ? LBT_FROM_TRUSTED : LBT_FROM_HEADER;
+		have = 1;
+		if (!trusted(c, &l->a[i]))
+			break;
+	}
+	return have;
+}
+
+/* Set the record's client (when wanted), where it came from, and the
+ * connecting address beside a header's. */
+static void set_client(struct fmt_ctx *c, const lbt_addr *a, lbt_client_from from)
+{
+	lbt_rec *r = c->rec;
+	uint64_t w = c->f->wanted;
+
+	if (w & LBT_BIT(LBT_F_CLIENT)) {
+		r->client = *a;
+		r->have |= LBT_BIT(LBT_F_CLIENT);
+	}
+	if (w & LBT_BIT(LBT_F_CLIENT_FROM)) {
+		r->client_from = (uint8_t)from;
+		r->have |= LBT_BIT(LBT_F_CLIENT_FROM);
+	}
+	if ((w & LBT_BIT(LBT_F_CONN)) && from != LBT_FROM_CONN && c->conn.family != 0) {
+		r->conn = c->conn;
+		r->have |= LBT_BIT(LBT_F_CONN);
+	}
+}
+
+/*
+ * The end of a line that carried a header's address list (X-Forwarded-For:
+ * NGINX $http_x_forwarded_for, $proxy_add_x_forwarded_for, an HAProxy
+ * capture named client): which address is the client, and from where.
+ * Without a trusted-proxies list the header's first address is the
+ * client when the format ranks the header above the connecting address
+ * (as before any list existed), marked "header": nobody vouches for it.
+ * With a list, pick_trusted.  A header without any address is as if the
+ * line had none.
+ */
+static void resolve_client(struct fmt_ctx *c)
+{
+	struct hdr_list l;
+	lbt_client_from from;
+	lbt_addr a;
+
+	hdr_split(c->hdr, c->hdrn, &l);
+	if (c->hdr_tail && l.n > 0) {      /* $proxy_add_x_forwarded_for: "header, conn" */
+		if (c->conn.family == 0 && l.ok[l.n - 1])
+			c->conn = l.a[l.n - 1];
+		if (l.first_at == l.n - 1)
+			l.first.family = 0;       /* the connecting address alone: no header */
+		l.n--;
+	}
+	if (l.first.family == 0) {
+		if (c->hdr_tail && c->conn.family != 0 && (c->f->wanted & LBT_BIT(LBT_F_CLIENT)) &&
+		    !(c->rec->have & LBT_BIT(LBT_F_CLIENT))) {
+			c->rec->client = c->conn;
+			c->rec->have |= LBT_BIT(LBT_F_CLIENT);
+		}
+		return;
+	}
+	if (c->f->trusted != NULL) {
+		if (pick_trusted(c, &l, &a, &from))
+			set_client(c, &a, from);
+		return;
+	}
+	if (c->conn.family != 0 && c->conn_rank >= c->hdr_rank)
+		set_client(c, &c->conn, LBT_FROM_CONN);
+	else
+		set_client(c, &l.first, LBT_FROM_HEADER);
+}
+
+/* Keep a header's address list s[0..n) (its item's rank) for the end of
+ * the line: the first of the highest rank counts. */
+static void keep_header(struct fmt_ctx *c, int rank, int tail, const char *s, size_t n)
+{
+	if (n == 0 || (c->hdr != NULL && c->hdr_rank >= rank))
+		return;
+	c->hdr = s;
+	c->hdrn = n;
+	c->hdr_rank = (uint8_t)rank;
+	c->hdr_tail = (uint8_t)tail;
 }
 
 /* Set the client address; "unix" sockets are left absent. @return 0 or -1 */
@@ -355,13 +497,17 @@ static int conv_client(struct fmt_ctx *c, const struct fmt_item *it, const char 
 	lbt_addr a;
 
 	if (it->flags & FL_XFF) {
-		conv_xff(c, it, s, n);
+		keep_header(c, it->rank, (it->flags & FL_XFF_CONN) != 0, s, n);
 		return 0;
 	}
 	if (n >= 4 && memcmp(s, "unix", 4) == 0)
 		return 0;
 	if (parse_client(it, s, n, &a) < 0)
 		return bad(c, it, s, n, col);
+	if (it->rank > c->conn_rank) {
+		c->conn = a;
+		c->conn_rank = it->rank;
+	}
 	if (take(c, LBT_F_CLIENT, it->rank)) {
 		c->rec->client = a;
 		c->rec->have |= LBT_BIT(LBT_F_CLIENT);
@@ -518,7 +664,8 @@ static int badreq(struct fmt_ctx *c, const struct fmt_item *it, const char *s, s
 
 /*
  * Split a request line "METHOD URI VERSION" (already unescaped) into
- * method, version and the URI's parts.  A line that is no request
+ * method, version and the URI's parts (a CONNECT's authority is the host,
+ * of rank 1 as an absolute URI's: a Host capture or $host wins).  A line that is no request
  * (lbt_reqline_split: HELP, TLS bytes, several words without a version)
  * is kept whole in the request field, and method, path, query and version
  * stay absent.
@@ -534,7 +681,10 @@ static void conv_request(struct fmt_ctx *c, const struct fmt_item *it, const cha
 	}
 	set_str(c, LBT_F_METHOD, &c->rec->method, it->rank, r.method.p, r.method.n);
 	set_str(c, LBT_F_VERSION, &c->rec->version, it->rank, r.version.p, r.version.n);
-	conv_uri(c, it, r.uri.p, r.uri.n);
+	if (lbt_reqline_authority(&r))     /* CONNECT host:port: the host, no path */
+		set_str(c, LBT_F_HOST, &c->rec->host, 1, r.uri.p, r.uri.n);
+	else
+		conv_uri(c, it, r.uri.p, r.uri.n);
 }
 
 /*
@@ -546,7 +696,6 @@ void lbt_fmti_conv_slot(struct fmt_ctx *c, const struct fmt_item *it, int slot, 
 {
 	const char *v;
 	size_t vn;
-	lbt_addr a;
 
 	if (slot < 0 || slot >= c->f->ncaps || c->f->caps[slot] == CAP_NONE || n == 0)
 		return;
@@ -560,17 +709,7 @@ void lbt_fmti_conv_slot(struct fmt_ctx *c, const struct fmt_item *it, int slot, 
 		set_str(c, LBT_F_UA, &c->rec->ua, 2, v, vn);
 		break;
 	default:
-		{
-			const char *comma = memchr(v, ',', vn);
-			size_t an = comma ? (size_t)(comma - v) : vn;
-
-			while (an > 0 && v[an - 1] == ' ')
-				an--;
-			if (lbt_addr_parse(v, an, &a) == 0 && take(c, LBT_F_CLIENT, 3)) {
-				c->rec->client = a;
-				c->rec->have |= LBT_BIT(LBT_F_CLIENT);
-			}
-		}
+		keep_header(c, 3, 0, v, vn);    /* above %ci: a capture named client says so */
 	}
 }
 

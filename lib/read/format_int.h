@@ -126,6 +126,8 @@ enum fmt_cap {
                                (the server that answered) */
 #define FL_XFF     0x0800   /* K_CLIENT: an X-Forwarded-For list, its first address */
 #define FL_HOSTNAME 0x1000  /* NGINX $host in text: a ',' makes the line another format's */
+#define FL_XFF_CONN 0x2000  /* FL_XFF whose last element is the connecting address
+                               (NGINX $proxy_add_x_forwarded_for) */
 
 /* json dialect key flavours: a name whose meaning depends on who wrote it. */
 #define JF_NGINX   0x01     /* this entry is the name's NGINX meaning */
@@ -195,6 +197,8 @@ struct fmt_step {
 };
 
 /* A text program: the compiled form of a text template. */
+#define CUT_MIN 900        /* shorter lines are never taken as cut by the logger */
+
 struct fmt_prog {
 	struct fmt_step *v;
 	size_t n, cap;
@@ -203,6 +207,8 @@ struct fmt_prog {
 	int nocut;                 /* never take a line as cut by the logger (NGINX JSON) */
 	int tail;                  /* text after the last step (after a space) is ignored
 	                              (descriptor key "trailing ignore") */
+	size_t cut_from;           /* a line cut by the logger must reach this step: its
+	                              time and its client or request (format_match.c) */
 };
 
 /* A value's place in the line (NGINX JSON layout, format_match.c -> format_json.c). */
@@ -240,8 +246,11 @@ struct lbt_format {
 	uint64_t wanted;           /* fields to convert */
 	uint64_t fields;           /* fields the format can fill */
 	int planned;               /* the matcher's plan of every program is made */
+	unsigned lit_quotes;       /* '"' bytes in the literal text of prog (planned):
+	                              an uncut line with fewer is not of this format */
 	int noskip;                /* plan no skipped word: every step taken (tests) */
 	lbt_tz *tz;                /* zone of %t/%tr, NULL = UTC; not owned */
+	lbt_ipset *trusted;        /* --trusted-proxies, NULL = none given; not owned */
 	lbt_time_cache tcache;     /* last minute of a CLF date (zeroed with the zone) */
 	char *scratch;             /* per-line decoded strings */
 	size_t scap, sused;
@@ -266,6 +275,13 @@ struct fmt_ctx {
 	int time_accept_s;         /* the time came from a second-precision accept date */
 	int noskip;                /* take every step, skip no planned word */
 	int skipped;               /* a planned word was skipped (format_match.c) */
+	lbt_addr conn;             /* the connecting address (%ci, $remote_addr), family 0
+	                              none: the header's list is resolved against it */
+	uint8_t conn_rank;
+	uint8_t hdr_rank;          /* rank of the header's item, 0: no header list */
+	uint8_t hdr_tail;          /* its last element is the connecting address */
+	const char *hdr;           /* the header's address list (X-Forwarded-For) */
+	size_t hdrn;
 };
 
 /* format_prog.c */

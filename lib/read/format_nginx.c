@@ -58,7 +58,7 @@ static const struct nvar nvars[] = {
 	{ "server_name", K_STR, SC_PLAIN, LBT_F_FRONTEND, 0, 0, 2, 0 },
 	{ "hostname", K_STR, SC_PLAIN, LBT_F_LB, 0, 0, 2, 0 },
 	{ "http_x_forwarded_for", K_CLIENT, SC_ULIST, 0, 0, 0, 1, FL_XFF },
-	{ "proxy_add_x_forwarded_for", K_CLIENT, SC_ULIST, 0, 0, 0, 2, FL_XFF },
+	{ "proxy_add_x_forwarded_for", K_CLIENT, SC_ULIST, 0, 0, 0, 2, FL_XFF | FL_XFF_CONN },
 	{ "upstream_addr", K_STR, SC_ULIST, LBT_F_SERVER, 0, 0, 2, FL_LAST },
 	{ "upstream_connect_time", K_SEC_MS, SC_ULIST, LBT_F_TC, 0, 0, 2, FL_LAST },
 	{ "upstream_header_time", K_SEC_MS, SC_ULIST, LBT_F_TRESP, 0, 0, 2, FL_LAST },

@@ -22,7 +22,8 @@ static uint64_t kind_fills(const struct fmt_item *it)
 	case K_BYTES:
 		return LBT_BIT(LBT_F_BYTES);
 	case K_CLIENT:
-		return LBT_BIT(LBT_F_CLIENT);
+		return LBT_BIT(LBT_F_CLIENT) | (it->flags & FL_XFF ? LBT_BIT(LBT_F_CLIENT_FROM) |
+		    LBT_BIT(LBT_F_CONN) : 0);
 	case K_TIME:
 	case K_MS:
 		return LBT_BIT(LBT_F_TIME);
@@ -46,7 +47,8 @@ static uint64_t cap_fields(int cap)
 {
 	static const uint64_t m[] = {
 		[CAP_NONE] = 0, [CAP_HOST] = LBT_BIT(LBT_F_HOST),
-		[CAP_UA] = LBT_BIT(LBT_F_UA), [CAP_CLIENT] = LBT_BIT(LBT_F_CLIENT)
+		[CAP_UA] = LBT_BIT(LBT_F_UA), [CAP_CLIENT] = LBT_BIT(LBT_F_CLIENT) |
+		LBT_BIT(LBT_F_CLIENT_FROM) | LBT_BIT(LBT_F_CONN)
 	};
 
 	return m[cap];

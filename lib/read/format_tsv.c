@@ -148,8 +148,15 @@ static int conv(struct fmt_ctx *c, int fld, const char *s, size_t n, size_t col)
 
 		ok = k > 0;
 		r->tier = ok ? (lbt_tier)k : r->tier;
+	} else if (fld == LBT_F_CLIENT_FROM) {
+		int k = lbt_client_from_lookup(s, n);
+
+		ok = k >= 0;
+		r->client_from = ok ? (uint8_t)k : r->client_from;
 	} else if (fld == LBT_F_CLIENT)
 		ok = lbt_addr_parse(s, n, &r->client) == 0;
+	else if (fld == LBT_F_CONN)
+		ok = lbt_addr_parse(s, n, &r->conn) == 0;
 	else if (fld == LBT_F_BYTES)
 		ok = lbt_num_i64(s, n, &r->bytes) == 0;
 	else if (i32 != NULL)

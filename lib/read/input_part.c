@@ -42,13 +42,16 @@ uint64_t lbt_input_cuttable(const lbt_input *in, uint64_t *from, const char **pa
 {
 	const struct path *p = open_path(in);
 
-	*from = in->src != NULL ? lbt_source_bytes_read(in->src) : 0;
+	*from = 0;
 	*path = p != NULL ? p->path : NULL;
 	if (p == NULL || p->part || p->skip > 0 || in->o.strict || in->cur == NULL ||
 	    strcmp(p->path, "-") == 0 || lbt_source_compression(in->src) != LBT_COMP_NONE)
 		return 0;
 	if (in->cur == &in->det && !in->det.builtin)
 		return 0;
+	/* only now: stdin and compressed files are decoded ahead, on a thread
+	 * that counts their bytes as it reads */
+	*from = lbt_source_bytes_read(in->src);
 	return lbt_source_size(in->src);
 }
 
@@ -143,4 +146,8 @@ void lbt_input_stats_add(lbt_input *in, const lbt_input_stats *st)
 	in->st.first_us = st->first_us < in->st.first_us ? st->first_us : in->st.first_us;
 	in->st.last_us = st->last_us > in->st.last_us ? st->last_us : in->st.last_us;
 	in->st.parts++;
+	if (in->file_first_bad == 0)
+		in->file_first_bad = st->partial_first;   /* parts join in file order */
+	if (in->next > 0)
+		lbt_inputi_partial_check(in);       /* the file with this part */
 }

@@ -6,6 +6,7 @@
  * hold, known before reading (lbt_input_tiers, for lbt_stream's --tier
  * auto).  See lib/read/input_int.h.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,90 @@ static int format_opts_check(const lbt_input_opts *o, lbt_err *err)
 	return 0;
 }
 
+/* Add one trusted proxy, the network s[0..n) (from `where`).  @return 0 or -1 with err */
+static int trusted_add(lbt_ipset *set, const char *s, size_t n, const char *file,
+    uint64_t line, lbt_err *err)
+{
+	char buf[LBT_ADDR_STRLEN + 8];
+	lbt_addr a;
+	int bits;
+
+	if (n == 0 || n >= sizeof buf)
+		return lbt_err_at(err, file, line, "--trusted-proxies: '%.*s' is not an address "
+		    "or network", (int)(n > 60 ? 60 : n), s);
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (lbt_addr_parse_prefix(buf, &a, &bits) < 0)
+		return lbt_err_at(err, file, line, "--trusted-proxies: '%s' is not an address or "
+		    "network", buf);
+	if (lbt_ipset_add(set, &a, bits) < 0)
+		return lbt_err_set(err, "out of memory");
+	return 0;
+}
+
+/* The networks of an @FILE: one a line, '#' to the end of a line a comment.
+ * @return 0 or -1 with err naming file:line */
+static int trusted_file(lbt_ipset *set, const char *path, lbt_err *err)
+{
+	FILE *fp = fopen(path, "r");
+	char line[512];
+	uint64_t no = 0;
+	int rc = 0;
+
+	if (fp == NULL)
+		return lbt_err_set(err, "--trusted-proxies: %s: %s", path, strerror(errno));
+	while (rc == 0 && fgets(line, sizeof line, fp) != NULL) {
+		char *p = line + strspn(line, " \t");
+		size_t n = strcspn(p, "#\r\n");
+
+		no++;
+		while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		if (n > 0)
+			rc = trusted_add(set, p, n, path, no, err);
+	}
+	fclose(fp);
+	return rc;
+}
+
+/*
+ * --trusted-proxies LIST|@FILE into a set, read once here so that the
+ * formats of every thread share it (lbt_format_set_trusted): networks
+ * separated by commas, an element "@FILE" the networks of FILE.  "" is
+ * an empty list: the connecting address always counts.  @return the set,
+ * or NULL with err (a bad network, the file unreadable)
+ */
+static lbt_ipset *trusted_read(const char *arg, lbt_err *err)
+{
+	lbt_ipset *set = lbt_ipset_new();
+	lbt_addr any = { 4, { 0 } };
+	int rc = 0;
+
+	if (set == NULL) {
+		lbt_err_set(err, "out of memory");
+		return NULL;
+	}
+	for (const char *p = arg; rc == 0 && *p != '\0';) {
+		size_t n = strcspn(p, ",");
+		char path[4096];
+
+		if (p[0] == '@' && n < sizeof path) {
+			memcpy(path, p + 1, n - 1);
+			path[n - 1] = '\0';
+			rc = trusted_file(set, path, err);
+		} else {
+			rc = trusted_add(set, p, n, NULL, 0, err);
+		}
+		p += n + (p[n] == ',');
+	}
+	if (rc < 0) {
+		lbt_ipset_free(set);
+		return NULL;
+	}
+	(void)lbt_ipset_has(set, &any);   /* normalised now: later reads write nothing */
+	return set;
+}
+
 /* Zone and formats of p.  @return 0 or -1 with err. */
 static int profile_setup(lbt_input *in, struct profile *p, lbt_err *err)
 {
@@ -39,9 +124,11 @@ static int profile_setup(lbt_input *in, struct profile *p, lbt_err *err)
 		return -1;
 	if ((p->tz = lbt_tz_new(o->log_tz, err)) == NULL && o->log_tz != NULL)
 		return -1;
+	if (o->trusted_proxies != NULL && (p->trusted = trusted_read(o->trusted_proxies, err)) == NULL)
+		return -1;
 	if (lbt_inputi_set_from_opts(&p->fixed, o, err) < 0)
 		return -1;
-	return lbt_inputi_set_setup(&p->fixed, p->tz, o->captures, in->wanted, o->tier, err);
+	return lbt_inputi_set_setup(&p->fixed, p, in->wanted, err);
 }
 
 /* Free a profile; NULL accepted. */
@@ -51,6 +138,7 @@ static void profile_free(struct profile *p)
 		return;
 	lbt_inputi_set_free(&p->fixed);
 	lbt_tz_free(p->tz);
+	lbt_ipset_free(p->trusted);
 	free(p);
 }
 
@@ -145,7 +233,7 @@ unsigned lbt_inputi_file_tiers(lbt_input *in, struct path *q)
 		return lbt_inputi_set_tiers(&p->fixed);
 	if (q->probed != NULL)
 		return lbt_inputi_set_tiers(q->probed);
-	if (strcmp(q->path, "-") == 0 || q->skip > 0)
-		return 1u << LBT_TIER_NONE;       /* stdin cannot be read twice */
+	if (q->skip > 0 || !lbt_source_is_file(q->path))
+		return 1u << LBT_TIER_NONE;       /* a stream (stdin, a FIFO) cannot be read twice */
 	return probe(in, p, q);
 }

@@ -50,6 +50,7 @@ static const struct key {
 	{ "lb", offsetof(lbt_input_spec, lb), 0 },
 	{ "log-tz", offsetof(lbt_input_spec, log_tz), 0 },
 	{ "captures", offsetof(lbt_input_spec, captures), 0 },
+	{ "trusted-proxies", offsetof(lbt_input_spec, trusted_proxies), 0 },
 	{ "tier", 0, 0 },
 };
 
@@ -427,6 +428,7 @@ lbt_input_opts lbt_input_spec_opts(const lbt_input_spec *s, const lbt_input_opts
 	o.lb = s->lb ? s->lb : o.lb;
 	o.log_tz = s->log_tz ? s->log_tz : o.log_tz;
 	o.captures = s->captures ? s->captures : o.captures;
+	o.trusted_proxies = s->trusted_proxies ? s->trusted_proxies : o.trusted_proxies;
 	o.tier = s->tier != LBT_TIER_NONE ? s->tier : o.tier;
 	o.specs = NULL;
 	o.nspecs = 0;

@@ -9,7 +9,8 @@
 #define SEC 1000000LL
 
 /* Write the cells of one source. */
-static void row(lbt_out *out, const lbt_offender *w, int country, int asn, int approx)
+static void row(lbt_out *out, const lbt_offender *w, int country, int asn, int approx,
+    int header, int via)
 {
 	char buf[1024];
 
@@ -39,6 +40,21 @@ static void row(lbt_out *out, const lbt_offender *w, int country, int asn, int a
 	lbt_episode_report_main(out, &w->cp, SEC);
 	if (approx)
 		lbt_out_int(out, (int64_t)w->requests_err);
+	if (header)
+		lbt_out_int(out, (int64_t)w->from_header);
+	if (via)
+		lbt_out_cstr(out, w->via.family ? lbt_offender_via_str(w, buf, sizeof buf) : NULL);
+}
+
+/* The connecting address beside a source's header address, "+" after it
+ * when others sent some too ("203.0.113.66+").  @return buf */
+const char *lbt_offender_via_str(const lbt_offender *w, char *buf, size_t size)
+{
+	char a[LBT_ADDR_STRLEN];
+
+	snprintf(buf, size, "%s%s", w->via.family ? lbt_addr_format(&w->via, a, sizeof a) : "",
+	    w->via_many ? "+" : "");
+	return buf;
 }
 
 /*
@@ -55,8 +71,11 @@ static void row(lbt_out *out, const lbt_offender *w, int country, int asn, int a
 
 /* The table: columns (GeoIP ones only when a database can fill them, the
  * change points after the evidence, where scripts that cut the older
- * columns do not see them, requests_err last and only when the memory
- * budget made the counts approximate), rows.
+ * columns do not see them, requests_err only when the memory budget made
+ * the counts approximate, from_header only when some client address came
+ * from a header nobody vouches for (lbt-deny reads it and will not deny
+ * such a source without being told), via last and only when some came
+ * from a header at all: the connecting address that sent them), rows.
  * @return 0 or -1. */
 int lbt_offenders_report(const lbt_offenders *o, FILE *fp, const lbt_report_opts *p)
 {
@@ -75,7 +94,9 @@ int lbt_offenders_report(const lbt_offenders *o, FILE *fp, const lbt_report_opts
 	int country = lbt_geoip_has_country(g), asn = lbt_geoip_has_asn(g);
 	int n = (int)(sizeof base / sizeof base[0]);
 	int approx = lbt_offenders_stats_get(o)->floor > 0;
-	lbt_out_col cols[sizeof base / sizeof base[0] + 4 + sizeof changes / sizeof changes[0]];
+	int header = lbt_offenders_stats_get(o)->from_header > 0;
+	int via = header || lbt_offenders_stats_get(o)->from_trusted > 0;
+	lbt_out_col cols[sizeof base / sizeof base[0] + 6 + sizeof changes / sizeof changes[0]];
 	lbt_out *out;
 
 	for (int i = 0; i < n; i++)
@@ -89,12 +110,16 @@ int lbt_offenders_report(const lbt_offenders *o, FILE *fp, const lbt_report_opts
 		cols[n++] = changes[i];
 	if (approx)
 		cols[n++] = (lbt_out_col){ "requests_err", LBT_COL_NUM };
+	if (header)
+		cols[n++] = (lbt_out_col){ "from_header", LBT_COL_NUM };
+	if (via)
+		cols[n++] = (lbt_out_col){ "via", LBT_COL_STR };
 	if ((out = lbt_report_writer(fp, p, cols, n)) == NULL)
 		return -1;
 	lbt_out_set_drop(out, OFFENDERS_DROP);
 	lbt_out_set_narrow(out, "status,source,top_keys,evidence");
 	for (size_t i = 0; i < lbt_offenders_nrows(o); i++)
-		row(out, lbt_offenders_row_at(o, i), country, asn, approx);
+		row(out, lbt_offenders_row_at(o, i), country, asn, approx, header, via);
 	return lbt_out_free(out);
 }
 
@@ -126,6 +151,20 @@ int lbt_offenders_report_empty(const lbt_offenders *o, char *buf, size_t size)
 		return 0;
 	snprintf(buf, size, "none of %llu records has a client address",
 	    (unsigned long long)st->records);
+	return 1;
+}
+
+/* The "addresses from a header" sentence.  @return 1 with buf, or 0 (none). */
+int lbt_offenders_report_header(const lbt_offenders *o, char *buf, size_t size)
+{
+	const lbt_offenders_stats *st = lbt_offenders_stats_get(o);
+
+	if (st->from_header == 0)
+		return 0;
+	snprintf(buf, size, "%llu of %llu requests have a client address taken from an "
+	    "X-Forwarded-For header, which any client can write (column from_header): "
+	    "give --trusted-proxies to say whose word counts",
+	    (unsigned long long)st->from_header, (unsigned long long)st->counted);
 	return 1;
 }
 

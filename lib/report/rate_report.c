@@ -2,6 +2,7 @@
  * rate_report.c - lbt-rate(1)'s rows (see rate_report.h).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "lbt/episode_report.h"
 #include "lbt/rate_report.h"
@@ -11,7 +12,7 @@
 /* The cells of ranked key i (a sparkline last when `spark`).  The columns
  * of before the change-point engine keep their places (scripts cut them);
  * first_seen, episodes and ratio follow. */
-static void row(lbt_out *out, const lbt_rate *r, size_t i, int spark)
+static void row(lbt_out *out, const lbt_rate *r, size_t i, int spark, int approx)
 {
 	const lbt_rate_row *w = lbt_rate_row_at(r, i);
 	int64_t step = lbt_rate_step(r);
@@ -26,6 +27,8 @@ static void row(lbt_out *out, const lbt_rate *r, size_t i, int spark)
 	lbt_report_bucket(out, w->first, step);
 	lbt_out_int(out, (int64_t)w->cp.episodes);
 	lbt_episode_report_ratio(out, &w->cp);
+	if (approx)
+		lbt_out_int(out, w->total_err);
 	if (spark) {
 		lbt_rate_sparkline(r, i, SPARK_WIDTH, buf, sizeof buf);
 		lbt_out_cstr(out, buf);
@@ -38,7 +41,7 @@ static void row(lbt_out *out, const lbt_rate *r, size_t i, int spark)
  * peak and first bucket; baseline and episodes are per LB only (absent).
  * The name "(total)" is none a host can have.
  */
-static void total_row(lbt_out *out, const lbt_rate *r, int spark)
+static void total_row(lbt_out *out, const lbt_rate *r, int spark, int approx)
 {
 	int64_t first, last, peak = 0, peak_b = 0, sum = 0, step = lbt_rate_step(r);
 
@@ -60,6 +63,8 @@ static void total_row(lbt_out *out, const lbt_rate *r, int spark)
 	lbt_report_bucket(out, first, step);
 	lbt_out_absent(out);               /* episodes */
 	lbt_out_absent(out);               /* ratio */
+	if (approx)
+		lbt_out_int(out, 0);           /* the series of every key is never pruned */
 	if (spark)
 		lbt_out_absent(out);
 }
@@ -81,19 +86,27 @@ int lbt_rate_report_rows(const lbt_rate *r, FILE *fp, const lbt_report_opts *p, 
 		{ "baseline_rps", LBT_COL_NUM }, { "jump_start", LBT_COL_STR },
 		{ "jump_end", LBT_COL_STR }, { "sustained_rps", LBT_COL_NUM },
 		{ "first_seen", LBT_COL_STR }, { "episodes", LBT_COL_NUM },
-		{ "ratio", LBT_COL_NUM }, { "spark", LBT_COL_STR },
+		{ "ratio", LBT_COL_NUM },
 	};
 	int ncols = (int)(sizeof cols / sizeof cols[0]);
-	lbt_out *out = lbt_report_writer(fp, p, cols, spark ? ncols : ncols - 1);
+	int approx = lbt_rate_stats_get(r)->budget.floor > 0;
+	lbt_out_col all[sizeof cols / sizeof cols[0] + 2];
+	lbt_out *out;
 
-	if (out == NULL)
+	for (int i = 0; i < ncols; i++)
+		all[i] = cols[i];
+	if (approx)                    /* over --max-memory only, as lbt-offenders' requests_err */
+		all[ncols++] = (lbt_out_col){ "total_err", LBT_COL_NUM };
+	if (spark)
+		all[ncols++] = (lbt_out_col){ "spark", LBT_COL_STR };
+	if ((out = lbt_report_writer(fp, p, all, ncols)) == NULL)
 		return -1;
 	lbt_out_set_drop(out, RATE_DROP);
 	lbt_out_set_narrow(out, "");          /* no column narrows: the key stays whole */
 	for (size_t i = 0; i < lbt_rate_nrows(r); i++)
-		row(out, r, i, spark);
-	if (lbt_rate_opts_get(r)->by == LBT_RATE_BY_LB && lbt_rate_nrows(r) > 1)
-		total_row(out, r, spark);
+		row(out, r, i, spark, approx);
+	if (lbt_rate_opts_get(r)->by == LBT_RATE_BY_LB && lbt_rate_stats_get(r)->keys > 1)
+		total_row(out, r, spark, approx);
 	return lbt_out_free(out);
 }
 
@@ -137,6 +150,20 @@ int lbt_rate_report_series(const lbt_rate *r, FILE *fp, const lbt_report_opts *p
 				lbt_out_int(out, lbt_rate_count(r, i, b));
 			}
 	return lbt_out_free(out);
+}
+
+/* The "over --max-memory" sentence.  @return 1 with buf, or 0 (exact). */
+int lbt_rate_report_approx(const lbt_rate *r, char *buf, size_t size)
+{
+	const lbt_rate_stats *st = lbt_rate_stats_get(r);
+	int n;
+
+	if (!lbt_budget_note(&st->budget, "keys", "requests", buf, size))
+		return 0;
+	n = (int)strlen(buf);
+	snprintf(buf + n, size - (size_t)n, " (a row's total_err); the total rate and the span "
+	    "are exact");
+	return 1;
 }
 
 /* The "none has the --by field" sentence.  @return 1 with buf, or 0. */

@@ -11,7 +11,7 @@ static const lbt_field default_fields[] = {
 	LBT_F_SERVER, LBT_F_METHOD, LBT_F_PATH, LBT_F_QUERY, LBT_F_HOST, LBT_F_STATUS,
 	LBT_F_BYTES, LBT_F_TR, LBT_F_TW, LBT_F_TC, LBT_F_TRESP, LBT_F_TA, LBT_F_TT,
 	LBT_F_TERM, LBT_F_AC, LBT_F_FC, LBT_F_BC, LBT_F_SC, LBT_F_RC, LBT_F_SQ, LBT_F_BQ,
-	LBT_F_UA, LBT_F_KEY, LBT_F_FILE, LBT_F_LINE,
+	LBT_F_UA, LBT_F_KEY, LBT_F_CLIENT_FROM, LBT_F_CONN, LBT_F_FILE, LBT_F_LINE,
 };
 
 /* Fill err with "--fields: 'x' is not a field" and the list of valid names.

@@ -4,6 +4,7 @@
  * through lbt_out.  The sentences come from timeline_text.c.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +99,24 @@ static void full_row(lbt_out *o, const lbt_tl_event *e, const char *ev, const ch
 	lbt_out_cstr(o, nu);
 }
 
+/* An approximation as a last NDJSON row (what stderr says): kind "approx",
+ * the sentence in text, approx 1, every other column null. */
+static void approx_row(lbt_out *o, const char *sentence)
+{
+	for (size_t c = 0; c < sizeof full_cols / sizeof full_cols[0]; c++) {
+		const char *name = full_cols[c].name;
+
+		if (strcmp(name, "kind") == 0)
+			lbt_out_cstr(o, "approx");
+		else if (strcmp(name, "approx") == 0)
+			lbt_out_int(o, 1);
+		else if (strcmp(name, "text") == 0)
+			lbt_out_cstr(o, sentence);
+		else
+			lbt_out_absent(o);
+	}
+}
+
 /* One row of the short columns; the date on the first row and when it changes. */
 static void short_row(lbt_out *o, const lbt_tl_event *e, const char *ev, const char *nu,
     int64_t *day)
@@ -156,5 +175,56 @@ int lbt_timeline_report(const lbt_timeline *tl, FILE *fp, const lbt_report_opts 
 		else
 			short_row(o, e, ev, nu, &day);
 	}
+	for (size_t i = 0; p->mode == LBT_OUT_JSON &&
+	    lbt_timeline_report_approx(tl, i, ev, sizeof ev); i++)
+		approx_row(o, ev);
 	return lbt_report_done(o, fp, p);
+}
+
+/* The sentence of a dimension's sketch past --track (how many were pushed
+ * out depends on the parts merged, so it is not said: the output is the
+ * same on every thread count).  @return 1 with buf, or 0. */
+static int sketch_note(const lbt_timeline *tl, int d, char *buf, size_t size)
+{
+	static const char *const what[3] = { "keys", "sources", "Hosts" };
+	const lbt_timeline_stats *st = lbt_timeline_stats_get(tl);
+
+	if (!st->approx[d])
+		return 0;
+	snprintf(buf, size, "more %s than --track %zu: those pushed out of the tracked ones "
+	    "are counted in the totals only; a tracked one's count is an upper bound and its "
+	    "series starts when it was tracked", what[d], lbt_timeline_opts_get(tl)->track);
+	return 1;
+}
+
+/* Approximation i of the timeline (timeline_report.h).  @return 1 with buf, or 0. */
+int lbt_timeline_report_approx(const lbt_timeline *tl, size_t i, char *buf, size_t size)
+{
+	const lbt_timeline_stats *st = lbt_timeline_stats_get(tl);
+	size_t k = 0;
+
+	for (int j = 0; j < 6; j++) {
+		int has = 0;
+
+		if (j < 3)
+			has = sketch_note(tl, j, buf, size);
+		else if (j == 3 && st->events_dropped > 0)
+			has = snprintf(buf, size, "%llu of HAProxy's own lines past the first %d were "
+			    "left out", (unsigned long long)st->events_dropped, LBT_TL_MAXEV) > 0;
+		else if (j == 4 && st->lbs_other > 0)
+			has = snprintf(buf, size, "%llu requests of load balancers past the first %d "
+			    "have no series of their own", (unsigned long long)st->lbs_other,
+			    LBT_TL_MAXLB) > 0;
+		else if (j == 5 && lbt_budget_note(&st->tarpit_budget, "sources", "requests", buf,
+		    size)) {
+			size_t n = strlen(buf);
+
+			snprintf(buf + n, size - n, " (the tarpit's per-source state; the timeline's "
+			    "frontends and series are whole)");
+			has = 1;
+		}
+		if (has && k++ == i)
+			return 1;
+	}
+	return 0;
 }

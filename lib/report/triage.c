@@ -5,9 +5,12 @@
  * per frontend, the damage, the verdict.  The rule is triage_rule.c.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbt/budget.h"
+#include "lbt/offenders_report.h"
 #include "lbt/series.h"
 #include "lbt/timeparse.h"
 #include "lbt/vec.h"
@@ -62,27 +65,27 @@ int lbt_triage_allow(lbt_triage *t, const char *arg, lbt_err *err)
 	return lbt_deny_allow_arg(t->deny, arg, err);
 }
 
-/* First and latest request (from the sources, else the status buckets). */
+/* One of the load balancer's own addresses.  @return 0 or -1 with err */
+int lbt_triage_own(lbt_triage *t, const lbt_addr *a, const char *file, uint64_t line,
+    lbt_err *err)
+{
+	lbt_ipnet net = { *a, a->family == 4 ? 32 : 128 };
+
+	if (t->built)
+		return lbt_err_set(err, "lbt_triage_own after lbt_triage_build");
+	return lbt_deny_own(t->deny, &net, file, line, err);
+}
+
+/* First and latest record with a time: the input's span, read by the
+ * status analysis from every record (never from the sources, which a
+ * budget may have dropped). */
 static void find_span(lbt_triage *t)
 {
-	const lbt_offenders *o = t->in.offenders;
+	const lbt_rate_stats *st = lbt_rate_stats_get(t->in.statuses);
 	lbt_triage_summary *s = &t->sum;
-	int64_t f, l;
 
-	s->first_us = INT64_MAX;
-	s->last_us = INT64_MIN;
-	for (size_t i = 0; i < lbt_offenders_nrows(o); i++) {
-		const lbt_offender *r = lbt_offenders_row_at(o, i);
-
-		if (r->first_us < s->first_us)
-			s->first_us = r->first_us;
-		if (r->last_us > s->last_us)
-			s->last_us = r->last_us;
-	}
-	if (s->first_us == INT64_MAX && lbt_rate_span(t->in.statuses, &f, &l) == 0) {
-		s->first_us = f * lbt_rate_step(t->in.statuses);
-		s->last_us = (l + 1) * lbt_rate_step(t->in.statuses) - 1;
-	}
+	s->first_us = st->first_us;
+	s->last_us = st->last_us;
 	s->now_us = t->o.now_us != 0 ? t->o.now_us : s->last_us;
 }
 
@@ -271,6 +274,9 @@ static int find_sources(lbt_triage *t, lbt_err *err)
 	t->sum.base_from_us = st->baseline == 2 ? st->base_from_us : t->sum.first_us;
 	t->sum.base_to_us = st->baseline == 2 ? st->base_to_us : t->sum.total.start_us;
 	t->sum.sources = st->sources;
+	t->sum.header_aside = st->header_aside;
+	t->sum.from_header = st->from_header;
+	t->sum.from_trusted = st->from_trusted;
 	if (n > 0 && (t->src = calloc(n, sizeof *t->src)) == NULL)
 		return lbt_err_set(err, "out of memory");
 	for (size_t i = 0; i < n; i++)
@@ -410,7 +416,8 @@ static void find_verdict(lbt_triage *t)
 	if (anomaly && s->since_us == INT64_MAX)    /* offenders or tarpit alone */
 		widen(s, s->baseline ? s->base_to_us : s->first_us, s->last_us);
 	s->verdict = s->records == 0 || s->requests == 0 ? LBT_TRIAGE_NO_RECORDS :
-	    ongoing ? LBT_TRIAGE_ONGOING : anomaly ? LBT_TRIAGE_OVER : LBT_TRIAGE_CALM;
+	    ongoing ? LBT_TRIAGE_ONGOING : anomaly ? LBT_TRIAGE_OVER :
+	    s->unread > 0 ? LBT_TRIAGE_UNREAD : LBT_TRIAGE_CALM;   /* calm on what was read */
 }
 
 /* Build everything from the finished analyses of in.  @return 0 or -1 with err */
@@ -423,6 +430,7 @@ int lbt_triage_build(lbt_triage *t, const lbt_triage_input *in, lbt_err *err)
 	t->built = 1;
 	t->in = *in;
 	t->sum.lines = in->lines;
+	t->sum.unread = in->unread;
 	t->sum.records = lbt_rate_stats_get(in->statuses)->records;
 	t->sum.requests = lbt_offenders_stats_get(in->offenders)->counted;   /* a time, a client */
 	if (t->sum.requests == 0)                                   /* else a time, a status */
@@ -469,6 +477,73 @@ const lbt_triage_summary *lbt_triage_summary_get(const lbt_triage *t)
 size_t lbt_triage_nkeys(const lbt_triage *t)
 {
 	return t->nkeys;
+}
+
+/* A budget's approximation into a: "what" dropped, note from lbt_budget_note.
+ * @return 1 when it dropped some, else 0. */
+static int budget_approx(const lbt_budget *b, const char *what, lbt_triage_approx *a)
+{
+	if (!lbt_budget_note(b, what, "requests", a->note, sizeof a->note))
+		return 0;
+	a->what = what;
+	a->dropped = b->dropped;
+	a->at_most = b->floor;
+	return 1;
+}
+
+/* The approximation of the sources: dropped over budget, or not every one
+ * ranked.  @return 1 with a, or 0. */
+static int sources_approx(const lbt_triage *t, int ranked, lbt_triage_approx *a)
+{
+	const lbt_offenders *o = t->in.offenders;
+	const lbt_offenders_stats *st = lbt_offenders_stats_get(o);
+	size_t n = lbt_offenders_nrows(o);
+
+	if (!ranked) {
+		if (!lbt_offenders_report_approx(o, a->note, sizeof a->note))
+			return 0;
+		a->what = "sources";
+		a->dropped = st->dropped;
+		a->at_most = st->floor;
+		return 1;
+	}
+	if (n >= st->kept)
+		return 0;
+	a->what = "ranked sources";
+	a->dropped = st->kept - n;
+	a->at_most = n > 0 ? lbt_offenders_row_at(o, n - 1)->requests : 0;
+	snprintf(a->note, sizeof a->note, "over --max-memory: the %zu sources of most requests "
+	    "of %zu were ranked; the %llu others (at most %llu requests each) are in "
+	    "the totals, not in the shares since the jump", n, st->kept,
+	    (unsigned long long)a->dropped, (unsigned long long)a->at_most);
+	return 1;
+}
+
+/* Approximation i (see triage.h).  @return 1 with a, or 0 past the last. */
+int lbt_triage_approx_at(const lbt_triage *t, size_t i, lbt_triage_approx *a)
+{
+	size_t k = 0;
+
+	for (int j = 0; j < 5; j++) {
+		int has;
+
+		memset(a, 0, sizeof *a);
+		switch (j) {
+		case 0: has = sources_approx(t, 0, a); break;
+		case 1: has = sources_approx(t, 1, a); break;
+		case 2: has = budget_approx(&lbt_rate_stats_get(t->in.keys)->budget, "keys", a);
+			break;
+		case 3: has = budget_approx(&lbt_rate_stats_get(t->in.statuses)->budget,
+			    "statuses", a);
+			break;
+		default: has = budget_approx(&lbt_tarpit_stats_get(t->in.tarpit)->budget,
+			    "tarpit sources", a);
+			break;
+		}
+		if (has && k++ == i)
+			return 1;
+	}
+	return 0;
 }
 
 /* How many sources are shown: the offenders and opts.nsources others. */
@@ -528,7 +603,7 @@ const lbt_triage_front *lbt_triage_front_at(const lbt_triage *t, size_t i)
 /* The verdict's name in --json. */
 const char *lbt_triage_verdict_name(lbt_triage_verdict v)
 {
-	static const char *const name[] = { "no-records", "calm", "over", "ongoing" };
+	static const char *const name[] = { "no-records", "calm", "over", "ongoing", "unread" };
 
-	return (unsigned)v < 4 ? name[v] : "?";
+	return (unsigned)v < sizeof name / sizeof name[0] ? name[v] : "?";
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lbt/esc.h"
+#include "lbt/offenders_report.h"
 #include "lbt/timeparse.h"
 #include "lbt/utf8.h"
 #include "lbt/version.h"
@@ -86,12 +87,15 @@ static json_t *data(const lbt_triage *t)
 {
 	const lbt_triage_summary *m = &t->sum;
 
-	return json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:I}", "lines", (json_int_t)m->lines,
+	return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:{s:b, s:I, s:I, s:I}}",
+	    "lines", (json_int_t)m->lines, "unread", (json_int_t)m->unread,
 	    "records", (json_int_t)m->records, "requests", (json_int_t)m->requests,
 	    "first", m->requests ? when(m->first_us) : json_null(),
 	    "last", m->requests ? when(m->last_us) : json_null(),
 	    "now", m->requests ? when(m->now_us) : json_null(), "sources",
-	    (json_int_t)m->sources);
+	    (json_int_t)m->sources, "x_forwarded_for", "trusted_proxies", !t->o.conn_only,
+	    "set_aside", (json_int_t)m->header_aside, "unverified", (json_int_t)m->from_header,
+	    "trusted", (json_int_t)m->from_trusted);
 }
 
 /* Keys (or statuses) v[0..n) with their rises, under the name `what`. */
@@ -124,16 +128,20 @@ static json_t *source(const lbt_triage_source *s)
 	const lbt_offender *r = s->row;
 
 	static const char *const why[] = { NULL, "new", "ratio", "refused" };
+	char via[LBT_ADDR_STRLEN + 2];
 
 	return json_pack("{s:s, s:i, s:I, s:o, s:o, s:o, s:b, s:I, s:I, s:o, s:o, s:b, s:o, s:s, "
-	    "s:o}",
+	    "s:o, s:I, s:o}",
 	    "source", r->source, "family", r->net.family, "requests", (json_int_t)r->requests,
 	    "share", num(s->share), "share_all", num(r->share),
 	    "ratio", r->cp.has_ratio ? num(r->cp.ratio) : json_null(),
 	    "new", r->cp.is_new, "peak_rps", (json_int_t)r->peak_count,
 	    "addresses", (json_int_t)r->addrs, "first", when(r->first_us), "last", when(r->last_us),
 	    "offender", s->offender, "why", s->offender ? json_string(why[s->why]) : json_null(),
-	    "in_rule", cover[s->in_rule], "status", classes(r));
+	    "in_rule", cover[s->in_rule], "status", classes(r),
+	    "from_header", (json_int_t)r->from_header,
+	    "via", r->via.family ? json_string(lbt_offender_via_str(r, via, sizeof via)) :
+	    json_null());
 }
 
 /* The sources shown on the screen (the offenders and the next ones). */
@@ -275,6 +283,20 @@ static json_t *baseline(const lbt_triage *t)
 	    when(t->sum.base_to_us));
 }
 
+/* What was dropped or bounded (triage.h, lbt_triage_approx_at): [] when
+ * the answer is exact. */
+static json_t *approximations(const lbt_triage *t)
+{
+	json_t *a = json_array();
+	lbt_triage_approx x;
+
+	for (size_t i = 0; a != NULL && lbt_triage_approx_at(t, i, &x); i++)
+		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:s}", "what", x.what,
+		    "dropped", (json_int_t)x.dropped, "at_most", (json_int_t)x.at_most,
+		    "note", x.note));
+	return a;
+}
+
 /* The document.  @return 0, or -1 with err */
 int lbt_triage_write_json(const lbt_triage *t, FILE *fp, lbt_err *err)
 {
@@ -283,11 +305,12 @@ int lbt_triage_write_json(const lbt_triage *t, FILE *fp, lbt_err *err)
 
 	if (!t->built)
 		return lbt_err_set(err, "lbt_triage_write_json before lbt_triage_build");
-	doc = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	doc = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 	    "lbt_triage", LBT_VERSION, "verdict", lbt_triage_verdict_name(t->sum.verdict),
 	    "data", data(t), "anomaly", anomaly(t), "total", rise(&t->sum.total),
 	    "hot_keys", keys(t->keys, t->nkeys, "key"), "baseline", baseline(t), "sources", sources(t),
-	    "pressure", fronts(t), "damage", damage(t), "rule", rule(t));
+	    "pressure", fronts(t), "damage", damage(t), "rule", rule(t),
+	    "approximations", approximations(t));
 	if (doc == NULL)
 		return lbt_err_set(err, "out of memory");
 	rc = json_dump_callback(doc, lbt_esc_json_write, fp, JSON_INDENT(2) | JSON_ENSURE_ASCII |

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lbt/offenders_report.h"
 #include "triage_int.h"
 
 #define LIST_HAPROXY "/etc/haproxy/offenders.lst"
@@ -31,6 +32,9 @@ static lbt_deny_src deny_src(const lbt_triage *t, const lbt_triage_source *s)
 	d.peak_rps = r->peak_count;
 	d.first_us = r->first_us;
 	d.last_us = r->last_us;
+	d.from_header = (int64_t)r->from_header;   /* lib/rule leaves such a source out */
+	if (r->via.family != 0)
+		lbt_offender_via_str(r, d.via, sizeof d.via);
 	d.origin = s->offender ? LBT_DENY_FROM_ARG : LBT_DENY_FROM_DATA;
 	return d;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lbt/esc.h"
+#include "lbt/offenders_report.h"
 #include "lbt/report.h"
 #include "lbt/timeparse.h"
 #include "triage_int.h"
@@ -242,6 +243,10 @@ static int verdict(struct scr *s)
 	if (m->verdict == LBT_TRIAGE_CALM)
 		rc = para(s, "", "  ", "calm: no rise of the requests or of a key, no full "
 		    "frontend, no source to deny");
+	else if (m->verdict == LBT_TRIAGE_UNREAD)
+		rc = para(s, "", "  ", "NOT KNOWN: %llu of the %llu lines could not be read; in "
+		    "the rest no rise of the requests or of a key, no full frontend, no source "
+		    "to deny", (unsigned long long)m->unread, (unsigned long long)m->lines);
 	else if (m->verdict == LBT_TRIAGE_ONGOING)
 		rc = para(s, "", "  ", "ANOMALY since %s, ONGOING: %s", clk(s, m->since_us, a,
 		    sizeof a), anomaly_parts(s, parts, sizeof parts));
@@ -482,6 +487,45 @@ static int command(struct scr *s, const char *cmd)
 	return ferror(s->fp) ? -1 : 0;
 }
 
+/*
+ * Whose address a source is, when some came from X-Forwarded-For: any
+ * client can write the header, so without --trusted-proxies the sources
+ * are the connecting addresses (lbt-triage reads them so); with it, the
+ * header's address counts where a trusted proxy vouched for it, and a
+ * src rule then needs the LB to take its source from the header.
+ */
+static int trust(struct scr *s)
+{
+	const lbt_triage_summary *m = lbt_triage_summary_get(s->t);
+	int rc = 0;
+
+	if (lbt_triage_opts_get(s->t)->conn_only && m->header_aside > 0)
+		rc = para(s, "", "  ", "warning: %llu requests carried an X-Forwarded-For address, "
+		    "which any client can forge: without --trusted-proxies the sources and the "
+		    "rule are the connecting addresses", (unsigned long long)m->header_aside);
+	if (rc == 0 && m->from_header > 0)
+		rc = para(s, "", "  ", "warning: %llu requests have a client address from "
+		    "X-Forwarded-For that nobody vouches for: it may be forged, and no rule names "
+		    "it (--trusted-proxies)", (unsigned long long)m->from_header);
+	if (rc == 0 && m->from_trusted > 0)
+		rc = para(s, "", "  ", "note: %llu requests have their client from X-Forwarded-For "
+		    "(--trusted-proxies): a src rule matches the connecting address, so the LB "
+		    "must take its source from the header (HAProxy http-request set-src, NGINX "
+		    "set_real_ip_from)", (unsigned long long)m->from_trusted);
+	for (size_t i = 0; rc == 0 && i < lbt_triage_nsources(s->t); i++) {
+		const lbt_triage_source *e = lbt_triage_source_at(s->t, i);
+		char via[LBT_ADDR_STRLEN + 2];
+
+		if (e->offender && e->row->via.family != 0)
+			rc = para(s, "  ", "    ", "%s came through %s", e->row->source,
+			    lbt_offender_via_str(e->row, via, sizeof via));
+	}
+	if (rc == 0 && (m->from_trusted > 0 || m->from_header > 0 ||
+	    (lbt_triage_opts_get(s->t)->conn_only && m->header_aside > 0)))
+		rc = lbt_out_line(s->fp, "", 0);
+	return rc < 0 ? -1 : 0;
+}
+
 /* What the rule denies, and its collateral, or why there is none. */
 static int rule_head(struct scr *s, const lbt_deny *d)
 {
@@ -557,7 +601,8 @@ int lbt_triage_write(const lbt_triage *t, FILE *fp, const lbt_triage_print *p, l
 		return lbt_err_set(err, "lbt_triage_write before lbt_triage_build");
 	rc = header(&s);
 	if (rc == 0 && t->sum.verdict != LBT_TRIAGE_NO_RECORDS)
-		rc = verdict(&s) < 0 || hot_keys(&s) < 0 || sources(&s) < 0 || pressure(&s) < 0 ||
+		rc = verdict(&s) < 0 || hot_keys(&s) < 0 || sources(&s) < 0 || trust(&s) < 0 ||
+		    pressure(&s) < 0 ||
 		    damage(&s) < 0 || rule(&s) < 0 ? -1 : 0;
 	if (rc < 0 || fflush(fp) != 0 || ferror(fp))
 		return lbt_err_set(err, "error writing the screen");

@@ -3,6 +3,7 @@
  * the accessors of its results.  The decision itself is deny_decide.c,
  * the readers deny_read.c, the writers deny_write.c and deny_<dialect>.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,7 @@ void lbt_deny_free(lbt_deny *d)
 	free(d->names);
 	free(d->it);
 	free(d->al);
+	free(d->forced);
 	free(d->in);
 	free(d->rules);
 	free(d->left);
@@ -144,9 +146,10 @@ int lbt_deny_add_text(lbt_deny *d, const char *arg, lbt_err *err)
 	return lbt_deny_add(d, &s, err);
 }
 
-/* Add an allow-list entry.  @return 0, or -1 with err */
-int lbt_deny_allow(lbt_deny *d, const lbt_ipnet *net, const char *file, uint64_t line,
-    lbt_err *err)
+/* Add an exclusion: an allow-list entry, or the LB's own address.
+ * @return 0, or -1 with err */
+static int exclude(lbt_deny *d, const lbt_ipnet *net, const char *file, uint64_t line,
+    int own, lbt_err *err)
 {
 	const char *f = NULL;
 
@@ -154,9 +157,40 @@ int lbt_deny_allow(lbt_deny *d, const lbt_ipnet *net, const char *file, uint64_t
 		return lbt_err_set(err, "out of memory");
 	if (LBT_GROW(d->al, d->capal, d->nal + 1, 16) < 0)
 		return lbt_err_set(err, "out of memory");
-	d->al[d->nal] = (struct lbt_denyi_allow){ *net, f, line };
+	d->al[d->nal] = (struct lbt_denyi_allow){ *net, f, line, own };
 	lbt_addr_mask(&d->al[d->nal].net.net, net->bits);
 	d->nal++;
+	return 0;
+}
+
+/* Add an allow-list entry.  @return 0, or -1 with err */
+int lbt_deny_allow(lbt_deny *d, const lbt_ipnet *net, const char *file, uint64_t line,
+    lbt_err *err)
+{
+	return exclude(d, net, file, line, 0, err);
+}
+
+/* Add one of the load balancer's own addresses.  @return 0, or -1 with err */
+int lbt_deny_own(lbt_deny *d, const lbt_ipnet *net, const char *file, uint64_t line,
+    lbt_err *err)
+{
+	return exclude(d, net, file, line, 1, err);
+}
+
+/* Allow the exact network `text` names whatever its width (--force-network).
+ * @return 0, or -1 with err */
+int lbt_deny_force_network(lbt_deny *d, const char *text, lbt_err *err)
+{
+	lbt_ipnet net;
+	char why[sizeof err->msg];
+
+	if (lbt_deny_parse_net(text, strlen(text), &net, err) < 0) {
+		snprintf(why, sizeof why, "%s", err->msg);
+		return lbt_err_set(err, "--force-network: %s", why);
+	}
+	if (LBT_GROW(d->forced, d->capforced, d->nforced + 1, 4) < 0)
+		return lbt_err_set(err, "out of memory");
+	d->forced[d->nforced++] = net;
 	return 0;
 }
 

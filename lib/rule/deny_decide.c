@@ -8,6 +8,7 @@
  * cover an address nobody asked for.  The reasons (what was left out and
  * why) are found separately, source by source, and never feed the set.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,10 @@ static void fold(lbt_deny_src *a, const lbt_deny_src *b)
 		a->last_us = b->last_us;
 	if (b->origin == LBT_DENY_FROM_ARG)
 		a->origin = LBT_DENY_FROM_ARG;
+	if (b->from_header >= 0)
+		a->from_header = (a->from_header < 0 ? 0 : a->from_header) + b->from_header;
+	if (a->via[0] == '\0')
+		memcpy(a->via, b->via, sizeof a->via);
 }
 
 /* Merge items of equal network; keep arrival order. */
@@ -186,14 +191,62 @@ static int leave(lbt_deny *d, const lbt_ipnet *net, const char *of, const char *
 	return 0;
 }
 
-/* Steps 2 and 3: widen, and leave out what is too wide.  @return 0 or -1 */
+/* True when net is one of the --force-network networks, exactly. */
+static int forced(const lbt_deny *d, const lbt_ipnet *net)
+{
+	for (size_t k = 0; k < d->nforced; k++)
+		if (d->forced[k].bits == net->bits && lbt_addr_cmp(&d->forced[k].net, &net->net) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Step 3 for one selected source: its reason when it is too wide, else
+ * NULL.  --force reaches one step (/16, /32); wider needs the network
+ * named by --force-network, so that a 0.0.0.0/0 in the data never
+ * becomes a rule on every network by one flag.
+ */
+static const char *too_wide(const lbt_deny *d, const lbt_ipnet *net, char *buf, size_t size)
+{
+	int v4 = net->net.family == 4;
+	int widest = v4 ? LBT_DENY_V4_WIDEST : LBT_DENY_V6_WIDEST;
+	int ceiling = v4 ? LBT_DENY_V4_FORCED : LBT_DENY_V6_FORCED;
+	char text[LBT_ADDR_STRLEN];
+
+	if (net->bits >= widest || (d->o.force && net->bits >= ceiling) || forced(d, net))
+		return NULL;
+	lbt_addr_format_net(&net->net, net->bits, text, sizeof text);
+	if (net->bits >= ceiling)
+		snprintf(buf, size, "wider than /%d (--force to deny it)", widest);
+	else
+		snprintf(buf, size, "wider than /%d, too wide even for --force "
+		    "(--force-network %s to deny this one)", ceiling, text);
+	return buf;
+}
+
+/*
+ * Step 3 for one selected source: its reason when its address came from
+ * a header nobody vouches for, else NULL.  The flood of issue 19 sent
+ * "X-Forwarded-For: 198.51.100.7" from 203.0.113.66: a rule on the
+ * header's address blocks whom the attacker chose, never the sender.
+ */
+static const char *forged(const lbt_deny *d, const lbt_deny_src *s, char *buf, size_t size)
+{
+	if (d->o.trust_header || s->from_header <= 0)
+		return NULL;
+	snprintf(buf, size, "an X-Forwarded-For address in %lld requests, which any client "
+	    "can write%s%s (--trust-header to deny it)", (long long)s->from_header,
+	    s->via[0] ? "; sent by " : "", s->via);
+	return buf;
+}
+
+/* Steps 2 and 3: widen, and leave out what is forged or too wide.  @return 0 or -1 */
 static int widen(lbt_deny *d)
 {
 	for (size_t i = 0; i < d->nit; i++) {
 		struct lbt_denyi_item *it = &d->it[i];
 		int to = it->s.net.net.family == 4 ? d->o.v4_bits : d->o.v6_bits;
-		int widest = it->s.net.net.family == 4 ? LBT_DENY_V4_WIDEST : LBT_DENY_V6_WIDEST;
-		char lim[16];
+		char why[200];
 
 		it->req = it->s.net;
 		if (to >= 0 && to < it->req.bits) {
@@ -201,11 +254,11 @@ static int widen(lbt_deny *d)
 			lbt_addr_mask(&it->req.net, to);
 		}
 		lbt_addr_format_net(&it->req.net, it->req.bits, it->text, sizeof it->text);
-		if (!it->selected || it->req.bits >= widest || d->o.force)
+		if (!it->selected || (forged(d, &it->s, why, sizeof why) == NULL &&
+		    too_wide(d, &it->req, why, sizeof why) == NULL))
 			continue;
 		it->dropped = 1;
-		snprintf(lim, sizeof lim, "/%d", widest);
-		if (leave(d, &it->req, NULL, "wider than %s%s (--force to deny it)", lim, "") < 0)
+		if (leave(d, &it->req, NULL, "%s%s", why, "") < 0)
 			return -1;
 	}
 	return 0;
@@ -248,7 +301,10 @@ static const char *allow_where(const struct lbt_denyi_allow *a, char *buf, size_
 {
 	char net[LBT_ADDR_STRLEN];
 
-	if (a->file)
+	if (a->own)
+		snprintf(buf, size, "the load balancer's own address (bind at %s:%llu)",
+		    a->file ? a->file : "?", (unsigned long long)a->line);
+	else if (a->file)
 		snprintf(buf, size, "%s:%llu", a->file, (unsigned long long)a->line);
 	else
 		snprintf(buf, size, "--allow %s", lbt_addr_format_net(&a->net.net, a->net.bits,
@@ -275,8 +331,8 @@ static int reasons_of(lbt_deny *d, struct lbt_denyi_item *it, lbt_ipset *allowse
 	if (r != 0 || lbt_ipset_covers(allowset, &it->req.net, it->req.bits) == LBT_IPSET_NONE)
 		return r < 0 ? -1 : 0;
 	for (size_t k = 0; k < d->nal && r == 0; k++)
-		r = overlap(d, it, from, &d->al[k].net, "in the allow list (%s)%s",
-		    allow_where(&d->al[k], where, sizeof where), "");
+		r = overlap(d, it, from, &d->al[k].net, d->al[k].own ? "%s%s" :
+		    "in the allow list (%s)%s", allow_where(&d->al[k], where, sizeof where), "");
 	return r < 0 ? -1 : 0;
 }
 

@@ -19,11 +19,12 @@ struct lbt_denyi_item {
 	char text[LBT_ADDR_STRLEN];  /* req as text */
 };
 
-/* One allow-list entry. */
+/* One allow-list entry, or one of the load balancer's own addresses. */
 struct lbt_denyi_allow {
 	lbt_ipnet net;
 	const char *file;            /* into lbt_deny.names, NULL: --allow ADDR */
 	uint64_t line;
+	int own;                     /* 1: a `bind` address of the LB (lbt_deny_own) */
 };
 
 /* One input read, for the header. */
@@ -39,6 +40,8 @@ struct lbt_deny {
 	size_t nit, capit;
 	struct lbt_denyi_allow *al;
 	size_t nal, capal;
+	lbt_ipnet *forced;           /* --force-network: each allowed at its own width */
+	size_t nforced, capforced;
 	struct lbt_denyi_input *in;
 	size_t nin, capin;
 	char **names;                /* owned copies of file names */

@@ -17,9 +17,9 @@
 #include "deny_int.h"
 
 /* The columns lbt-deny reads, in the order of col[] below. */
-enum { C_SOURCE, C_REQUESTS, C_SHARE, C_PEAK, C_FIRST, C_LAST, C_N };
+enum { C_SOURCE, C_REQUESTS, C_SHARE, C_PEAK, C_FIRST, C_LAST, C_HEADER, C_VIA, C_N };
 static const char *const colname[C_N] = {
-	"source", "requests", "share", "peak_rps", "first", "last"
+	"source", "requests", "share", "peak_rps", "first", "last", "from_header", "via"
 };
 
 /* A reader over one input. */
@@ -95,6 +95,21 @@ static int source_field(struct rd *r, const char *v, size_t n, lbt_deny_src *s, 
 	return 0;
 }
 
+/* Parse a via field: an address, "+" after it when there were several.
+ * @return 0 or -1 with err */
+static int via_field(struct rd *r, const char *v, size_t n, lbt_deny_src *s, lbt_err *err)
+{
+	size_t an = n > 0 && v[n - 1] == '+' ? n - 1 : n;
+	lbt_addr a;
+
+	if (an >= sizeof s->via - 1 || lbt_addr_parse(v, an, &a) < 0)
+		return lbt_err_at(err, r->name, r->line, "via: '%.*s' is not an address",
+		    (int)(n > 40 ? 40 : n), v);
+	memcpy(s->via, v, n);
+	s->via[n] = '\0';
+	return 0;
+}
+
 /* Fill field c (value v[0..n), empty = absent) of s.  @return 0 or -1 */
 static int set_field(struct rd *r, int c, const char *v, size_t n, lbt_deny_src *s,
     lbt_err *err)
@@ -107,7 +122,9 @@ static int set_field(struct rd *r, int c, const char *v, size_t n, lbt_deny_src 
 	case C_SHARE: return share_field(r, v, n, &s->share, err);
 	case C_PEAK: return int_field(r, "peak_rps", v, n, &s->peak_rps, err);
 	case C_FIRST: return time_field(r, "first", v, n, &s->first_us, err);
-	default: return time_field(r, "last", v, n, &s->last_us, err);
+	case C_LAST: return time_field(r, "last", v, n, &s->last_us, err);
+	case C_HEADER: return int_field(r, "from_header", v, n, &s->from_header, err);
+	default: return via_field(r, v, n, s, err);
 	}
 }
 

@@ -22,7 +22,6 @@
  * Compressed files and pipes are not cut: their source decodes ahead on a
  * thread of its own (lbt_source_read_ahead) while this one parses.
  */
-#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,20 +227,6 @@ static int main_part(lbt_stream *s, lbt_analysis *v, size_t n, lbt_driver_error_
 	return failed;
 }
 
-/*
- * Let the threads allocate from the main thread's arena (glibc would give
- * each its own): the merge frees a part's state while the program's grows,
- * and memory freed in another arena cannot serve it (lbt-rate on 5 M lines,
- * two threads: 76 MB peak, 64 MB with one arena).  Small blocks still come
- * from each thread's cache without the lock; the parse allocates nothing.
- */
-static void one_arena(void)
-{
-#ifdef M_ARENA_MAX
-	mallopt(M_ARENA_MAX, 1);
-#endif
-}
-
 /* Start the parts of pl after the first, read the first, join them in
  * order, their records counted in *fed.
  * @return 0, or -1 with err (no memory, no thread, a merge failed) */
@@ -251,7 +236,6 @@ static int parts_run(struct plan *pl, lbt_analysis *v, lbt_driver_error_fn on_er
 	int rc = 0, use;
 	size_t k;
 
-	one_arena();
 	for (k = 1; k < pl->nparts && rc == 0; k++)
 		rc = part_start(pl, k, v, err);
 	if (rc < 0)

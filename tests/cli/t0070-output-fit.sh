@@ -13,6 +13,9 @@ cfg=$inc/haproxy-tarpit.cfg
 zstd -dc "$log" > plain.log || missing "the incident log"
 sock=$tmp/tmux.sock
 trap 'tmux -S "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+# A session that outlives the others: the server must not exit between
+# two screens (a new session racing its exit fails).
+tmux -u -S "$sock" -f /dev/null new-session -d -s keep "sleep 300" || missing "a tmux server"
 
 # screen NAME [ENV=V...] -- CMD...: run CMD in an 80x40 tmux pane (from the
 # incident's directory) and write what the pane shows to NAME (wrapped

@@ -15,11 +15,11 @@ tsv() { tr '|' '\t'; }
 
 expect_success 'default columns, every field of every line' '
 	tsv >expect <<-EOF &&
-	time|lb|client|port|frontend|backend|server|method|path|query|host|status|bytes|TR|Tw|Tc|Tr|Ta|Tt|term|ac|fc|bc|sc|rc|sq|bq|ua|key|file|line
-	2025-11-01T23:24:01.123Z||203.0.113.7|51234|fe_http|be_app|app1|GET|/ping/$U/start|||200|135|0|0|1|12|13||----|12|8|3|2|0|0|0||$U|httplog.log|1
-	2025-11-01T23:24:02.377Z||2001:db8::1|51290|fe_http|be_app|app2|GET|/ping/5BF66975-D4C7-4BF5-BCC8-B8D8A82EA278|rid=1||200|135|0|0|0|3|3||----|12|8|3|1|0|0|0||$U|httplog.log|2
-	2025-11-01T23:24:04.994Z||198.51.100.66|46208|fe_http|fe_http|<NOSRV>|GET|/wp-login.php|||500|0|-1|5002|-1|-1|5001||PT--|3|2|0|0|0|0|0|||httplog.log|3
-	2025-11-01T23:24:06.556Z||192.0.2.55|39836|fe_http|be_queue|<NOSRV>|GET|/k3v9q2x7m1p8r4t6w0y5za/db-backup|||503|0|0|1001|-1|-1|1001||sQ--|20|20|11|10|0|0|1||k3v9q2x7m1p8r4t6w0y5za/db-backup|httplog.log|4
+	time|lb|client|port|frontend|backend|server|method|path|query|host|status|bytes|TR|Tw|Tc|Tr|Ta|Tt|term|ac|fc|bc|sc|rc|sq|bq|ua|key|client_from|conn|file|line
+	2025-11-01T23:24:01.123Z||203.0.113.7|51234|fe_http|be_app|app1|GET|/ping/$U/start|||200|135|0|0|1|12|13||----|12|8|3|2|0|0|0||$U|||httplog.log|1
+	2025-11-01T23:24:02.377Z||2001:db8::1|51290|fe_http|be_app|app2|GET|/ping/5BF66975-D4C7-4BF5-BCC8-B8D8A82EA278|rid=1||200|135|0|0|0|3|3||----|12|8|3|1|0|0|0||$U|||httplog.log|2
+	2025-11-01T23:24:04.994Z||198.51.100.66|46208|fe_http|fe_http|<NOSRV>|GET|/wp-login.php|||500|0|-1|5002|-1|-1|5001||PT--|3|2|0|0|0|0|0|||||httplog.log|3
+	2025-11-01T23:24:06.556Z||192.0.2.55|39836|fe_http|be_queue|<NOSRV>|GET|/k3v9q2x7m1p8r4t6w0y5za/db-backup|||503|0|0|1001|-1|-1|1001||sQ--|20|20|11|10|0|0|1||k3v9q2x7m1p8r4t6w0y5za/db-backup|||httplog.log|4
 	EOF
 	lbt-cat $H httplog.log >out 2>err && test_cmp expect out && test ! -s err
 '
@@ -150,7 +150,7 @@ expect_success '--events adds the msg column to the defaults' '
 	lbt-cat $H --events wrapped.log >out 2>/dev/null &&
 	head -n 1 out | tr "\t" "\n" | tail -n 1 >got && echo msg >expect &&
 	test_cmp expect got &&
-	sed -n 3p out | cut -f 32 >got &&
+	sed -n 3p out | cut -f 34 >got &&
 	echo "Server be_app/app2 is DOWN, reason: Layer4 connection problem, info: \"Connection refused\", check duration: 0ms. 1 active and 0 backup servers left. 0 sessions active, 0 requeued, 0 remaining in queue." >expect &&
 	test_cmp expect got
 '

@@ -132,7 +132,7 @@ bad_sources() {
 
 expect_success 'an unknown key: file:line and the keys' '
 	bad_sources "lb1/haproxy.log fromat=haproxy-httplog" \
-	    "unknown key '"'"'fromat'"'"' (keys: format= log-format= escape= haproxy-cfg= frontend= nginx-conf= log-name= lb= log-tz= captures= tier=)"
+	    "unknown key '"'"'fromat'"'"' (keys: format= log-format= escape= haproxy-cfg= frontend= nginx-conf= log-name= lb= log-tz= captures= trusted-proxies= tier=)"
 '
 
 expect_success 'a word that is not key=value' '

@@ -78,15 +78,25 @@ expect_success 'the same from an lbt-index database (--db)' '
 	test_cmp "$D/httplog-sources.tsv" out
 '
 
-expect_success 'two rotated files, newest first: totals exact, overlap flagged' '
+# Two files of one LB that names itself in none of its lines: lb= says
+# they are one (without it each input is a row of its own, and a total).
+IN2="--input 'new.log lb=lb1' --input 'old.log lb=lb1'"
+expect_success 'two rotated files of one LB (lb=), newest first: totals exact, overlap flagged' '
 	head -n 4 httplog.log > old.log && tail -n 4 httplog.log > new.log &&
-	lbt-tarpit --tsv $F --maxconn 4 --summary new.log old.log > out 2> err &&
+	eval lbt-tarpit --tsv $F --maxconn 4 --summary "$IN2" > out 2> err &&
 	cut -f 3-9 "$D/httplog-summary.tsv" > expect && cut -f 3-9 out > got &&
 	test_cmp expect got &&
-	lbt-tarpit --tsv $F --maxconn 4 --series new.log old.log > out 2> err &&
+	eval lbt-tarpit --tsv $F --maxconn 4 --series "$IN2" > out 2> err &&
 	awk -F "\t" "NR == 2 { print \$10, \$12 }" out > got &&
 	echo "5 ~" > expect && test_cmp expect got &&
 	grep -F "1 bucket hold slots from several input files" err
+'
+expect_success 'two unnamed files: a row each under its file name, their total exact' '
+	lbt-tarpit --tsv $F --maxconn 4 --summary new.log old.log > out 2> err &&
+	cut -f 1 out | tr "\n" " " > got && printf "lb new.log old.log (total) " > expect &&
+	test_cmp expect got &&
+	cut -f 3-9 "$D/httplog-summary.tsv" | sed 1d > expect && tail -1 out | cut -f 3-9 > got &&
+	test_cmp expect got
 '
 
 # The evidence of a full bucket, by hand (awk): of the lines ending in it

@@ -199,8 +199,9 @@ expect_success '--json: one document with the documented keys (python3 json)' '
 	d = json.load(open(sys.argv[1]))
 	def keys(o, want, what):
 	    assert sorted(o) == sorted(want.split()), (what, sorted(o))
-	keys(d, "lbt_triage verdict data anomaly total hot_keys baseline sources pressure damage rule", "top")
-	keys(d["data"], "lines records requests first last now sources", "data")
+	keys(d, "lbt_triage verdict data anomaly total hot_keys baseline sources pressure damage rule approximations", "top")
+	keys(d["data"], "lines unread records requests first last now sources x_forwarded_for", "data")
+	keys(d["data"]["x_forwarded_for"], "trusted_proxies set_aside unverified trusted", "xff")
 	keys(d["anomaly"], "since until", "anomaly")
 	rise = "from_rps to_rps now_rps peak_rps peak_at start end ongoing new"
 	keys(d["total"], rise, "total")
@@ -208,7 +209,7 @@ expect_success '--json: one document with the documented keys (python3 json)' '
 	keys(d["hot_keys"][0]["rise"], rise, "rise")
 	keys(d["baseline"], "from to", "baseline")
 	for s in d["sources"]:
-	    keys(s, "source family requests share share_all ratio new peak_rps addresses first last offender why in_rule status", "source")
+	    keys(s, "source family requests share share_all ratio new peak_rps addresses first last offender why in_rule status from_header via", "source")
 	    keys(s["status"], "2xx 3xx 4xx 429 5xx -1 other", "status")
 	keys(d["pressure"][0], "lb frontend requests tarpitted held_s tarpit_slot_pct maxconn maxconn_from peak_slots peak_at peak_tarpitted peak_if_denied fc_max full_buckets full_from full_to full_now", "pressure")
 	keys(d["damage"], "requests 429 503 5xx -1 legitimate rises", "damage")

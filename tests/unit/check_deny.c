@@ -164,8 +164,8 @@ static void expect(struct kase *k)
 			k->wide[i].bits = to;
 			lbt_addr_mask(&k->wide[i].net, to);
 		}
-		k->kept[i] = k->selected[i] && (k->o.force ||
-		    k->wide[i].bits >= widest(k->wide[i].net.family));
+		k->kept[i] = k->selected[i] && k->wide[i].bits >= (k->o.force ?
+		    (k->wide[i].net.family == 4 ? 16 : 32) : widest(k->wide[i].net.family));
 	}
 }
 
@@ -255,6 +255,8 @@ static void check_rules(const struct kase *k, const lbt_deny *d)
 			    contains(&k->wide[j], r);
 		ck_assert_msg(forced || r->bits >= widest(r->net.family), "seed %llu: /%d too wide",
 		    (unsigned long long)k->seed, r->bits);
+		ck_assert_msg(r->bits >= (r->net.family == 4 ? 16 : 32),
+		    "seed %llu: /%d wider than --force reaches", (unsigned long long)k->seed, r->bits);
 		if (i > 0) {
 			const lbt_ipnet *p = &lbt_deny_rule_at(d, i - 1)->net;
 			lbt_ipnet parent = *r;
@@ -422,19 +424,71 @@ START_TEST(reasons)
 }
 END_TEST
 
-/* --force: a /16 is kept, its private part cut out, and written as one. */
+/* --force: a /16 is kept and written as one; a /11 is one step too far. */
 START_TEST(forced)
 {
 	static const char *const src[] = { "198.51.0.0/16", "172.16.0.0/11", NULL };
 	lbt_deny *d = decide(src, NULL, 1);
 	char a[LBT_ADDR_STRLEN];
 
-	ck_assert_uint_eq(lbt_deny_nrules(d), 2);
+	ck_assert_uint_eq(lbt_deny_nrules(d), 1);
+	ck_assert_str_eq(lbt_addr_format_net(&lbt_deny_rule_at(d, 0)->net.net,
+	    lbt_deny_rule_at(d, 0)->net.bits, a, sizeof a), "198.51.0.0/16");
+	ck_assert_str_eq(lefts(d), "172.0.0.0/11||wider than /16, too wide even for --force "
+	    "(--force-network 172.0.0.0/11 to deny this one);");
+	lbt_deny_free(d);
+}
+END_TEST
+
+/* --force-network: the /11 named is kept, its private part cut out, and
+ * written as one; ::/0, not named, is refused even with --force. */
+START_TEST(force_network)
+{
+	lbt_deny_opts o = LBT_DENY_OPTS_INIT;
+	char a[LBT_ADDR_STRLEN];
+	lbt_err err;
+	lbt_deny *d;
+
+	o.force = 1;
+	ck_assert_ptr_nonnull(d = lbt_deny_new(&o, &err));
+	ck_assert_int_eq(lbt_deny_force_network(d, "172.16.0.0/11", &err), 0);
+	ck_assert_int_eq(lbt_deny_force_network(d, "nope", &err), -1);
+	ck_assert_str_eq(err.msg, "--force-network: 'nope' is not an address or network");
+	ck_assert_int_eq(lbt_deny_add_text(d, "172.16.0.0/11", &err), 0);
+	ck_assert_int_eq(lbt_deny_add_text(d, "::/0", &err), 0);
+	ck_assert_int_eq(lbt_deny_finish(d, &err), 0);
+	ck_assert_uint_eq(lbt_deny_nrules(d), 1);
 	ck_assert_str_eq(lbt_addr_format_net(&lbt_deny_rule_at(d, 0)->net.net,
 	    lbt_deny_rule_at(d, 0)->net.bits, a, sizeof a), "172.0.0.0/12");
-	ck_assert_str_eq(lbt_addr_format_net(&lbt_deny_rule_at(d, 1)->net.net,
-	    lbt_deny_rule_at(d, 1)->net.bits, a, sizeof a), "198.51.0.0/16");
-	ck_assert_str_eq(lefts(d), "172.16.0.0/12|172.0.0.0/11|private address (RFC 1918);");
+	ck_assert_str_eq(lefts(d), "::/0||wider than /32, too wide even for --force "
+	    "(--force-network ::/0 to deny this one);"
+	    "172.16.0.0/12|172.0.0.0/11|private address (RFC 1918);");
+	lbt_deny_free(d);
+}
+END_TEST
+
+/* The LB's own address: left out with its reason, and cut out of a /24. */
+START_TEST(own_address)
+{
+	static const char *const src[] = { "192.0.2.1", "203.0.113.0/24", NULL };
+	lbt_deny_opts o = LBT_DENY_OPTS_INIT;
+	lbt_ipnet lb1 = { { 0 }, 32 }, lb2 = { { 0 }, 32 };
+	lbt_err err;
+	lbt_deny *d;
+
+	ck_assert_ptr_nonnull(d = lbt_deny_new(&o, &err));
+	ck_assert_int_eq(lbt_addr_parse("192.0.2.1", 9, &lb1.net), 0);
+	ck_assert_int_eq(lbt_addr_parse("203.0.113.9", 11, &lb2.net), 0);
+	ck_assert_int_eq(lbt_deny_own(d, &lb1, "haproxy.cfg", 12, &err), 0);
+	ck_assert_int_eq(lbt_deny_own(d, &lb2, "haproxy.cfg", 13, &err), 0);
+	for (size_t i = 0; src[i]; i++)
+		ck_assert_int_eq(lbt_deny_add_text(d, src[i], &err), 0);
+	ck_assert_int_eq(lbt_deny_finish(d, &err), 0);
+	ck_assert_str_eq(lefts(d), "192.0.2.1||the load balancer's own address "
+	    "(bind at haproxy.cfg:12);203.0.113.9|203.0.113.0/24|the load balancer's own "
+	    "address (bind at haproxy.cfg:13);");
+	ck_assert_uint_eq(lbt_deny_nrules(d), 8);     /* the /24 cut around .9 */
+	ck_assert_int_eq(lbt_ipset_covers(lbt_deny_covered(d), &lb2.net, 32), LBT_IPSET_NONE);
 	lbt_deny_free(d);
 }
 END_TEST
@@ -505,6 +559,8 @@ static Suite *deny_suite(void)
 	tcase_add_test(tc, random_decisions);
 	tcase_add_test(tc, reasons);
 	tcase_add_test(tc, forced);
+	tcase_add_test(tc, force_network);
+	tcase_add_test(tc, own_address);
 	tcase_add_test(tc, picked_only);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);

@@ -11,6 +11,8 @@
  *   @captures host,ua       lbt_format_set_captures for the cases below
  *   @tz Europe/Paris        zone of %t/%tr stamps for the cases below
  *   @wanted status,path     lbt_format_set_wanted for the cases below
+ *   @trusted NET,NET        lbt_format_set_trusted for the cases below ("empty":
+ *                           an empty list; "-": none, the default)
  *   @event                  read the lines below with lbt_event_parse (an
  *                           event line, no format; @tz applies)
  *
@@ -54,6 +56,7 @@ struct run {
 	char captures[256];
 	char tz[64];
 	uint64_t wanted;
+	lbt_ipset *trusted;       /* @trusted, NULL: none */
 	lbt_format *f;
 	lbt_tz *z;
 	char fails[16384];
@@ -103,7 +106,28 @@ static int ensure_format(struct run *r, unsigned line)
 	r->z = r->tz[0] ? lbt_tz_new(r->tz, &err) : NULL;
 	lbt_format_set_tz(r->f, r->z);
 	lbt_format_set_wanted(r->f, r->wanted);
+	lbt_format_set_trusted(r->f, r->trusted);
 	return 0;
+}
+
+/* The @trusted set of a comma list ("empty": none in it, "-": no set). */
+static lbt_ipset *trusted_set(const char *list)
+{
+	char buf[512], *save = NULL;
+	lbt_ipset *t;
+
+	if (strcmp(list, "-") == 0)
+		return NULL;
+	ck_assert_ptr_nonnull(t = lbt_ipset_new());
+	snprintf(buf, sizeof buf, "%s", strcmp(list, "empty") == 0 ? "" : list);
+	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		lbt_addr a;
+		int bits;
+
+		ck_assert_int_eq(lbt_addr_parse_prefix(w, &a, &bits), 0);
+		ck_assert_int_eq(lbt_ipset_add(t, &a, bits), 0);
+	}
+	return t;
 }
 
 /* Field mask of a comma list of field names. */
@@ -130,6 +154,10 @@ static void directive(struct run *r, const char *s)
 		snprintf(r->tz, sizeof r->tz, "%s", arg);
 	else if (strncmp(s, "@wanted ", 8) == 0)
 		r->wanted = field_mask(arg);
+	else if (strncmp(s, "@trusted ", 9) == 0) {
+		lbt_ipset_free(r->trusted);
+		r->trusted = trusted_set(arg);
+	}
 	else if (strcmp(s, "@event") == 0)
 		r->kind = 3;
 	else {
@@ -307,6 +335,7 @@ START_TEST(cases_file)
 	memset(&r, 0, sizeof r);
 	r.file = cases.gl_pathv[_i];
 	run_file(&r, cases.gl_pathv[_i]);
+	lbt_ipset_free(r.trusted);
 	ck_assert_msg(r.cases >= 3, "%s: only %d cases", r.file, r.cases);
 	ck_assert_msg(r.failures == 0, "%d failures:\n%s", r.failures, r.fails);
 }
@@ -671,7 +700,7 @@ END_TEST
 /* A tie is equality on every criterion; priority ranks on purpose. */
 START_TEST(detection_ties)
 {
-	lbt_format_score a = { "a", 40, 50, 12, 20, 10, 0 }, b = a;
+	lbt_format_score a = { "a", 40, 50, 12, 20, 10, 0, 0 }, b = a;
 
 	ck_assert(lbt_format_scores_tied(&a, &b));
 	b.priority = 0;
@@ -684,6 +713,55 @@ START_TEST(detection_ties)
 	ck_assert(!lbt_format_scores_tied(&a, &b));
 	a.parsed = b.parsed = 0;
 	ck_assert(!lbt_format_scores_tied(&a, &b));
+}
+END_TEST
+
+/*
+ * A long word of no spaces (1,000 bytes or more: long enough to have been
+ * cut by the logger) is no record for any built-in, all fields wanted or
+ * the few lbt-rate wants: nginx-xff read it as a request of nulls.  And a
+ * real line cut inside its request still is one.
+ */
+START_TEST(long_word_no_record)
+{
+	const char *const *names = lbt_format_builtin_names();
+	const uint64_t few = LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_KEY) | LBT_BIT(LBT_F_PATH);
+	static const size_t sizes[] = { 900, 1000, 1200, 5000 };
+	char *word = malloc(5001);
+	lbt_rec rec;
+	lbt_err err;
+
+	ck_assert_ptr_nonnull(word);
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		memset(word, 'A', sizes[k]);
+		word[sizes[k]] = '\0';
+		for (int i = 0; names[i] != NULL; i++) {
+			for (int w = 0; w < 2; w++) {
+				lbt_format *f = lbt_format_open(names[i], &err);
+
+				ck_assert_ptr_nonnull(f);
+				if (w)
+					lbt_format_set_wanted(f, few);
+				ck_assert_msg(lbt_format_parse(f, word, sizes[k], &rec, &err) ==
+				    LBT_PARSE_BAD, "%s read a %zu-byte word", names[i], sizes[k]);
+				lbt_format_free(f);
+			}
+		}
+	}
+	{       /* a combined line cut at 1,024 bytes inside its URI */
+		lbt_format *f = lbt_format_open("nginx-combined", &err);
+		const char *head = "203.0.113.7 - - [30/Nov/2026:07:49:57 +0000] \"GET /";
+		size_t hn = strlen(head);
+
+		ck_assert_ptr_nonnull(f);
+		memcpy(word, head, hn);
+		memset(word + hn, 'a', 1024 - hn);
+		ck_assert_int_eq(lbt_format_parse(f, word, 1024, &rec, &err), LBT_PARSE_OK);
+		ck_assert(rec.have & LBT_BIT(LBT_F_TIME));
+		ck_assert(rec.have & LBT_BIT(LBT_F_CLIENT));
+		lbt_format_free(f);
+	}
+	free(word);
 }
 END_TEST
 
@@ -1195,6 +1273,14 @@ static void skip_same(lbt_format *f, uint64_t wanted, const char *line, size_t l
 	    "%s, wanted %llx, paths differ on '%.*s':\nsteps %d %.*s\nskips %d %.*s",
 	    lbt_format_name(f), (unsigned long long)wanted, (int)len, line, a.r, (int)a.n, a.b,
 	    b.r, (int)b.n, b.b);
+	{       /* the count of quotes never rules out a line the format reads */
+		unsigned q = 0;
+
+		for (size_t i = 0; i < len; i++)
+			q += line[i] == '"';
+		ck_assert_msg(!lbt_format_cannot_read(f, len, q) || b.r == LBT_PARSE_BAD,
+		    "%s read '%.*s' that its quotes ruled out", lbt_format_name(f), (int)len, line);
+	}
 }
 
 START_TEST(skipped_words_same)
@@ -1340,6 +1426,7 @@ Suite *format_suite(void)
 	tcase_add_test(tc, descriptors);
 	tcase_add_test(tc, detection);
 	tcase_add_test(tc, detection_ties);
+	tcase_add_test(tc, long_word_no_record);
 	tcase_add_test(tc, expand_log_vars);
 	tcase_add_test(tc, haproxy_cfg_real);
 	tcase_add_test(tc, haproxy_cfg_small);

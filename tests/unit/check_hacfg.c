@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lbt/binds.h"
 #include "lbt/hacfg.h"
 
 /* Write text[0..len) to a new temporary file.  @return its path (static) */
@@ -104,6 +105,69 @@ static const char *line_error(const char *line)
 	snprintf(text, sizeof text, "global\n%s\n", line);
 	return error_of(text);
 }
+
+/* One bind element's address as text, "-" a wildcard or socket, "!" an error. */
+static const char *bind_addr(const char *w)
+{
+	static char buf[LBT_ADDR_STRLEN];
+	lbt_addr a;
+	int r = lbt_binds_parse(w, strlen(w), &a);
+
+	return r < 0 ? "!" : r == 0 ? "-" : lbt_addr_format(&a, buf, sizeof buf);
+}
+
+/* The forms of a bind address (binds.h). */
+START_TEST(bind_addresses)
+{
+	ck_assert_str_eq(bind_addr("192.0.2.1:80"), "192.0.2.1");
+	ck_assert_str_eq(bind_addr("192.0.2.1:8000-8010"), "192.0.2.1");
+	ck_assert_str_eq(bind_addr("[2001:db8::5]:443"), "2001:db8::5");
+	ck_assert_str_eq(bind_addr("2001:db8::5:443"), "2001:db8::5");
+	ck_assert_str_eq(bind_addr("ipv4@203.0.113.9:8443"), "203.0.113.9");
+	ck_assert_str_eq(bind_addr("quic6@[2001:db8::6]:443"), "2001:db8::6");
+	ck_assert_str_eq(bind_addr(":80"), "-");
+	ck_assert_str_eq(bind_addr("*:80"), "-");
+	ck_assert_str_eq(bind_addr("0.0.0.0:80"), "-");
+	ck_assert_str_eq(bind_addr(":::80"), "-");
+	ck_assert_str_eq(bind_addr("[::]:80"), "-");
+	ck_assert_str_eq(bind_addr("unix@/run/h.sock"), "-");
+	ck_assert_str_eq(bind_addr("/run/h.sock"), "-");
+	ck_assert_str_eq(bind_addr("fd@3"), "-");
+	ck_assert_str_eq(bind_addr("192.0.2.300:80"), "!");
+	ck_assert_str_eq(bind_addr("[2001:db8::5:443"), "!");
+}
+END_TEST
+
+/* Every address of the bind lines of frontends and listens, in order. */
+static int collect(void *ctx, const lbt_addr *a, const char *file, uint64_t line,
+    lbt_err *err)
+{
+	char *out = ctx, buf[LBT_ADDR_STRLEN];
+
+	(void)file;
+	(void)err;
+	snprintf(out + strlen(out), 256 - strlen(out), "%s@%llu ", lbt_addr_format(a, buf,
+	    sizeof buf), (unsigned long long)line);
+	return 0;
+}
+
+START_TEST(bind_lines)
+{
+	char path[] = "/tmp/check_hacfg_XXXXXX", got[256] = "";
+	int fd = mkstemp(path);
+	FILE *fp = fdopen(fd, "w");
+	lbt_err err;
+
+	ck_assert_ptr_nonnull(fp);
+	fputs("global\n    maxconn 10\nfrontend f\n    bind 192.0.2.1:80,[2001:db8::5]:443\n"
+	    "    bind :8080\nbackend b\n    server s 198.51.100.1:80\n"
+	    "listen l\n    bind 203.0.113.9:81 ssl crt x.pem\n", fp);
+	fclose(fp);
+	ck_assert_int_eq(lbt_binds_read(path, collect, got, &err), 0);
+	ck_assert_str_eq(got, "192.0.2.1@4 2001:db8::5@4 203.0.113.9@9 ");
+	unlink(path);
+}
+END_TEST
 
 /* Blanks separate words; '#' ends the line, even inside a word. */
 START_TEST(split_blanks_comments)
@@ -453,6 +517,8 @@ static Suite *hacfg_suite(void)
 	tcase_add_test(tc, section_errors);
 	tcase_add_test(tc, conditions);
 	tcase_add_test(tc, condition_errors);
+	tcase_add_test(tc, bind_addresses);
+	tcase_add_test(tc, bind_lines);
 	suite_add_tcase(s, tc);
 	return s;
 }

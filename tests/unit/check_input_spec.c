@@ -130,7 +130,8 @@ START_TEST(sources_file_errors)
 	ck_assert_str_eq(err.file, "s.txt");
 	ck_assert_uint_eq(err.line, 3);
 	ck_assert_str_eq(err.msg, "unknown key 'fromat' (keys: format= log-format= escape= "
-	    "haproxy-cfg= frontend= nginx-conf= log-name= lb= log-tz= captures= tier=)");
+	    "haproxy-cfg= frontend= nginx-conf= log-name= lb= log-tz= captures= "
+	    "trusted-proxies= tier=)");
 	lbt_input_specs_free(&l);
 	put("s.txt", "a.log lb=x\n*.nothing\n");
 	ck_assert_int_eq(lbt_input_specs_read(&l, "s.txt", &err), -1);

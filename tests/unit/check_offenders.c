@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "lbt/offenders.h"
+#include "lbt/offenders_report.h"
 
 #define SEC 1000000LL
 #define T0 1762039441LL
@@ -758,6 +759,79 @@ START_TEST(one_request_rows)
 }
 END_TEST
 
+/* mk() with the client marked as where it came from (rec.h), and the
+ * connecting address conn beside it (NULL: none). */
+static lbt_rec mk_from(int64_t t_us, const char *addr, int from, const char *conn,
+    uint64_t line)
+{
+	lbt_rec r = mk(t_us, addr, 200, "----", 0, KA, line);
+
+	r.have |= LBT_BIT(LBT_F_CLIENT_FROM);
+	r.client_from = (uint8_t)from;
+	if (conn != NULL) {
+		ck_assert_int_eq(lbt_addr_parse(conn, strlen(conn), &r.conn), 0);
+		r.have |= LBT_BIT(LBT_F_CONN);
+	}
+	return r;
+}
+
+/* from_header and via: per source (a one-request source and a full one),
+ * in the stats beside the records set aside and vouched for, and after a
+ * merge (two connecting addresses: via_many). */
+START_TEST(from_header)
+{
+	lbt_offenders_opts op = LBT_OFFENDERS_OPTS_INIT;
+	const lbt_offenders_stats *st;
+	lbt_offenders *a, *b;
+	lbt_err err;
+
+	ck_assert_ptr_nonnull(a = lbt_offenders_new(&op, &err));
+	ck_assert_ptr_nonnull(b = lbt_offenders_spawn(a, &err));
+	for (int i = 0; i < 3; i++) {      /* 198.51.100.7: 3 + 2 from the header, 1 not */
+		lbt_rec r = mk_from((T0 + i) * SEC, "198.51.100.7", LBT_FROM_HEADER, "203.0.113.66",
+		    1 + (uint64_t)i);
+
+		ck_assert_int_eq(lbt_offenders_add(a, &r), 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		lbt_rec r = mk_from((T0 + 5 + i) * SEC, "198.51.100.7", LBT_FROM_HEADER,
+		    "203.0.113.70", 10 + (uint64_t)i);
+
+		ck_assert_int_eq(lbt_offenders_add(b, &r), 0);
+	}
+	lbt_rec v[] = {
+		mk((T0 + 8) * SEC, "198.51.100.7", 200, "----", 0, KA, 20),
+		mk_from((T0 + 9) * SEC, "192.0.2.9", LBT_FROM_HEADER, "203.0.113.68", 21),
+		mk_from((T0 + 9) * SEC, "203.0.113.66", LBT_FROM_CONN, NULL, 22),
+		mk_from((T0 + 9) * SEC, "203.0.113.67", LBT_FROM_TRUSTED, NULL, 23),
+	};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		ck_assert_int_eq(lbt_offenders_add(b, &v[i]), 0);
+	ck_assert_int_eq(lbt_offenders_merge(a, b, &err), 0);
+	lbt_offenders_free(b);
+	ck_assert_int_eq(lbt_offenders_finish(a, &err), 0);
+	st = lbt_offenders_stats_get(a);
+	ck_assert_uint_eq(st->from_header, 6);
+	ck_assert_uint_eq(st->header_aside, 1);
+	ck_assert_uint_eq(st->from_trusted, 1);
+	ck_assert_uint_eq(lbt_offenders_nrows(a), 4);
+	for (size_t k = 0; k < lbt_offenders_nrows(a); k++) {
+		const lbt_offender *r = lbt_offenders_row_at(a, k);
+		uint64_t want = strcmp(r->source, "198.51.100.7") == 0 ? 5 :
+		    strcmp(r->source, "192.0.2.9") == 0 ? 1 : 0;
+
+		char via[LBT_ADDR_STRLEN + 2];
+
+		ck_assert_msg(r->from_header == want, "%s: %llu", r->source,
+		    (unsigned long long)r->from_header);
+		lbt_offender_via_str(r, via, sizeof via);
+		ck_assert_str_eq(via, strcmp(r->source, "198.51.100.7") == 0 ? "203.0.113.66+" :
+		    strcmp(r->source, "192.0.2.9") == 0 ? "203.0.113.68" : "");
+	}
+	lbt_offenders_free(a);
+}
+END_TEST
+
 static Suite *offenders_suite(void)
 {
 	Suite *s = suite_create("offenders");
@@ -779,6 +853,7 @@ static Suite *offenders_suite(void)
 	tcase_add_test(tc, order_flood);
 	tcase_add_test(tc, order_ties);
 	tcase_add_test(tc, one_request_rows);
+	tcase_add_test(tc, from_header);
 	suite_add_tcase(s, tc);
 	return s;
 }

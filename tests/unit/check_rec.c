@@ -12,7 +12,8 @@ static const char *const names[] = {
 	"time", "lb", "client", "port", "frontend", "backend", "server", "method",
 	"path", "query", "host", "version", "status", "bytes", "Th", "Ti", "Tq",
 	"TR", "Tw", "Tc", "Tr", "Ta", "Tt", "term", "ac", "fc", "bc", "sc", "rc",
-	"sq", "bq", "ua", "key", "msg", "event", "level", "request", "clock", "tier", "file", "line",
+	"sq", "bq", "ua", "key", "msg", "event", "level", "request", "clock", "tier",
+	"client_from", "conn", "file", "line",
 };
 
 /* Every field has its name and looks itself up. */

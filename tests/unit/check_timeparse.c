@@ -4,6 +4,7 @@
  * `TZ=... date -d ... +%s`; days_from_civil is also checked against timegm().
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -239,6 +240,48 @@ START_TEST(tz_newyork)
 END_TEST
 
 /* UTC names, fixed offsets and unknown zones. */
+/* The offset of zone `name` at UTC instant t as the C library says it
+ * (this test is a program: it may set TZ). */
+static int libc_offset(const char *name, int64_t t)
+{
+	char val[80];
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	snprintf(val, sizeof val, ":%s", name);
+	setenv("TZ", val, 1);
+	tzset();
+	ck_assert_ptr_nonnull(localtime_r(&tt, &tm));
+	return (int)tm.tm_gmtoff;
+}
+
+/* The table read from the zoneinfo file agrees with localtime_r every 6 h
+ * from 1970 to 2099 (after 2037 from the footer's rule): DST starts and
+ * ends, half-hour zones, southern summers, a zone without DST. */
+START_TEST(tz_table)
+{
+	static const char *const zones[] = { "Europe/Paris", "America/New_York",
+		"Australia/Sydney", "Asia/Kolkata", "Australia/Lord_Howe", "America/Sao_Paulo" };
+	const char *old = getenv("TZ");
+
+	for (size_t z = 0; z < sizeof zones / sizeof zones[0]; z++) {
+		lbt_tz *tz = lbt_tz_new(zones[z], NULL);
+
+		ck_assert_ptr_nonnull(tz);
+		for (int64_t t = 0; t < 4102444800LL; t += 6 * 3600 + 7)
+			ck_assert_msg(lbt_tz_offset_at(tz, t) == libc_offset(zones[z], t),
+			    "%s at %lld: %d, libc %d", zones[z], (long long)t, lbt_tz_offset_at(tz, t),
+			    libc_offset(zones[z], t));
+		lbt_tz_free(tz);
+	}
+	if (old != NULL)
+		setenv("TZ", old, 1);
+	else
+		unsetenv("TZ");
+	tzset();
+}
+END_TEST
+
 START_TEST(tz_names)
 {
 	lbt_err err;
@@ -325,6 +368,7 @@ static Suite *timeparse_suite(void)
 	tcase_add_test(tc, bsd);
 	tcase_add_test(tc, tz_paris);
 	tcase_add_test(tc, tz_newyork);
+	tcase_add_test(tc, tz_table);
 	tcase_add_test(tc, tz_names);
 	tcase_add_test(tc, format);
 	suite_add_tcase(s, tc);
