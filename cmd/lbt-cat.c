@@ -55,10 +55,9 @@ int main(int argc, char **argv)
 		"NDJSON or a table, or the matching raw lines.",
 		LBT_CLI_INPUT | LBT_CLI_FILTER | LBT_CLI_OUTPUT, 0, -1
 	};
-	const char *fields = NULL;
+	const char *fields;
 	int raw = 0, events = 0, live;
 	lbt_cli_opt opts[] = {
-		LBT_OPT_STR("fields", 'f', &fields, "LIST", "columns to print, comma-separated"),
 		LBT_OPT_FLAG("raw", 0, &raw, "print the matching lines as they are"),
 		LBT_OPT_FLAG("events", 0, &events, "include HAProxy event lines (server DOWN ...)"),
 		LBT_OPT_END
@@ -70,6 +69,9 @@ int main(int argc, char **argv)
 	lbt_err err;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	fields = cli.fields;                  /* -f/--fields: the record fields */
+	if (fields == NULL && !events && !raw && cli.out_mode == LBT_OUT_TABLE && cli.width > 0)
+		fields = LBT_REC_COMPACT_FIELDS;      /* a terminal: what fits (--wide: all) */
 	if (raw && (fields || cli.out_asked)) {
 		lbt_cli_errorf(&cli, "--raw prints the lines as they are: no --fields or "
 		    "output format");
@@ -83,6 +85,7 @@ int main(int argc, char **argv)
 	live = lbt_cli_live(&cli, in);       /* tail -f | lbt-cat: a row as a line comes */
 	if (!raw) {
 		out = lbt_cli_out(&cli, c.cols, c.n);
+		lbt_out_set_narrow(out, LBT_REC_NARROW);
 		lbt_out_set_line_flush(out, live);
 	}
 	run(&cli, in, out, &c, live);

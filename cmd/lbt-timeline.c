@@ -83,8 +83,6 @@ int main(int argc, char **argv)
 	char note[400];
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
-	if (!cli.out_asked && cli.out_mode == LBT_OUT_TABLE)
-		cli.out_mode = LBT_OUT_MD;          /* on a terminal: ready to paste */
 	o.track = (size_t)track;
 	o.top = (size_t)top;
 	o.alert_pct = (int)pct;

@@ -84,17 +84,50 @@ static void exec_prog(const char *prog, char **argv)
 	execvp(prog, argv);
 }
 
-/* `lbt help NAME`: the manual page of lbt-NAME. */
+/*
+ * The page file of `page` ("lbt-rate") when lbt runs uninstalled, in
+ * `path`: $LBT_MANDIR/page.1, else man/page.1 in a directory above the
+ * binary's (build/bin/lbt finds the source tree's man/, up to 3 levels).
+ * @return 1 when found, 0 (installed: man finds it in MANPATH).
+ */
+static int page_file(const char *page, char *path, size_t size)
+{
+	char self[PATH_MAX];
+	const char *env = getenv("LBT_MANDIR");
+	ssize_t n;
+	char *slash;
+
+	if (env != NULL && *env != '\0') {
+		snprintf(path, size, "%s/%s.1", env, page);
+		return access(path, R_OK) == 0;
+	}
+	if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) <= 0)
+		return 0;
+	self[n] = '\0';
+	for (int up = 0; up < 4 && (slash = strrchr(self, '/')) != NULL; up++) {
+		*slash = '\0';
+		if (up > 0 && snprintf(path, size, "%s/man/%s.1", self, page) < (int)size &&
+		    access(path, R_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* `lbt help NAME`: the manual page of lbt-NAME, the build tree's when lbt
+ * runs from it. */
 static _Noreturn void help_program(const char *name)
 {
-	char page[96];
+	char page[96], path[PATH_MAX + 128];
 
 	if (!name_ok(name)) {
 		fprintf(stderr, "lbt: '%s' is not an lbt program; see 'lbt help'\n", name);
 		exit(1);
 	}
 	snprintf(page, sizeof page, "lbt-%s", name);
-	execlp("man", "man", page, (char *)NULL);
+	if (page_file(page, path, sizeof path))
+		execlp("man", "man", "-l", path, (char *)NULL);
+	else
+		execlp("man", "man", page, (char *)NULL);
 	fprintf(stderr, "lbt: cannot run man: %s\n", strerror(errno));
 	exit(1);
 }

@@ -133,7 +133,8 @@ typedef struct lbt_cli_opt {
  *   LBT_CLI_FILTER  --since TIME  --until TIME  --key LIST  --src LIST
  *                   --status LIST  --term LIST  --lb LIST  --tier WHICH
  *                   --now TIME
- *   LBT_CLI_OUTPUT  --tsv  --json  --table  --md  --no-header
+ *   LBT_CLI_OUTPUT  --tsv  --json  --table  --md  --no-header  --wide
+ *                   -f/--fields LIST
  *                   --color[=auto|always|never]
  * Every program also has -h/--help and --version.
  */
@@ -162,8 +163,12 @@ typedef struct lbt_cli {
 	lbt_out_mode out_mode;     /* the mode asked, else TABLE on a terminal, TSV */
 	int out_asked;             /* --tsv/--json/--table/--md was given */
 	int header;                /* 1, or 0 after --no-header */
-	int color;                 /* --color resolved (auto: stdout is a terminal
-	                              and NO_COLOR is unset) */
+	int color;                 /* --color resolved (auto: stdout is a terminal,
+	                              NO_COLOR is unset, TERM is set and not dumb) */
+	const char *fields;        /* -f/--fields: the columns shown, or NULL */
+	int width;                 /* TABLE lines fit this many columns (the
+	                              terminal's, $COLUMNS, 80); 0 = --wide or
+	                              another mode */
 	char **args;               /* operands, NULL-terminated (argv's memory) */
 	int nargs;
 	int status;                /* exit status so far: 1 once an error was printed */

@@ -15,6 +15,10 @@
 
 #define LBT_EPISODE_NCOLS 8
 
+/* What a narrow terminal leaves out of the --episodes table first (out.h,
+ * lbt_out_set_drop): the key or source, kind, start and peak stay. */
+#define LBT_EPISODE_DROP "end,mean_rps,from_rps,ratio"
+
 /*
  * The columns of --episodes into cols[0..LBT_EPISODE_NCOLS): `first` (the
  * key's column name), kind ("rise" or "drop"), start, end ("ongoing"),

@@ -8,7 +8,8 @@
  *                  \xHH; absent cells empty
  *   LBT_OUT_JSON   one JSON object per row (NDJSON); absent cells null
  *   LBT_OUT_TABLE  aligned columns (rows buffered in blocks to size them),
- *                  bold header when colour is on; absent cells "-"
+ *                  bold header when colour is on; absent cells "-"; fitted
+ *                  to a width when one is set (lbt_out_set_width)
  *   LBT_OUT_MD     Markdown table; cells escaped so that they render as the
  *                  text they hold (HTML and Markdown syntax, controls)
  * and, for reports read by people, the lines around tables: a title (bold
@@ -56,6 +57,40 @@ lbt_out *lbt_out_new(FILE *fp, lbt_out_mode mode, const lbt_out_col *cols, int n
  * always has one. */
 void lbt_out_set_header(lbt_out *o, int on);
 
+/*
+ * TABLE only: fit every line into `width` columns (0, the default: no
+ * limit, --wide).  Before the header is written, columns named by
+ * lbt_out_set_drop are left out, first named first, until the lines fit;
+ * then the widest text columns are narrowed (never below their name, nor
+ * below 8) and a longer value is shortened in its middle, on a character
+ * boundary of its escaped text, with "\u2026" (an ellipsis, one column)
+ * standing for what was cut.
+ * Numbers are never shortened.  docs/widths.md says why.
+ */
+void lbt_out_set_width(lbt_out *o, int width);
+
+/* TABLE only: the columns that may be left out to fit the width, comma-
+ * separated, the first to go first ("evidence,last,first"); a name that
+ * is no column is ignored; the others are always kept.  Call before the
+ * first cell. */
+void lbt_out_set_drop(lbt_out *o, const char *names);
+
+/* TABLE only: the text columns that may be narrowed to fit, comma-
+ * separated (by default every text column may: the widest first); the
+ * others keep their width (times, names one copies).  Call before the
+ * first cell. */
+void lbt_out_set_narrow(lbt_out *o, const char *names);
+
+/*
+ * Show only the columns named in `list` (comma-separated; --fields), in
+ * every mode, in the order of the columns; the caller still writes every
+ * cell.  A name that is no column of this writer is ignored (a program
+ * with several tables takes one list for all), and when none is, every
+ * column stays.  Call before the first cell.  @return the columns named,
+ * or -1 when out of memory (every column stays).
+ */
+int lbt_out_set_fields(lbt_out *o, const char *list);
+
 /* Flush the FILE after every row of a streamed mode (TSV, JSON) when on:
  * for a live input (tail -f | lbt-cat | grep), where a row must not wait
  * in a buffer for the next 4 KiB of output. */
@@ -79,6 +114,21 @@ void lbt_out_time_s(lbt_out *o, int64_t us);
  * writing failed.
  */
 int lbt_out_line(FILE *fp, const char *text, int bold);
+
+/*
+ * Write `text` as lbt_out_line does (no bold), and when `color` show in
+ * ANSI red bold every word of it (cut at spaces, a trailing ',' ':' or '.'
+ * aside) found in `marks`, a space-separated list ("ANOMALY ONGOING").
+ * @return 0, or -1 when writing failed.
+ */
+int lbt_out_line_marked(FILE *fp, const char *text, const char *marks, int color);
+
+/*
+ * lbt_out_paragraph, with the words of `marks` in red bold when `color`
+ * (as lbt_out_line_marked).  @return 0, or -1 when writing failed.
+ */
+int lbt_out_paragraph_marked(FILE *fp, const char *text, int width, const char *first,
+    const char *rest, const char *marks, int color);
 
 /*
  * Write `text` as a paragraph wrapped at `width` columns (words are cut

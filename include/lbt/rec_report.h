@@ -24,6 +24,15 @@ typedef struct lbt_rec_cols {
 	int n;
 } lbt_rec_cols;
 
+/* The columns lbt-cat shows on a terminal without --fields or --wide:
+ * when, who, what answer, how it ended, how long, what was asked. */
+#define LBT_REC_COMPACT_FIELDS "time,client,status,term,Ta,path"
+
+/* The columns of records a narrow terminal may shorten (in their middle,
+ * the widest first): text from the request, names and addresses; never a
+ * time or a number. */
+#define LBT_REC_NARROW "path,query,ua,host,key,msg,file,client,frontend,backend,server"
+
 /*
  * The columns of `fields` ("time,client,status"; NULL: the defaults, and
  * msg last when `events`).  @return 0, or -1 with err ("--fields: 'x' is

@@ -23,7 +23,15 @@ typedef struct lbt_report_opts {
 	int color;            /* ANSI bold titles and headers (TABLE) */
 	int header;           /* header lines (TSV, TABLE) */
 	size_t top;           /* rows of a ranked table; 0 = all */
+	int width;            /* TABLE lines fit this many columns; 0 = any */
+	int text;             /* TSV only because stdout is no terminal (no mode
+	                         asked): a summary block and its notes are still
+	                         written as text lines for a person (80 columns) */
+	const char *fields;   /* --fields: the columns of each table shown; NULL = all */
 } lbt_report_opts;
+
+/* The width of text written for a person when no terminal tells it. */
+#define LBT_REPORT_TEXT_WIDTH 80
 
 /* @return a writer on fp for cols[0..n) with p's mode, colour and header,
  * or NULL when out of memory. */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli_int.h"
@@ -35,7 +36,7 @@
  */
 #define GROUP_INPUT_MAX  19
 #define GROUP_FILTER_MAX 12
-#define GROUP_OUTPUT_MAX 8
+#define GROUP_OUTPUT_MAX 9
 #define GROUP_STD_MAX    3
 
 /* Copy group table g (a local array) into t, whose room is `room` entries:
@@ -48,8 +49,9 @@
 
 /* Options resolved after parsing (modes, colour, --now, --tier, help). */
 struct late {
-	int tsv, json, table, md, no_header;
+	int tsv, json, table, md, no_header, wide;
 	const char *color;
+	const char *fields;     /* -f/--fields */
 	const char *now;
 	const char *tier;
 	int64_t threads;        /* --threads; 0 = the cores online */
@@ -152,6 +154,10 @@ static void group_output(struct late *l, lbt_cli_opt *t)
 		LBT_OPT_FLAG("table", 0, &l->table, "aligned columns (default on a terminal)"),
 		LBT_OPT_FLAG("md", 0, &l->md, "Markdown table"),
 		LBT_OPT_FLAG("no-header", 0, &l->no_header, "no header line (TSV, table)"),
+		LBT_OPT_STR("fields", 'f', &l->fields, "LIST",
+		    "only these columns, comma-separated"),
+		LBT_OPT_FLAG("wide", 0, &l->wide,
+		    "table: every column, whole, whatever the width"),
 		{ "color", 0, LBT_CLI_FN_OPTARG, &l->color, 0, 0, color_arg, "[=WHEN]",
 		    "colour: auto, always, never" },
 		LBT_OPT_END
@@ -426,6 +432,40 @@ static void parse_loop(lbt_cli *cli, const struct optset *s, int argc, char **ar
 	free(so);
 }
 
+/*
+ * The width a table must fit (docs/widths.md): the terminal's on stdout
+ * (TIOCGWINSZ), else $COLUMNS, else 80, the width every terminal has.
+ */
+static int output_width(void)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+	char *end;
+	long n;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if (env != NULL && *env != '\0') {
+		n = strtol(env, &end, 10);
+		if (*end == '\0' && n >= 20 && n <= 4096)
+			return (int)n;
+	}
+	return 80;
+}
+
+/*
+ * Colour by default: only on a terminal that can show it, and never when
+ * NO_COLOR is set, whatever its value (no-color.org), nor for TERM=dumb
+ * (Emacs shells, serial consoles) or no TERM at all.
+ */
+static int color_auto(void)
+{
+	const char *term = getenv("TERM");
+
+	return isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL && term != NULL &&
+	    *term != '\0' && strcmp(term, "dumb") != 0;
+}
+
 /* Resolve the output mode and colour from `l`; two modes are a usage error. */
 static void resolve_output(lbt_cli *cli, const struct late *l)
 {
@@ -437,8 +477,10 @@ static void resolve_output(lbt_cli *cli, const struct late *l)
 	cli->out_mode = l->tsv ? LBT_OUT_TSV : l->json ? LBT_OUT_JSON : l->table ?
 	    LBT_OUT_TABLE : l->md ? LBT_OUT_MD : lbt_out_default_mode(stdout);
 	cli->header = !l->no_header;
+	cli->fields = l->fields;
+	cli->width = l->wide || cli->out_mode != LBT_OUT_TABLE ? 0 : output_width();
 	if (l->color == NULL || strcmp(l->color, "auto") == 0)
-		cli->color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+		cli->color = color_auto();
 	else if (strcmp(l->color, "always") == 0 || strcmp(l->color, "never") == 0)
 		cli->color = l->color[0] == 'a';
 	else
@@ -678,7 +720,8 @@ lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also)
 /* The report options of cli's output flags, `top` rows. */
 lbt_report_opts lbt_cli_report_opts(const lbt_cli *cli, size_t top)
 {
-	lbt_report_opts p = { cli->out_mode, cli->color, cli->header, top };
+	lbt_report_opts p = { cli->out_mode, cli->color, cli->header, top, cli->width,
+		!cli->out_asked && cli->out_mode == LBT_OUT_TSV, cli->fields };
 
 	return p;
 }
@@ -693,6 +736,11 @@ lbt_out *lbt_cli_out(lbt_cli *cli, const lbt_out_col *cols, int ncols)
 		exit(1);
 	}
 	lbt_out_set_header(o, cli->header);
+	lbt_out_set_width(o, cli->width);
+	if (lbt_out_set_fields(o, cli->fields) < 0) {
+		fprintf(stderr, "%s: out of memory\n", cli->prog->name);
+		exit(1);
+	}
 	return o;
 }
 

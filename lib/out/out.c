@@ -33,6 +33,7 @@
  * This file is the writer, its cells and the TSV and NDJSON rows; the TABLE
  * and Markdown writers are out_table.c, what both share out_int.h.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,46 @@ lbt_out *lbt_out_new(FILE *fp, lbt_out_mode mode, const lbt_out_col *cols, int n
 		return NULL;
 	}
 	return o;
+}
+
+/* Show only the columns of `list` (see out.h).  @return the columns
+ * named, or -1 when out of memory. */
+int lbt_out_set_fields(lbt_out *o, const char *list)
+{
+	unsigned char *shown;
+	int named = 0;
+
+	assert(o->col == 0 && !o->header_done && o->nrows == 0);
+	if (list == NULL)
+		return 0;
+	if ((shown = calloc((size_t)(unsigned)o->ncols, 1)) == NULL)
+		return -1;
+	for (int c = 0; c < o->ncols; c++) {
+		size_t k = strlen(o->cols[c].name);
+
+		for (const char *p = list; *p != '\0'; ) {
+			size_t n = strcspn(p, ",");
+
+			if (n == k && memcmp(p, o->cols[c].name, n) == 0)
+				shown[c] = 1;
+			p += n + (p[n] == ',');
+		}
+		named += shown[c];
+	}
+	if (named == 0 || (o->mode == LBT_OUT_TABLE && lbt_outi_table_hide(o, shown) < 0)) {
+		free(shown);
+		return named == 0 ? 0 : -1;
+	}
+	free(o->shown);
+	o->shown = shown;
+	for (o->first = 0; !shown[o->first]; o->first++)
+		;
+	if (o->mode == LBT_OUT_JSON) {
+		json_keys_free(o);
+		if (json_keys(o) < 0)
+			return -1;
+	}
+	return named;
 }
 
 /* Flush the FILE after every streamed row when on; see out.h. */
@@ -363,7 +404,7 @@ static int json_keys(lbt_out *o)
 		if (strlen(o->cols[c].name) > ROW_CAP / 8)
 			return -1;       /* would not fit the buffer escaped */
 		o->rlen = 0;
-		row_byte(o, c == 0 ? '{' : ',');
+		row_byte(o, c == o->first ? '{' : ',');
 		put_json_str(o, o->cols[c].name, strlen(o->cols[c].name));
 		row_byte(o, ':');
 		if ((o->jkey[c] = malloc(o->rlen)) == NULL)
@@ -416,7 +457,9 @@ static int is_json_number(const char *s, size_t n)
 static void tsv_header(lbt_out *o)
 {
 	for (int c = 0; c < o->ncols; c++) {
-		if (c > 0)
+		if (o->shown != NULL && !o->shown[c])
+			continue;
+		if (c > o->first)
 			row_byte(o, '\t');
 		put_tsv(o, o->cols[c].name, strlen(o->cols[c].name));
 	}
@@ -446,9 +489,10 @@ static inline void row_cell_start(lbt_out *o)
 		stream_header(o);
 	if (o->mode == LBT_OUT_JSON)
 		row_put(o, o->jkey[o->col], o->jkey_len[o->col]);
-	else if (o->col > 0)
+	else if (o->col > o->first)
 		row_byte(o, '\t');
 }
+
 
 /* End a TSV or JSON cell; after the last column, close and write the row. */
 static void row_cell_end(lbt_out *o)
@@ -464,6 +508,15 @@ static void row_cell_end(lbt_out *o)
 		fflush(o->fp);      /* its error stays in the FILE's flag (lbt_out_flush) */
 }
 
+/* Skip a TSV or JSON cell that --fields leaves out (the row still ends
+ * after the last column). */
+static void row_cell_skip(lbt_out *o)
+{
+	if (o->col == 0)
+		stream_header(o);
+	row_cell_end(o);
+}
+
 /*
  * Write one cell in a streamed mode (TSV, JSON, MD).  s NULL = absent;
  * `bare` = a number: unquoted in JSON.
@@ -474,6 +527,10 @@ static void stream_cell(lbt_out *o, const char *s, size_t n, int bare)
 		if (o->col == 0)
 			stream_header(o);
 		lbt_outi_md_cell(o, s, n);
+		return;
+	}
+	if (o->shown != NULL && !o->shown[o->col]) {
+		row_cell_skip(o);
 		return;
 	}
 	row_cell_start(o);
@@ -560,7 +617,8 @@ void lbt_out_int(lbt_out *o, int64_t v)
 	size_t n = count_digits(u) + (v < 0);
 	char b[24], *p;
 
-	if (o->mode != LBT_OUT_TSV && o->mode != LBT_OUT_JSON) {
+	if ((o->mode != LBT_OUT_TSV && o->mode != LBT_OUT_JSON) ||
+	    (o->shown != NULL && !o->shown[o->col])) {
 		p = put_digits(b + sizeof b, u);
 		if (v < 0)
 			*--p = '-';
@@ -642,6 +700,8 @@ int lbt_out_free(lbt_out *o)
 	free(o->cols);
 	free(o->names);
 	free(o->width);
+	lbt_outi_table_free(o);
+	free(o->shown);
 	free(o->buf);
 	free(o->cells);
 	free(o);

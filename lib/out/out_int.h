@@ -53,6 +53,14 @@ struct lbt_out {
 	struct cell *cells;      /* TABLE: nrows * ncols */
 	size_t nrows, rows_cap;
 	size_t *width;           /* TABLE: column widths so far */
+	int max_width;           /* TABLE: fit lines into this many columns; 0 = any */
+	unsigned *drop;          /* TABLE: 0 kept always, else the order of leaving out
+	                            (1 first); NULL when nothing may go */
+	unsigned char *shown;    /* --fields: 1 for a column shown; NULL = all */
+	int first;               /* the first column shown (0 without --fields) */
+	unsigned char *narrow;   /* TABLE: may be narrowed; NULL = every text column */
+	unsigned char *hidden;   /* TABLE: left out to fit (decided before the header) */
+	size_t *limit;           /* TABLE: 0, or the width a column was narrowed to */
 	char **jkey;             /* JSON: each column's {"name": or ,"name": made once */
 	size_t *jkey_len;
 	char *row;               /* TSV, JSON: the row being built (ROW_CAP bytes) */
@@ -67,5 +75,7 @@ void lbt_outi_md_header(lbt_out *o);
 void lbt_outi_md_cell(lbt_out *o, const char *s, size_t n);
 void lbt_outi_table_cell(lbt_out *o, const char *s, size_t n);
 void lbt_outi_table_flush(lbt_out *o);
+void lbt_outi_table_free(lbt_out *o);
+int lbt_outi_table_hide(lbt_out *o, const unsigned char *shown);
 
 #endif

@@ -56,6 +56,10 @@ static int write_table(const lbt_audit *a, FILE *fp, const lbt_report_opts *p)
 
 	if (o == NULL)
 		return -1;
+	/* A narrow terminal: where says the proxy too; file:line is shortened
+	 * last, the evidence's before the configuration's. */
+	lbt_out_set_drop(o, "proxy");
+	lbt_out_set_narrow(o, "evidence");
 	for (size_t i = 0; i < lbt_audit_nfindings(a); i++) {
 		const lbt_audit_finding *f = lbt_audit_finding_at(a, i);
 

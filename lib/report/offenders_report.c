@@ -57,6 +57,18 @@ const char *lbt_offender_via_str(const lbt_offender *w, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * What a narrow terminal leaves out first (out.h, lbt_out_set_drop):
+ * source, requests, share and ratio always stay (who, how much, how new);
+ * the proofs and details go first (evidence, times, keys, GeoIP, the
+ * change points), then the tarpit's figures, then addresses, status mix
+ * and peak.  At 80 columns the incident shows source, requests, share,
+ * peak_rps, status and ratio.
+ */
+#define OFFENDERS_DROP "evidence,last,first,top_keys,asn,country,requests_err," \
+	"sustained_rps,jump_end,jump_start,episodes,baseline_rps,held_s,tarpit,addrs," \
+	"status,peak_rps"
+
 /* The table: columns (GeoIP ones only when a database can fill them, the
  * change points after the evidence, where scripts that cut the older
  * columns do not see them, requests_err only when the memory budget made
@@ -104,6 +116,8 @@ int lbt_offenders_report(const lbt_offenders *o, FILE *fp, const lbt_report_opts
 		cols[n++] = (lbt_out_col){ "via", LBT_COL_STR };
 	if ((out = lbt_report_writer(fp, p, cols, n)) == NULL)
 		return -1;
+	lbt_out_set_drop(out, OFFENDERS_DROP);
+	lbt_out_set_narrow(out, "status,source,top_keys,evidence");
 	for (size_t i = 0; i < lbt_offenders_nrows(o); i++)
 		row(out, lbt_offenders_row_at(o, i), country, asn, approx, header, via);
 	return lbt_out_free(out);
@@ -119,6 +133,7 @@ int lbt_offenders_report_episodes(const lbt_offenders *o, FILE *fp, const lbt_re
 	lbt_episode_report_cols(cols, "source");
 	if ((out = lbt_report_writer(fp, p, cols, LBT_EPISODE_NCOLS)) == NULL)
 		return -1;
+	lbt_out_set_drop(out, LBT_EPISODE_DROP);
 	for (size_t i = 0; i < lbt_offenders_nrows(o); i++) {
 		const lbt_cp_result *cp = lbt_offenders_changes(o, i, &origin);
 

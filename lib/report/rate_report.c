@@ -69,6 +69,14 @@ static void total_row(lbt_out *out, const lbt_rate *r, int spark, int approx)
 		lbt_out_absent(out);
 }
 
+/*
+ * What a narrow terminal leaves out first (out.h, lbt_out_set_drop): the
+ * key (whole: it is copied into a rule), total, peak_rps and jump_start
+ * (which, how hard, since when) stay; the sparkline, the first and peak
+ * times, the jump's end and the change-point details go first.
+ */
+#define RATE_DROP "spark,first_seen,peak_at,jump_end,sustained_rps,episodes,baseline_rps,ratio"
+
 /* The ranked keys, one row each.  @return 0 or -1. */
 int lbt_rate_report_rows(const lbt_rate *r, FILE *fp, const lbt_report_opts *p, int spark)
 {
@@ -93,6 +101,8 @@ int lbt_rate_report_rows(const lbt_rate *r, FILE *fp, const lbt_report_opts *p, 
 		all[ncols++] = (lbt_out_col){ "spark", LBT_COL_STR };
 	if ((out = lbt_report_writer(fp, p, all, ncols)) == NULL)
 		return -1;
+	lbt_out_set_drop(out, RATE_DROP);
+	lbt_out_set_narrow(out, "");          /* no column narrows: the key stays whole */
 	for (size_t i = 0; i < lbt_rate_nrows(r); i++)
 		row(out, r, i, spark, approx);
 	if (lbt_rate_opts_get(r)->by == LBT_RATE_BY_LB && lbt_rate_stats_get(r)->keys > 1)
@@ -110,6 +120,7 @@ int lbt_rate_report_episodes(const lbt_rate *r, FILE *fp, const lbt_report_opts 
 	lbt_episode_report_cols(cols, lbt_rate_by_name(lbt_rate_opts_get(r)->by));
 	if ((out = lbt_report_writer(fp, p, cols, LBT_EPISODE_NCOLS)) == NULL)
 		return -1;
+	lbt_out_set_drop(out, LBT_EPISODE_DROP);
 	for (size_t i = 0; i < lbt_rate_nrows(r); i++) {
 		const lbt_cp_result *cp = lbt_rate_changes(r, i, &origin);
 

@@ -13,8 +13,14 @@ lbt_out *lbt_report_writer(FILE *fp, const lbt_report_opts *p, const lbt_out_col
 {
 	lbt_out *o = lbt_out_new(fp, p->mode, cols, n, p->color);
 
-	if (o != NULL)
+	if (o != NULL) {
 		lbt_out_set_header(o, p->header);
+		lbt_out_set_width(o, p->width);
+		if (lbt_out_set_fields(o, p->fields) < 0) {
+			lbt_out_free(o);
+			return NULL;
+		}
+	}
 	return o;
 }
 

@@ -27,6 +27,17 @@ static lbt_out *writer(FILE *fp, const lbt_tarpit_print *p, const lbt_out_col *c
 	return lbt_report_writer(fp, p, cols, n);
 }
 
+/* The options of a summary read in a pipe (p->text): the blocks of a
+ * terminal, 80 columns, no colour, in `buf`.  @return buf. */
+static const lbt_tarpit_print *as_text(const lbt_tarpit_print *p, lbt_tarpit_print *buf)
+{
+	*buf = *p;
+	buf->mode = LBT_OUT_TABLE;
+	buf->color = 0;
+	buf->width = LBT_REPORT_TEXT_WIDTH;
+	return buf;
+}
+
 /* Free the writer, and a blank line after a TABLE.  @return 0 or -1. */
 static int done(lbt_out *o, FILE *fp, const lbt_tarpit_print *p)
 {
@@ -403,6 +414,13 @@ static int summary_blocks(const lbt_tarpit *t, FILE *fp, const lbt_tarpit_print 
 
 /* ---- periods ------------------------------------------------------------ */
 
+/* What a narrow terminal leaves out of each table first (out.h,
+ * lbt_out_set_drop): the second readings (Ta), the evidence and the
+ * times of the details; which frontend, how long, how many stay. */
+#define PERIODS_DROP "bound,peak_at,above_s,lb,end,peak_tarpitted"
+#define SOURCES_DROP "evidence,held_ta_s,first,last,client_left"
+#define FULL_DROP    "evidence,lb,ac_max"
+
 static const lbt_out_col per_cols[] = {
 	{ "lb", LBT_COL_STR }, { "frontend", LBT_COL_STR }, { "case", LBT_COL_STR },
 	{ "start", LBT_COL_STR }, { "end", LBT_COL_STR }, { "seconds", LBT_COL_NUM },
@@ -444,6 +462,8 @@ static int periods(const lbt_tarpit *t, FILE *fp, const lbt_tarpit_print *p)
 	title(fp, p, ttl);
 	if ((o = writer(fp, p, per_cols, (int)(sizeof per_cols / sizeof per_cols[0]))) == NULL)
 		return -1;
+	lbt_out_set_drop(o, PERIODS_DROP);
+	lbt_out_set_narrow(o, "frontend,lb");
 	for (i = 0; i < lbt_tarpit_ngroups(t); i++) {
 		const lbt_tarpit_group *g = lbt_tarpit_group_at(t, i);
 
@@ -510,6 +530,8 @@ static int sources(const lbt_tarpit *t, FILE *fp, const lbt_tarpit_print *p)
 	title(fp, p, ttl);
 	if ((o = writer(fp, p, src_cols, (int)(sizeof src_cols / sizeof src_cols[0]))) == NULL)
 		return -1;
+	lbt_out_set_drop(o, SOURCES_DROP);
+	lbt_out_set_narrow(o, "source,evidence");
 	for (i = 0; i < show; i++)
 		source_row(o, t, lbt_tarpit_source_at(t, i), total);
 	return done(o, fp, p);
@@ -605,6 +627,8 @@ static int full(const lbt_tarpit *t, FILE *fp, const lbt_tarpit_print *p)
 	title(fp, p, "buckets where the logged fc reached maxconn (the frontend was full)");
 	if ((o = writer(fp, p, full_cols, (int)(sizeof full_cols / sizeof full_cols[0]))) == NULL)
 		return -1;
+	lbt_out_set_drop(o, FULL_DROP);
+	lbt_out_set_narrow(o, "frontend,lb,evidence");
 	for (gi = 0; gi < lbt_tarpit_ngroups(t); gi++) {
 		const lbt_tarpit_group *g = lbt_tarpit_group_at(t, gi);
 		const lbt_tarpit_bucket *b = lbt_tarpit_buckets(t, gi, &n);
@@ -688,9 +712,12 @@ int lbt_tarpit_has(const lbt_tarpit *t, lbt_tarpit_section s)
 int lbt_tarpit_write(const lbt_tarpit *t, lbt_tarpit_section s, FILE *fp,
     const lbt_tarpit_print *p)
 {
+	lbt_tarpit_print text;
+
 	switch (s) {
 	case LBT_TARPIT_SUMMARY:
-		return p->mode == LBT_OUT_TABLE ? summary_blocks(t, fp, p) : summary_rows(t, fp, p);
+		return p->mode == LBT_OUT_TABLE ? summary_blocks(t, fp, p) :
+		    p->text ? summary_blocks(t, fp, as_text(p, &text)) : summary_rows(t, fp, p);
 	case LBT_TARPIT_PERIODS:
 		return periods(t, fp, p);
 	case LBT_TARPIT_SOURCES:
@@ -700,7 +727,7 @@ int lbt_tarpit_write(const lbt_tarpit *t, lbt_tarpit_section s, FILE *fp,
 	case LBT_TARPIT_FULL:
 		return full(t, fp, p);
 	case LBT_TARPIT_NOTES:
-		return notes(t, fp, p);
+		return notes(t, fp, p->text ? as_text(p, &text) : p);
 	}
 	return -1;
 }

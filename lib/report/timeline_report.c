@@ -164,6 +164,8 @@ int lbt_timeline_report(const lbt_timeline *tl, FILE *fp, const lbt_report_opts 
 	    lbt_report_writer(fp, p, short_cols, (int)(sizeof short_cols / sizeof short_cols[0]));
 	if (o == NULL)
 		return -1;
+	lbt_out_set_drop(o, "evidence");        /* a narrow terminal: what happened first */
+	lbt_out_set_narrow(o, "numbers,event");
 	for (size_t i = 0; i < lbt_timeline_nevents(tl); i++) {
 		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
 

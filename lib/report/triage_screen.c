@@ -69,6 +69,9 @@ static const char *safe(const char *s, size_t max, char *buf, size_t size)
 	return buf;
 }
 
+/* The words shown in red on colour: what the operator must see first. */
+#define MARKS "ANOMALY ONGOING FULL"
+
 /* A paragraph from a printf format, wrapped at the width, `first` and
  * `rest` before its lines.  @return 0, or -1 when writing failed */
 static int para(struct scr *s, const char *first, const char *rest, const char *fmt, ...)
@@ -81,7 +84,7 @@ static int para(struct scr *s, const char *first, const char *rest, const char *
 	va_start(ap, fmt);
 	vsnprintf(b, sizeof b, fmt, ap);
 	va_end(ap);
-	return lbt_out_paragraph(s->fp, b, s->width, first, rest);
+	return lbt_out_paragraph_marked(s->fp, b, s->width, first, rest, MARKS, s->color);
 }
 
 /* One line, bold on colour when `bold`.  @return 0 or -1 */
@@ -257,7 +260,7 @@ static int verdict(struct scr *s)
 /* A table writer on the screen.  NULL when out of memory. */
 static lbt_out *table(struct scr *s, const lbt_out_col *cols, int n)
 {
-	lbt_report_opts p = { LBT_OUT_TABLE, s->color, 1, 0 };
+	lbt_report_opts p = { LBT_OUT_TABLE, s->color, 1, 0, s->width, 0, NULL };
 
 	return lbt_report_writer(s->fp, &p, cols, n);
 }

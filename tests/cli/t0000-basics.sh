@@ -42,8 +42,17 @@ expect_success 'lbt help lists every program, exit 0' '
 expect_success 'lbt help NAME runs man lbt-NAME' '
 	mkdir fakebin && printf "#!/bin/sh\necho man \"\$@\"\n" >fakebin/man &&
 	chmod +x fakebin/man &&
-	PATH="$PWD/fakebin:$PATH" lbt help cat >out &&
+	PATH="$PWD/fakebin:$PATH" LBT_MANDIR="$PWD/nopages" lbt help cat >out &&
 	echo "man lbt-cat" >expect && test_cmp expect out
+'
+
+expect_success 'lbt help NAME uninstalled: the page of the source tree, or LBT_MANDIR' '
+	mkdir -p fakebin pages && printf "#!/bin/sh\necho man \"\$@\"\n" >fakebin/man &&
+	chmod +x fakebin/man && : > pages/lbt-rate.1 &&
+	PATH="$PWD/fakebin:$PATH" lbt help cat >out &&
+	echo "man -l $TOP/man/lbt-cat.1" >expect && test_cmp expect out &&
+	PATH="$PWD/fakebin:$PATH" LBT_MANDIR="$PWD/pages" lbt help rate >out &&
+	echo "man -l $PWD/pages/lbt-rate.1" >expect && test_cmp expect out
 '
 
 expect_success 'lbt nosuch: not an lbt program, exit 1' '

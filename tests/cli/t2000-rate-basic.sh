@@ -99,7 +99,7 @@ expect_success 'a table on request, no sparkline when not on a terminal' '
 # (ceil(8 * 2 / 30)), 30/s level 8.
 expect_success 'a sparkline on a terminal' '
 	if command -v script > /dev/null; then
-		script -eqc "lbt-rate --top 1 --color=never flood.log 2> /dev/null" /dev/null \
+		script -eqc "lbt-rate --top 1 --wide --color=never flood.log 2> /dev/null" /dev/null \
 		    > tty.out && tr -d "\r" < tty.out > out &&
 		head -n 1 out | grep -q "ratio  spark$" &&
 		tail -n 1 out | grep -q " ▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁█████████████▁▁▁▁▁▁▁▁▁▁$"

@@ -11,7 +11,7 @@ F="--format haproxy-httplog"
 for s in summary periods by-source:sources series full; do
 	flag=${s%%:*} table=${s#*:}
 	expect_success "--$flag matches the hand-computed table" "
-		lbt-tarpit $F --maxconn 4 --$flag httplog.log > out 2> err &&
+		lbt-tarpit --tsv $F --maxconn 4 --$flag httplog.log > out 2> err &&
 		test_cmp '$D/httplog-$table.tsv' out
 	"
 done
@@ -19,12 +19,12 @@ done
 expect_success 'held seconds equal the sum of Tw over PT lines (awk)' '
 	awk "\$10 ~ /^PT/ { split(\$5, t, \"/\"); s += t[2] } END { printf \"%.3f\n\", s / 1000 }" \
 		httplog.log > expect &&
-	lbt-tarpit $F --summary httplog.log > all 2> err && awk -F "\t" "NR == 2 { print \$6 }" all > out &&
+	lbt-tarpit --tsv $F --summary httplog.log > all 2> err && awk -F "\t" "NR == 2 { print \$6 }" all > out &&
 	test_cmp expect out
 '
 
 expect_success 'the full frontend is said plainly, with its evidence, on stderr' '
-	lbt-tarpit $F --maxconn 4 --summary httplog.log > out 2> err &&
+	lbt-tarpit --tsv $F --maxconn 4 --summary httplog.log > out 2> err &&
 	grep -F "lbt-tarpit: note: fe_http was full: the logged fc reached maxconn 4 (>= 3) in 1 bucket of 10s" err &&
 	grep -F "(fc 4; e.g. httplog.log:2)" err &&
 	grep -F "These logs understate waiting and lost connections" err
@@ -32,7 +32,7 @@ expect_success 'the full frontend is said plainly, with its evidence, on stderr'
 
 expect_success 'method notes only with --notes; --notes as TSV rows' '
 	! grep -F "slot intervals" err &&
-	lbt-tarpit $F --maxconn 4 --notes httplog.log > out 2> err2 &&
+	lbt-tarpit --tsv $F --maxconn 4 --notes httplog.log > out 2> err2 &&
 	grep -F "method		fe_http	fe_http: slot intervals from the request time (%tr) minus Th and Ti where logged, duration from Ta for 8" out &&
 	grep -F "caveat			held time: HAProxy reports the tarpit hold in Tw; TR is -1" out &&
 	grep -F "1 request left during the tarpit (CT)" out &&
@@ -59,22 +59,22 @@ expect_success '--json rows parse and keep absent as null' '
 expect_success 'maxconn from --haproxy-cfg, and that configuration is valid' '
 	cp "$D/haproxy.cfg" . &&
 	{ ! command -v haproxy > /dev/null || haproxy -c -q -f haproxy.cfg; } &&
-	lbt-tarpit --haproxy-cfg haproxy.cfg --summary httplog.log > out 2> err &&
+	lbt-tarpit --tsv --haproxy-cfg haproxy.cfg --summary httplog.log > out 2> err &&
 	sed "s/--maxconn/haproxy.cfg:18 (frontend fe_http)/" "$D/httplog-summary.tsv" > expect &&
 	test_cmp expect out
 '
 
 expect_success 'the same from lbt-cat TSV on stdin' '
-	status_to cat.rc lbt-cat $F httplog.log | lbt-tarpit --maxconn 4 --summary > out 2> err &&
+	status_to cat.rc lbt-cat $F httplog.log | lbt-tarpit --tsv --maxconn 4 --summary > out 2> err &&
 	test "$(cat cat.rc)" = 0 &&
 	test_cmp "$D/httplog-summary.tsv" out
 '
 
 expect_success 'the same from an lbt-index database (--db)' '
 	lbt-index $F -d t.db httplog.log 2> err &&
-	lbt-tarpit --db t.db --maxconn 4 --summary > out 2> err &&
+	lbt-tarpit --tsv --db t.db --maxconn 4 --summary > out 2> err &&
 	test_cmp "$D/httplog-summary.tsv" out &&
-	lbt-tarpit --db t.db --maxconn 4 --by-source > out 2> err &&
+	lbt-tarpit --tsv --db t.db --maxconn 4 --by-source > out 2> err &&
 	test_cmp "$D/httplog-sources.tsv" out
 '
 
@@ -83,16 +83,16 @@ expect_success 'the same from an lbt-index database (--db)' '
 IN2="--input 'new.log lb=lb1' --input 'old.log lb=lb1'"
 expect_success 'two rotated files of one LB (lb=), newest first: totals exact, overlap flagged' '
 	head -n 4 httplog.log > old.log && tail -n 4 httplog.log > new.log &&
-	eval lbt-tarpit $F --maxconn 4 --summary "$IN2" > out 2> err &&
+	eval lbt-tarpit --tsv $F --maxconn 4 --summary "$IN2" > out 2> err &&
 	cut -f 3-9 "$D/httplog-summary.tsv" > expect && cut -f 3-9 out > got &&
 	test_cmp expect got &&
-	eval lbt-tarpit $F --maxconn 4 --series "$IN2" > out 2> err &&
+	eval lbt-tarpit --tsv $F --maxconn 4 --series "$IN2" > out 2> err &&
 	awk -F "\t" "NR == 2 { print \$10, \$12 }" out > got &&
 	echo "5 ~" > expect && test_cmp expect got &&
 	grep -F "1 bucket hold slots from several input files" err
 '
 expect_success 'two unnamed files: a row each under its file name, their total exact' '
-	lbt-tarpit $F --maxconn 4 --summary new.log old.log > out 2> err &&
+	lbt-tarpit --tsv $F --maxconn 4 --summary new.log old.log > out 2> err &&
 	cut -f 1 out | tr "\n" " " > got && printf "lb new.log old.log (total) " > expect &&
 	test_cmp expect got &&
 	cut -f 3-9 "$D/httplog-summary.tsv" | sed 1d > expect && tail -1 out | cut -f 3-9 > got &&
@@ -109,7 +109,7 @@ expect_success 'the full bucket names the earliest line at its largest fc (awk)'
 		if (!(b in fc) || n[2] > fc[b] || (n[2] == fc[b] && k < key[b])) {
 			fc[b] = n[2]; key[b] = k; ev[b] = FILENAME \":\" NR } }
 		END { for (b in fc) if (fc[b] >= 3) print ev[b] }" httplog.log > expect &&
-	lbt-tarpit $F --maxconn 4 --full --no-header httplog.log > all && cut -f 8 all > got &&
+	lbt-tarpit --tsv $F --maxconn 4 --full --no-header httplog.log > all && cut -f 8 all > got &&
 	test_cmp expect got
 '
 
@@ -117,15 +117,15 @@ expect_success 'the full bucket names the earliest line at its largest fc (awk)'
 expect_success 'evidence does not depend on the order of the files' '
 	head -n 4 httplog.log > old.log && tail -n 4 httplog.log > new.log &&
 	for s in by-source full notes; do
-		lbt-tarpit $F --maxconn 4 --$s old.log new.log > a.out 2>&1 &&
-		lbt-tarpit $F --maxconn 4 --$s new.log old.log > b.out 2>&1 &&
+		lbt-tarpit --tsv $F --maxconn 4 --$s old.log new.log > a.out 2>&1 &&
+		lbt-tarpit --tsv $F --maxconn 4 --$s new.log old.log > b.out 2>&1 &&
 		test_cmp a.out b.out || exit 1
 	done &&
 	grep -F "e.g. old.log:2" a.out
 '
 
 expect_success '--step 1s: 10 buckets touched, the third holds 4 at once' '
-	lbt-tarpit $F --maxconn 4 --step 1s --series httplog.log > out 2> err &&
+	lbt-tarpit --tsv $F --maxconn 4 --step 1s --series httplog.log > out 2> err &&
 	test $(sed 1d out | wc -l) -eq 10 &&
 	grep -F "2025-11-01T23:24:02Z	2	1	0	3.002	3.00	3.00	4	1		4	4" out
 '

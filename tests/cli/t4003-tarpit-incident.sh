@@ -19,7 +19,7 @@ CFG="--haproxy-cfg $INC/haproxy-tarpit.cfg --frontend fe_http"
 phase() { awk -F "\t" -v p="$1" -v c="$2" '$1 == p { printf "%d\n", $c / 1e6 }' phases.tsv; }
 
 expect_success 'maxconn 20 read from the configuration of the tarpit phase' '
-	lbt-tarpit $CFG --summary httplog.log > sum.tsv 2> err &&
+	lbt-tarpit --tsv $CFG --summary httplog.log > sum.tsv 2> err &&
 	awk -F "\t" "\$2 == \"fe_http\" { print \$15 }" sum.tsv > got &&
 	echo 20 > expect && test_cmp expect got
 '
@@ -40,7 +40,7 @@ expect_success 'PT count = PT lines (awk)' '
 expect_success 'the full frontend is reported, in the tarpit phase only' '
 	grep -F "note: fe_http was full: the logged fc reached maxconn 20" err &&
 	grep -F "These logs understate waiting and lost connections" err &&
-	lbt-tarpit $CFG --step 1s --full httplog.log > full.tsv 2> /dev/null &&
+	lbt-tarpit --tsv $CFG --step 1s --full httplog.log > full.tsv 2> /dev/null &&
 	ts=$(phase tarpit 2) && te=$(phase tarpit 3) &&
 	sed 1d full.tsv | cut -f 3 | sed "s/Z\$//; s/T/ /" |
 		while read -r d; do date -u -d "$d" +%s; done > full.s &&
@@ -50,7 +50,7 @@ expect_success 'the full frontend is reported, in the tarpit phase only' '
 '
 
 expect_success 'a period at >= 90 % of maxconn overlaps the tarpit phase; none if denied' '
-	lbt-tarpit $CFG --periods httplog.log > per.tsv 2> /dev/null &&
+	lbt-tarpit --tsv $CFG --periods httplog.log > per.tsv 2> /dev/null &&
 	ts=$(phase tarpit 2) && te=$(phase tarpit 3) &&
 	awk -F "\t" "\$2 == \"fe_http\" && \$3 == \"logged\" { print \$4, \$5 }" per.tsv |
 		sed "s/Z//g; s/T/ /g" > per.txt && test -s per.txt &&
@@ -62,14 +62,14 @@ expect_success 'a period at >= 90 % of maxconn overlaps the tarpit phase; none i
 '
 
 expect_success 'the two flooding sources hold the tarpit' '
-	lbt-tarpit $CFG --by-source --top 2 httplog.log > all 2> /dev/null &&
+	lbt-tarpit --tsv $CFG --by-source --top 2 httplog.log > all 2> /dev/null &&
 	cut -f 1 all | sed 1d | sort > got &&
 	printf "2001:db8:bad:1::/64\n203.0.113.7\n" > expect && test_cmp expect got
 '
 
 expect_success 'the rfc3164 copy gives the same held seconds, under lb1' '
 	zstd -dcq "$INC/haproxy-httplog-rfc3164.log.zst" > rfc.log &&
-	lbt-tarpit $CFG --summary rfc.log > all 2> /dev/null &&
+	lbt-tarpit --tsv $CFG --summary rfc.log > all 2> /dev/null &&
 	awk -F "\t" "\$2 == \"fe_http\" { print \$1, \$6 }" all > got &&
 	awk -F "\t" "\$2 == \"fe_http\" { print \"lb1\", \$6 }" sum.tsv > expect &&
 	test_cmp expect got

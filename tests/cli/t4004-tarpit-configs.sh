@@ -103,7 +103,7 @@ expect_success '--maxconn still wins over every configuration' '
 
 expect_success 'a bad maxconn in one input'\''s configuration: file:line, exit 1' '
 	sed "s/maxconn 50\$/maxconn fifty/" lb2.cfg > bad.cfg &&
-	test_expect_code 1 lbt-tarpit --input "lb1.log haproxy-cfg=lb1.cfg lb=lb1" \
+	test_expect_code 1 lbt-tarpit --tsv --input "lb1.log haproxy-cfg=lb1.cfg lb=lb1" \
 	    --input "lb2.log haproxy-cfg=bad.cfg lb=lb2" > out 2> err &&
 	n=$(grep -n "maxconn fifty" bad.cfg | cut -d: -f1) &&
 	echo "lbt-tarpit: bad.cfg:$n: maxconn: '"'"'fifty'"'"' is not a number in 0..2147483647" > expect &&

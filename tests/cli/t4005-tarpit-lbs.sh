@@ -31,7 +31,7 @@ expect_success 'the fixture: both LBs have requests and tarpitted ones' '
 	test "$one" = "3835 413 413.661" && test "$two" = "34 1 1.001"
 '
 
-expect_success 'lbt-tarpit --summary: a row per LB under its name, and their total (awk)' '
+expect_success 'lbt-tarpit --tsv --summary: a row per LB under its name, and their total (awk)' '
 	eval lbt-tarpit --tsv --summary "$IN" >sum.tsv 2>err &&
 	cut -f 1-4,6 sum.tsv | sed 1d >got &&
 	{ printf "lb1\tfe_http\t%s\n" "$one"; printf "lb2\tfe_compact\t%s\n" "$two";

@@ -34,7 +34,7 @@ expect_success 'the fixtures: two LBs, three frontends, tarpitted requests on ea
 	test "$(awk -F "\t" "{ s += \$4 } END { print s }" rows)" -gt 1 && test "$nginx" -gt 0
 '
 
-expect_success 'lbt-tarpit --sources: each LB'"'"'s frontends under their names, then the total (awk)' '
+expect_success 'lbt-tarpit --tsv --sources: each LB'"'"'s frontends under their names, then the total (awk)' '
 	lbt-tarpit --sources "$S" --summary --tsv >sum.tsv 2>err &&
 	cut -f 1-4,6 sum.tsv | sed 1d >got &&
 	cat rows total >expect && test_cmp expect got

@@ -87,8 +87,13 @@ expect_success 'piped without a mode: TSV; --md: the Markdown report' '
 '
 
 expect_success '--table: the summary and aligned columns' '
-	lbt-timeline --table inc.log > t && head -n 1 t | grep -Fx "Incident timeline" &&
+	lbt-timeline --table --wide inc.log > t && head -n 1 t | grep -Fx "Incident timeline" &&
 	grep -q "^time  *event  *numbers  *evidence" t
+'
+
+expect_success '--table at 80 columns leaves the evidence out first' '
+	lbt-timeline --table inc.log > t80 && grep -q "^time  *event  *numbers$" t80 &&
+	! grep -q "^time .*evidence" t80
 '
 
 expect_success 'lbt timeline runs lbt-timeline' '

@@ -584,7 +584,7 @@ t "every source: log lines = requests sent - never logged (truth.tsv), statuses 
 
 # 4. lbt-tarpit: held seconds = sum of Tw over PT lines; saturation in the tarpit phase
 
-"$bin/lbt-tarpit" --haproxy-cfg "$cfg" --frontend fe_http "$lf" >"$tmp/tp.sum" 2>"$tmp/tp.err"
+"$bin/lbt-tarpit" --tsv --haproxy-cfg "$cfg" --frontend fe_http "$lf" >"$tmp/tp.sum" 2>"$tmp/tp.err"
 tp_rc=$?
 tp_held() {
 	ran lbt-tarpit "$tp_rc" || return 1
@@ -598,7 +598,7 @@ tp_held() {
 t "lbt-tarpit: held seconds (Tw) = awk's sum of Tw over PT lines, to the ms" tp_held
 
 tp_held_compact() {
-	"$bin/lbt-tarpit" --maxconn 20 --log-format "$tpl" "$out/haproxy-compact.log" >"$tmp/tpc.sum" 2>/dev/null
+	"$bin/lbt-tarpit" --tsv --maxconn 20 --log-format "$tpl" "$out/haproxy-compact.log" >"$tmp/tpc.sum" 2>/dev/null
 	ran lbt-tarpit $? || return 1
 	held=$(col "$tmp/tpc.sum" held_s)
 	want=$(gawk -v shape=compact -f "$chk/logfields.awk" "$out/haproxy-compact.log" |
@@ -609,7 +609,7 @@ tp_held_compact() {
 t "lbt-tarpit on the compact log (Tt timers): held seconds = awk's sum" tp_held_compact
 
 tp_sources() {
-	"$bin/lbt-tarpit" --maxconn 20 --by-source --format haproxy-httplog "$lf" >"$tmp/tps.tsv" 2>/dev/null
+	"$bin/lbt-tarpit" --tsv --maxconn 20 --by-source --format haproxy-httplog "$lf" >"$tmp/tps.tsv" 2>/dev/null
 	ran lbt-tarpit $? || return 1
 	col "$tmp/tps.tsv" source,requests,tarpitted,held_s | sort >"$tmp/got.s"
 	cut -f1,2,8,9 "$tmp/log.src" | sort >"$tmp/want.s"

@@ -500,6 +500,152 @@ START_TEST(write_error_epipe)
 END_TEST
 
 /* Build the suite. */
+/* Three columns of 10, 6 and 8 characters: 28 with the separators. */
+static const lbt_out_col cols_fit[] = {
+	{ "source", LBT_COL_STR }, { "count", LBT_COL_NUM }, { "evidence", LBT_COL_STR },
+};
+
+START_TEST(table_fit_drops_in_order)
+{
+	struct cap c;
+	lbt_out *o;
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_TABLE, cols_fit, 3, 0);
+	lbt_out_set_width(o, 20);
+	lbt_out_set_drop(o, "evidence,nosuch");
+	lbt_out_cstr(o, "203.0.113.7");
+	lbt_out_int(o, 1106);
+	lbt_out_cstr(o, "a.log:268");
+	/* 11 + 2 + 5 + 2 + 9 = 29 > 20: evidence goes; 18 fits */
+	finish(&c, o, "source       count\n203.0.113.7   1106\n");
+}
+END_TEST
+
+START_TEST(table_fit_shortens_in_the_middle)
+{
+	struct cap c;
+	lbt_out *o;
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_TABLE, cols2, 2, 0);
+	lbt_out_set_width(o, 15);
+	lbt_out_cstr(o, "abcdefghijklmnop");        /* 16 characters */
+	lbt_out_int(o, 7);
+	lbt_out_cstr(o, "\xc3\xa9t\xc3\xa9");   /* "été": 3 characters, 5 bytes */
+	lbt_out_int(o, 8);
+	/* name narrows to 15 - 2 - 1 = 12: 6 head, the ellipsis, 5 tail; "été"
+	 * is 3 columns, padded with 9 */
+	finish(&c, o, "name          n\n"
+	    "abcdef\xe2\x80\xa6" "lmnop  7\n"
+	    "\xc3\xa9t\xc3\xa9" "           8\n");
+}
+END_TEST
+
+START_TEST(table_fit_after_escaping)
+{
+	struct cap c;
+	lbt_out *o;
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_TABLE, cols2, 2, 0);
+	lbt_out_set_width(o, 11);
+	lbt_out_cstr(o, "ab\x1b[31mcdefgh");  /* escaped: ab\x1b[31mcdefgh, 17 */
+	lbt_out_int(o, 1);
+	/* 11 - 2 - 1 = 8: "ab\x" ... "efgh": no raw ESC byte reaches the terminal */
+	finish(&c, o, "name      n\nab\\x\xe2\x80\xa6" "fgh  1\n");
+}
+END_TEST
+
+START_TEST(table_fit_keeps_numbers_and_marked_columns)
+{
+	struct cap c;
+	lbt_out *o;
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_TABLE, cols_fit, 3, 0);
+	lbt_out_set_width(o, 24);
+	lbt_out_set_narrow(o, "evidence");
+	lbt_out_cstr(o, "2001:db8:bad:1::/64");
+	lbt_out_int(o, 2057);
+	lbt_out_cstr(o, "haproxy.log:330");
+	/* source (19) may not narrow, count is a number: evidence narrows to
+	 * its floor, 8, and the line stays longer than 24 */
+	finish(&c, o, "source               count  evidence\n"
+	    "2001:db8:bad:1::/64   2057  hapr\xe2\x80\xa6" "330\n");
+}
+END_TEST
+
+START_TEST(table_no_width_is_whole)
+{
+	struct cap c;
+	lbt_out *o;
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_TABLE, cols_fit, 3, 0);
+	lbt_out_set_width(o, 0);
+	lbt_out_set_drop(o, "evidence");
+	lbt_out_cstr(o, "203.0.113.7");
+	lbt_out_int(o, 1106);
+	lbt_out_cstr(o, "a.log:268");
+	finish(&c, o, "source       count  evidence\n203.0.113.7   1106  a.log:268\n");
+}
+END_TEST
+
+START_TEST(fields_in_every_mode)
+{
+	static const lbt_out_mode modes[] = { LBT_OUT_TSV, LBT_OUT_JSON, LBT_OUT_TABLE, LBT_OUT_MD };
+	static const char *const want[] = {
+		"count\tevidence\n1106\ta.log:268\n",
+		"{\"count\":1106,\"evidence\":\"a.log:268\"}\n",
+		"count  evidence\n 1106  a.log:268\n",
+		"| count | evidence |\n| ---: | --- |\n| 1106 | a.log:268 |\n",
+	};
+
+	for (int m = 0; m < 4; m++) {
+		struct cap c;
+		lbt_out *o;
+
+		cap_open(&c);
+		o = lbt_out_new(c.fp, modes[m], cols_fit, 3, 0);
+		/* the table's order, not the list's; an unknown name ignored */
+		ck_assert_int_eq(lbt_out_set_fields(o, "evidence,nosuch,count"), 2);
+		lbt_out_cstr(o, "203.0.113.7");
+		lbt_out_int(o, 1106);
+		lbt_out_cstr(o, "a.log:268");
+		finish(&c, o, want[m]);
+	}
+}
+END_TEST
+
+START_TEST(fields_none_named_keeps_all)
+{
+	struct cap c;
+	lbt_out *o;
+
+	cap_open(&c);
+	o = lbt_out_new(c.fp, LBT_OUT_TSV, cols2, 2, 0);
+	ck_assert_int_eq(lbt_out_set_fields(o, "source"), 0);
+	lbt_out_cstr(o, "x");
+	lbt_out_int(o, 1);
+	finish(&c, o, "name\tn\nx\t1\n");
+}
+END_TEST
+
+START_TEST(marked_words)
+{
+	struct cap c;
+
+	cap_open(&c);
+	ck_assert_int_eq(lbt_out_line_marked(c.fp, "ANOMALY since 07:45, ONGOING: x", "ANOMALY ONGOING", 1), 0);
+	ck_assert_int_eq(lbt_out_line_marked(c.fp, "ANOMALY plain", "ANOMALY", 0), 0);
+	cap_close(&c);
+	ck_assert_str_eq(c.text, "\033[1;31mANOMALY\033[0m since 07:45, \033[1;31mONGOING:\033[0m x\n"
+	    "ANOMALY plain\n");
+	free(c.text);
+}
+END_TEST
+
 static Suite *out_suite(void)
 {
 	Suite *s = suite_create("out");
@@ -522,6 +668,14 @@ static Suite *out_suite(void)
 	tcase_add_test(tc, interleave_and_half_row);
 	tcase_add_test(tc, escaped_names);
 	tcase_add_test(tc, write_error_epipe);
+	tcase_add_test(tc, table_fit_drops_in_order);
+	tcase_add_test(tc, table_fit_shortens_in_the_middle);
+	tcase_add_test(tc, table_fit_after_escaping);
+	tcase_add_test(tc, table_fit_keeps_numbers_and_marked_columns);
+	tcase_add_test(tc, table_no_width_is_whole);
+	tcase_add_test(tc, fields_in_every_mode);
+	tcase_add_test(tc, fields_none_named_keeps_all);
+	tcase_add_test(tc, marked_words);
 	suite_add_tcase(s, tc);
 	return s;
 }

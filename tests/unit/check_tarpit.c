@@ -513,7 +513,7 @@ END_TEST
 /* The text a section writes in TSV. */
 static char *section(const lbt_tarpit *t, lbt_tarpit_section s)
 {
-	lbt_tarpit_print p = { LBT_OUT_TSV, 0, 1, 0 };
+	lbt_tarpit_print p = { .mode = LBT_OUT_TSV, .header = 1 };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);
