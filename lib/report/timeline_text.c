@@ -406,7 +406,7 @@ void lbt_tl_phrase(const lbt_timeline *tl, const lbt_tl_event *e, char *event, s
     char *numbers, size_t nsize)
 {
 	struct text ev = { event, esize, 0 }, nu = { numbers, nsize, 0 };
-	char b[32];
+	char b[32], b2[32];
 
 	event[0] = numbers[0] = '\0';
 	switch (e->kind) {
@@ -441,9 +441,19 @@ void lbt_tl_phrase(const lbt_timeline *tl, const lbt_tl_event *e, char *event, s
 		    (long long)e->distinct, e->text ? e->text : "");
 		break;
 	case LBT_TL_END:
-		put(&ev, "end of the incident: every series back within its baseline");
+		put(&ev, e->other != NULL ? "end of the incident: all traffic back within its "
+		    "baseline band for good" : "end of the incident: every series back within "
+		    "its baseline");
 		rate(&nu, e->from);
 		put(&nu, " req/s from then on");
+		break;
+	case LBT_TL_SOURCE_BURST:
+		put(&ev, "a burst of %d new sources", (int)e->value);
+		put(&nu, "appearing from %s to %s; %lld requests, ", tod(e->time_us, b, sizeof b),
+		    tod(e->end_us, b2, sizeof b2), (long long)e->count);
+		rate(&nu, e->to);
+		put(&nu, " req/s, %.1f %% of all until %s", e->share_pct,
+		    tod(e->peak_us, b, sizeof b));
 		break;
 	default:
 		phrase_line(e, &ev, &nu);
@@ -703,7 +713,8 @@ const char *lbt_tl_summary(const lbt_timeline *tl, char *buf, size_t size)
 	sum_errors(tl, &t);
 	sum_others(tl, &t);
 	if (e != NULL)
-		put(&t, "Every series was back within its baseline at %s. ",
+		put(&t, "%s at %s. ", e->other != NULL ? "All traffic was back within its "
+		    "baseline band for good" : "Every series was back within its baseline",
 		    tod(e->time_us, b, sizeof b));
 	put(&t, "%zu events below; the evidence of each is the file:line of the first record "
 	    "that shows it.", lbt_timeline_nevents(tl));

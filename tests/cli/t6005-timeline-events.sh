@@ -1,0 +1,93 @@
+#!/bin/sh
+# lbt-timeline's rules against false and missing events (issue 18), on
+# logs generated here with awk, second by second from 2026-12-01 10:00:00:
+#   a.log  all traffic 5/s, 50/s from 60 s, 150/s from 90 s (it triples),
+#          5/s from 120 s to 180 s;
+#   c.log  192.0.2.1 10/s all along; 192.0.2.2 3/s from 4 s (inside the
+#          baseline window), 60/s from 120 s to 150 s, 3/s after;
+#   d.log  192.0.2.1 10/s; 198.51.100.9 new at 30 s at 10/s, 35/s (3.5x)
+#          from 60 s to 90 s, 10/s to 150 s;
+#   e.log  192.0.2.1 5/s for 240 s; 198.51.100.7 100/s from 60 s to 90 s,
+#          then 3/s to the end (its own series never settles);
+#   f.log  192.0.2.1 10/s for 150 s; 30 new sources 203.0.113.1-30, six
+#          more each second from 70 s to 74 s, 4/s each until 120 s.
+# Every expected time is a second of that construction; counts and shares
+# are awk's over the generated lines.
+test_description='lbt-timeline: no false event, the missing ones'
+. "$LBT_TOP/tests/cli/lib.sh"
+
+cat > gen.awk <<'AWK'
+function emit(s, n, src, path,   k) {
+	for (k = 0; k < n; k++)
+		printf "%s:4000 [01/Dec/2026:10:%02d:%02d.%03d] fe be/s1 0/0/0/1/1 200 10 - - ---- 1/1/0/0/0 0/0 \"GET %s HTTP/1.1\"\n", src, int(s / 60), s % 60, int(k * 1000 / n), path
+}
+AWK
+gen() { { cat gen.awk; echo "BEGIN { $1 }"; } > prog.awk && awk -f prog.awk | sort -s -k2,2 > "$2"; }
+gen 'for (s = 0; s < 180; s++) { r = s < 60 ? 5 : s < 90 ? 50 : s < 120 ? 150 : 5
+	for (i = 0; i < r; i++) emit(s, 1, "192.0.2." (i % 200 + 1), "/k" (i % 3)) }' a.log
+gen 'for (s = 0; s < 200; s++) { emit(s, 10, "192.0.2.1", "/a")
+	if (s >= 4) emit(s, s >= 120 && s < 150 ? 60 : 3, "192.0.2.2", "/c") }' c.log
+gen 'for (s = 0; s < 150; s++) { emit(s, 10, "192.0.2.1", "/a")
+	if (s >= 30) emit(s, s >= 60 && s < 90 ? 35 : 10, "198.51.100.9", "/d") }' d.log
+gen 'for (s = 0; s < 240; s++) { emit(s, 5, "192.0.2.1", "/a")
+	if (s >= 60) emit(s, s < 90 ? 100 : 3, "198.51.100.7", "/e") }' e.log
+gen 'for (s = 0; s < 150; s++) { emit(s, 10, "192.0.2.1", "/a")
+	for (j = 1; j <= 30; j++) if (s >= 70 + int((j - 1) / 6) && s < 120)
+		emit(s, 4, "203.0.113." j, "/f" j) }' f.log
+for f in a c d e f; do lbt-timeline --tsv $f.log > $f.tsv 2> $f.err || exit 1; done
+
+# epoch µs of second $1 after 10:00:00
+at() { echo $(( (1796119200 + $1) * 1000000 )); }
+# the time_us (col 2) of events of kind $1 about subject $2 in $3
+when() { awk -F "\t" -v k="$1" -v s="$2" '$3 == k && $5 == s { print $2 }' "$3"; }
+# succeed when every number on stdin is within one bucket (1 s) of $1
+near() { awk -v t="$1" '{ n++ } $1 < t - 1000000 || $1 > t + 1000000 { bad++ }
+	END { exit !(n > 0 && bad == 0) }'; }
+
+expect_success 'the generated logs: their sizes by construction' '
+	test "$(wc -l < a.log)" -eq $((60 * 5 + 30 * 50 + 30 * 150 + 60 * 5)) &&
+	test "$(wc -l < f.log)" -eq $((150 * 10 + 6 * 4 * (50 + 49 + 48 + 47 + 46)))
+'
+
+expect_success 'traffic that triples is no "back to its baseline": it settles at 120 s' '
+	test "$(awk -F "\t" "\$3 == \"rise_end\" && \$10 + 0 >= \$9 + 0" a.tsv | wc -l)" -eq 0 &&
+	when rise_end all a.tsv > ends && test "$(wc -l < ends)" -eq 1 && near $(at 120) < ends
+'
+
+expect_success 'no rise whose rate fell, no end whose rate rose' '
+	cat a.tsv c.tsv d.tsv e.tsv f.tsv | awk -F "\t" "
+		(\$3 == \"rise\" || \$3 == \"source_rise\" || \$3 == \"new_source\") && \$9 != \"\" &&
+		    \$10 + 0 < \$9 + 0 { print }
+		\$3 == \"rise_end\" && \$10 + 0 >= \$9 + 0 { print }" > bad &&
+	test ! -s bad
+'
+
+expect_success 'a source first seen inside the baseline window is not new' '
+	test -z "$(when new_source 192.0.2.2 c.tsv)" &&
+	when source_rise 192.0.2.2 c.tsv | near $(at 120)
+'
+
+expect_success 'a new source going 10 -> 35 req/s (3.5x, below --ratio 20) is no rise' '
+	when new_source 198.51.100.9 d.tsv | near $(at 30) &&
+	test -z "$(when source_rise 198.51.100.9 d.tsv)"
+'
+
+expect_success 'the end of the incident where the total settled, though a source goes on' '
+	when end all e.tsv | near $(at 90) &&
+	lbt-timeline --md e.log 2> /dev/null | tr "\n" " " > e.md &&
+	! grep -F "still going on" e.md &&
+	grep -F "The incident ran from 10:01:00 to 10:01:30 (30 s)" e.md &&
+	grep -F "All traffic was back within its baseline band for good at 10:01:30" e.md
+'
+
+expect_success 'a burst of 30 new sources: one event, its span, count and share (awk)' '
+	awk -F "\t" "\$3 == \"source_burst\" { print \$2, \$8, \$15, \$17, \$18 }" f.tsv > got &&
+	test "$(wc -l < got)" -eq 1 && read -r t e n pct v < got &&
+	echo $t | near $(at 70) && echo $e | near $(at 75) && test "$v" -eq 30 &&
+	awk "/:01:[1-5][0-9]/ { all++; if (/^203\\.0\\.113\\./) b++ }
+		END { printf \"%d %.2f\n\", b, 100 * b / all }" f.log > expect &&
+	echo "$n $pct" > got2 && test_cmp expect got2 &&
+	test -z "$(awk -F "\t" "\$3 == \"new_source\"" f.tsv)"
+'
+
+test_done
