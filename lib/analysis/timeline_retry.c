@@ -16,7 +16,7 @@
 
 /* What one source re-sent after refusals. */
 struct resent {
-	uint64_t sent, resent, distinct;
+	uint64_t sent, resent, distinct;   /* distinct: the requests refused */
 	int64_t first, last;
 	lbt_evidence ev;          /* its smallest refused request */
 	const char *top;          /* the request re-sent most (hmap key) */
@@ -24,8 +24,36 @@ struct resent {
 	size_t top_len;
 };
 
-/* Sum up the requests of w that were refused and sent again, each within
- * the retry window of the one before on average. */
+/* Requests a second of q in its own cadence before its first refusal (0
+ * when it has none: sent once, or refused from the first), and within
+ * the retry windows after its refusals. */
+static double rate_before(const struct tl_req *q)
+{
+	int64_t span = q->ref_first_us - q->first_us;
+
+	return q->n_before >= 2 && span > 0 ? (double)q->n_before * 1e6 / (double)span : 0;
+}
+
+static double rate_after(const struct tl_req *q, int64_t window_us)
+{
+	int64_t end = q->last_us < q->ref_last_us + window_us ? q->last_us :
+	    q->ref_last_us + window_us;
+	int64_t span = end - q->ref_first_us;
+
+	return (double)q->n_after * 1e6 / (double)(span > 1000000 ? span : 1000000);
+}
+
+/*
+ * Sum up what w was refused and sent again.  A request is re-sent when it
+ * comes within the retry window after a refusal of the same (method,
+ * path); the amplification is those requests over the distinct requests
+ * refused, so a batch of 300 refused and sent twice more is x2, whatever
+ * its size.  A request that the source was already sending at its own
+ * cadence, and goes on sending no faster than twice that after the
+ * refusal (a flood of one URL, a pinger every 5 s), is no re-send: it
+ * would be sent anyway, and counting it gave amplifications of x10 000
+ * for the repeats of one URL.
+ */
 static void resent_of(const lbt_timeline *tl, const struct tl_subj *w, struct resent *s)
 {
 	size_t m = w->req ? lbt_hmap_count(w->req) : 0;
@@ -34,23 +62,30 @@ static void resent_of(const lbt_timeline *tl, const struct tl_subj *w, struct re
 	for (size_t i = 0; i < m; i++) {
 		lbt_hmap_entry e;
 		const struct tl_req *q;
+		double before;
 
 		lbt_hmap_at(w->req, i, &e);
 		q = e.val;
-		if (q->nref == 0 || q->n < 2 || (q->last_us - q->first_us) / (int64_t)(q->n - 1) >
-		    tl->o.retry_window_us)
+		if (q->nref == 0)
 			continue;
-		if (s->distinct++ == 0 || q->ref.time_us < s->first)
-			s->first = q->ref.time_us;
-		s->last = q->last_us > s->last ? q->last_us : s->last;
+		before = rate_before(q);
+		if (before > 0 && rate_after(q, tl->o.retry_window_us) < 2 * before)
+			continue;         /* its own cadence: sent anyway */
+		s->distinct++;
 		s->sent += q->n;
-		s->resent += q->n - 1;
+		if (q->n_after == 0)
+			continue;
+		if (s->resent == 0 || q->ref_first_us < s->first)
+			s->first = q->ref_first_us;
+		if (q->last_us > s->last)
+			s->last = q->last_us;
+		s->resent += q->n_after;
 		if (lbt_evidence_cmp(&q->ref, &s->ev) < 0)
 			s->ev = q->ref;
-		if (q->n > s->top_n || (q->n == s->top_n && (e.klen < s->top_len ||
+		if (q->n_after > s->top_n || (q->n_after == s->top_n && (e.klen < s->top_len ||
 		    (e.klen == s->top_len && memcmp(e.key, s->top, e.klen) < 0)))) {
 			s->top = e.key;
-			s->top_n = q->n;
+			s->top_n = q->n_after;
 			s->top_len = e.klen;
 		}
 	}
@@ -85,7 +120,7 @@ static int storm_event(lbt_timeline *tl, const struct storm *st)
 	e->end_us = st->s.last;
 	e->count = (int64_t)st->s.resent;
 	e->distinct = (int64_t)st->s.distinct;
-	e->ratio = (double)st->s.sent / (double)st->s.distinct;
+	e->ratio = (double)st->s.resent / (double)st->s.distinct;
 	lbt_tli_event_ev(e, &st->s.ev);
 	return 0;
 }
@@ -265,11 +300,13 @@ int lbt_tli_detect_source_429(lbt_timeline *tl)
 	return top_storms(tl, keep_429, by_429, source_429_runs);
 }
 
-/* A source that re-sent at least retry_min requests, each key twice on average. */
+/* A source that re-sent at least retry_min requests, each refused one
+ * once again on average. */
 static int keep_storm(const lbt_timeline *tl, struct storm *st)
 {
 	resent_of(tl, st->w, &st->s);
-	return st->s.resent >= tl->o.retry_min && st->s.sent >= 2 * st->s.distinct;
+	return st->s.resent >= tl->o.retry_min && st->s.resent >= st->s.distinct &&
+	    st->s.top != NULL;
 }
 
 /* A storm's summary over the input (RETRY) and its episodes (RETRY_STORM). */

@@ -425,8 +425,9 @@ void lbt_tl_phrase(const lbt_timeline *tl, const lbt_tl_event *e, char *event, s
 		break;
 	case LBT_TL_RETRY:
 		put(&ev, "source %s re-sends refused requests", e->subject);
-		put(&nu, "%lld sent again after 429/503/-1/tarpit answers, %lld distinct (most: "
-		    "%.80s), amplification \u00d7%.1f, until %s", (long long)e->count,
+		put(&nu, "%lld sent again within the retry window of a 429/503/-1/tarpit answer, "
+		    "of %lld distinct requests refused (most: %.80s), amplification \u00d7%.1f, "
+		    "until %s", (long long)e->count,
 		    (long long)e->distinct, e->text ? e->text : "", e->ratio,
 		    tod(e->end_us, b, sizeof b));
 		break;
@@ -681,8 +682,8 @@ static void sum_others(const lbt_timeline *tl, struct text *t)
 		    "change looks like this. ");
 	}
 	if (r != NULL)
-		put(t, "%s kept sending what was refused: %lld times again, %lld distinct "
-		    "request%s (amplification \u00d7%.1f). ", r->subject, (long long)r->count,
+		put(t, "%s kept sending what was refused: %lld times again, of %lld distinct "
+		    "request%s refused (amplification \u00d7%.1f). ", r->subject, (long long)r->count,
 		    (long long)r->distinct, r->distinct == 1 ? "" : "s", r->ratio);
 	if (c != NULL)
 		put(t, "Server %s went down %lld times (a crash loop). ", c->subject,

@@ -34,7 +34,21 @@ gen 'for (s = 0; s < 240; s++) { emit(s, 5, "192.0.2.1", "/a")
 gen 'for (s = 0; s < 150; s++) { emit(s, 10, "192.0.2.1", "/a")
 	for (j = 1; j <= 30; j++) if (s >= 70 + int((j - 1) / 6) && s < 120)
 		emit(s, 4, "203.0.113." j, "/f" j) }' f.log
-for f in a c d e f; do lbt-timeline --tsv $f.log > $f.tsv 2> $f.err || exit 1; done
+# r.log: 192.0.2.1 10/s for 120 s; 198.51.100.40 sends a batch of 300
+# distinct requests (/b1 .. /b300) at 30 s, answered 200, the same batch
+# at 60 s refused 429 and again at 61, 62 and 63 s, refused each time; a
+# pinger, 192.0.2.9, every 2 s on /p, refused once at 60 s, goes on.
+cat > retry.awk <<'AWK'
+function line(s, ms, src, path, st) {
+	printf "%s:4000 [01/Dec/2026:10:%02d:%02d.%03d] fe be/s1 0/0/0/1/1 %d 10 - - %s 1/1/0/0/0 0/0 \"GET %s HTTP/1.1\"\n", src, int(s / 60), s % 60, ms, st, st == 429 ? "PR--" : "----", path
+}
+BEGIN { for (s = 0; s < 120; s++) { for (k = 0; k < 10; k++) line(s, k * 100, "192.0.2.1", "/a", 200)
+		if (s % 2 == 0) line(s, 5, "192.0.2.9", "/p", s == 60 ? 429 : 200)
+		if (s == 30 || (s >= 60 && s <= 63)) for (k = 1; k <= 300; k++)
+			line(s, int(k * 3), "198.51.100.40", "/b" k, s == 30 ? 200 : 429) } }
+AWK
+awk -f retry.awk | sort -s -k2,2 > r.log
+for f in a c d e f r; do lbt-timeline --tsv $f.log > $f.tsv 2> $f.err || exit 1; done
 
 # epoch µs of second $1 after 10:00:00
 at() { echo $(( (1796119200 + $1) * 1000000 )); }
@@ -88,6 +102,15 @@ expect_success 'a burst of 30 new sources: one event, its span, count and share 
 		END { printf \"%d %.2f\n\", b, 100 * b / all }" f.log > expect &&
 	echo "$n $pct" > got2 && test_cmp expect got2 &&
 	test -z "$(awk -F "\t" "\$3 == \"new_source\"" f.tsv)"
+'
+
+expect_success 'a batch re-sent after 429s: the requests after the refusal over those refused' '
+	awk -F "\t" "\$3 == \"retry\" { print \$5, \$15, \$16, \$14 }" r.tsv > got &&
+	! grep "^192\.0\.2\.9 " got &&
+	n=$(grep -c "^198\.51\.100\.40:.*:10:01:0[1-3]\." r.log) &&
+	d=$(grep -c "^198\.51\.100\.40:.*:10:01:00\." r.log) && test "$d" -eq 300 &&
+	echo "198.51.100.40 $n $d $(awk -v n=$n -v d=$d "BEGIN { printf \"%.2f\", n / d }")" > expect &&
+	test_cmp expect got
 '
 
 test_done

@@ -484,9 +484,12 @@ START_TEST(flood_story)
 	ck_assert(e->time_us == US(T0 + 60) && e->end_us == US(T0 + 90));
 	ck_assert(fabs(e->share_pct - 100.0 * 40 / 42) < 1e-9 && e->count == 1200);
 	ck_assert_ptr_nonnull(find(tl, LBT_TL_ERRORS_END, "429"));
-	/* re-sent 1199 times the one request it was refused */
+	/* re-sent 1199 times the one request it was refused, each within the
+	 * retry window of a refusal: 1199 after the refusal over 1 refused
+	 * (refused from its first request, it has no cadence of its own to
+	 * tell a flood from a retry loop) */
 	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_RETRY, "198.51.100.7"));
-	ck_assert(e->count == 1199 && e->distinct == 1 && e->ratio == 1200);
+	ck_assert(e->count == 1199 && e->distinct == 1 && e->ratio == 1199);
 	ck_assert_str_eq(e->text, "GET /ping/" K2);
 	ck_assert(e->time_us == US(T0 + 60) && e->end_us == US(T0 + 60 + 1199 / 40.0));
 	/* all traffic 2 -> 42 req/s, and the end at 90 s */
@@ -710,7 +713,8 @@ START_TEST(saturation_story)
 END_TEST
 
 /* A batch of 10 requests refused with 503 and re-sent 4 more times each,
- * 2 s apart; a source whose refused requests are never re-sent. */
+ * 2 s apart: 40 requests after the refusals over 10 refused, x4; a source
+ * whose refused requests are never re-sent. */
 START_TEST(batch_retries)
 {
 	lbt_timeline *tl = tl_new(NULL);
@@ -730,9 +734,36 @@ START_TEST(batch_retries)
 		}
 	finish(tl);
 	ck_assert_ptr_nonnull(e = find(tl, LBT_TL_RETRY, "203.0.113.9"));
-	ck_assert(e->count == 40 && e->distinct == 10 && e->ratio == 5);
+	ck_assert(e->count == 40 && e->distinct == 10 && e->ratio == 4);
 	ck_assert(e->time_us == US(T0) && e->end_us == US(T0 + 8.09) && e->ev_line == 1);
 	ck_assert_ptr_null(find(tl, LBT_TL_RETRY, "192.0.2.3"));
+	lbt_timeline_free(tl);
+}
+END_TEST
+
+/*
+ * What is no re-send: 192.0.2.20 pings K1 every 2 s for 120 s and is
+ * refused (429) once, at 60 s, then goes on at the same cadence; from
+ * 30 s 198.51.100.30 floods K2 at 20 a second, its first 10 let through,
+ * every later one refused (a limit at 10 a second), until 60 s.  Neither
+ * sends faster after its refusal than before: no retry (the old count
+ * made the pinger x61 and the flood x591, repeats of one URL).
+ */
+START_TEST(resent_cadence)
+{
+	lbt_timeline *tl = tl_new(NULL);
+	struct built b;
+	uint64_t ln = 1;
+
+	for (int i = 0; i < 60; i++)
+		add(tl, req(&b, i * 2.0, "192.0.2.20", K1, i == 30 ? 429 : 200, i == 30 ? "PR--" :
+		    "----", NULL, -1, "c.log", ln++));
+	for (int i = 0; i < 600; i++)
+		add(tl, req(&b, 30 + i / 20.0, "198.51.100.30", K2, i < 10 ? 200 : 429,
+		    i < 10 ? "----" : "PR--", NULL, -1, "c.log", ln++));
+	finish(tl);
+	ck_assert_ptr_null(find(tl, LBT_TL_RETRY, "192.0.2.20"));
+	ck_assert_ptr_null(find(tl, LBT_TL_RETRY, "198.51.100.30"));
 	lbt_timeline_free(tl);
 }
 END_TEST
@@ -920,6 +951,7 @@ static Suite *timeline_suite(void)
 	tcase_add_test(d, saturation_story);
 	tcase_add_test(d, batch_retries);
 	tcase_add_test(d, storm_episodes);
+	tcase_add_test(d, resent_cadence);
 	tcase_add_test(d, new_means_absent);
 	tcase_add_test(d, sketch_bound);
 	tcase_add_test(d, auto_step);
