@@ -274,17 +274,75 @@ static int source_burst(lbt_timeline *tl, const struct view *v, size_t n, char *
 	return 0;
 }
 
+/* The request (method and path) source w sent most, or NULL. */
+static const char *top_request(const struct tl_subj *w, size_t *len)
+{
+	const char *best = NULL;
+	uint64_t most = 0;
+
+	for (size_t i = 0; w->req != NULL && i < lbt_hmap_count(w->req); i++) {
+		lbt_hmap_entry e;
+
+		lbt_hmap_at(w->req, i, &e);
+		if (((const struct tl_req *)e.val)->n > most ||
+		    (((const struct tl_req *)e.val)->n == most && best != NULL &&
+		    (e.klen < *len || (e.klen == *len && memcmp(e.key, best, e.klen) < 0)))) {
+			most = ((const struct tl_req *)e.val)->n;
+			best = e.key;
+			*len = e.klen;
+		}
+	}
+	return best;
+}
+
+/* Did another tracked source send request key[0..len) after time t? */
+static int others_went_on(const lbt_timeline *tl, const struct tl_subj *w, const char *key,
+    size_t len, int64_t t)
+{
+	for (size_t i = 0; i < tl->srcs.n; i++) {
+		const struct tl_subj *o = &tl->srcs.v[i];
+		const struct tl_req *q;
+
+		if (o != w && o->req != NULL && (q = lbt_hmap_get(o->req, key, len)) != NULL &&
+		    q->last_us > t)
+			return 1;
+	}
+	return 0;
+}
+
+/* Was any LB reloaded from `before` µs before t to 2 s after it?  (The
+ * same span as the report's "HAProxy was reloaded at".) */
+static int reloaded_near(const lbt_timeline *tl, int64_t t, int64_t before)
+{
+	for (size_t i = 0; i < tl->res->nev; i++) {
+		const lbt_tl_event *e = &tl->res->ev[i];
+
+		if (e->kind == LBT_TL_RELOAD && e->time_us >= t - before &&
+		    e->time_us <= t + 2000000)
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * A source that stops at once while the others go on: its last bucket L
  * at least min_buckets before the end, its rate over the min_buckets up
  * to L at least the floor, and the other sources logging in at least half
  * of the min_buckets after L.  Nothing logs why (a tcp-request connection
- * reject, a firewall, a DNS change).  @return 0 or -1.
+ * reject, a firewall, a DNS change) -- when it is a stop at all.  With
+ * no reload of any LB near it (which would explain a stop), it is the end
+ * of what the source was doing (other "ended") when it was already
+ * decaying (its rate over those min_buckets below half that of the
+ * min_buckets before), or when no other source went on sending its
+ * request after it (a flood that ended with all its sources, not a block
+ * of one of them).  @return 0 or -1.
  */
 static int vanish(lbt_timeline *tl, const struct view *s)
 {
 	const struct lbt_tli_result *r = tl->res;
-	size_t mb = tl->o.cp.min_buckets ? tl->o.cp.min_buckets : 1, L = r->n, busy = 0;
+	size_t mb = tl->o.cp.min_buckets ? tl->o.cp.min_buckets : 1, L = r->n, busy = 0, klen = 0;
+	const char *key;
+	double last, before;
 	lbt_tl_event *e;
 
 	for (size_t i = r->n; i-- > 0;)
@@ -302,7 +360,13 @@ static int vanish(lbt_timeline *tl, const struct view *s)
 	if ((e = lbt_tli_event_new(tl, LBT_TL_VANISH, LBT_TL_W_SOURCE, s->name,
 	    s->w->last.time_us)) == NULL)
 		return -1;
-	e->from = lbt_tli_rate(tl, s->d.v, L + 1 - mb, L + 1);
+	last = lbt_tli_rate(tl, s->d.v, L + 1 - mb, L + 1);
+	before = L + 1 >= 2 * mb ? lbt_tli_rate(tl, s->d.v, L + 1 - 2 * mb, L + 1 - mb) : 0;
+	key = top_request(s->w, &klen);
+	if (!reloaded_near(tl, s->w->last.time_us, 10000000) && (last < before / 2 ||
+	    (key != NULL && !others_went_on(tl, s->w, key, klen, s->w->last.time_us))))
+		e->other = "ended";
+	e->from = last;
 	e->to = 0;
 	e->unit = "req/s";
 	e->count = (int64_t)s->w->count;

@@ -274,6 +274,15 @@ static void phrase_shift(const lbt_timeline *tl, const lbt_tl_event *e, struct t
 		reload_words(tl, nu, e->time_us);
 		break;
 	default:                 /* VANISH */
+		if (e->other != NULL && strcmp(e->other, "ended") == 0) {
+			put(ev, "source %s ends", e->subject);
+			put(nu, "last request at %s after ", tod(e->time_us, b, sizeof b));
+			rate(nu, e->from);
+			put(nu, " req/s (%lld in all); no reload near it, and its rate was falling or "
+			    "no other source went on with its requests: what it was doing ended",
+			    (long long)e->count);
+			break;
+		}
 		put(ev, "source %s stops at once while the others go on", e->subject);
 		put(nu, "last request at %s after ", tod(e->time_us, b, sizeof b));
 		rate(nu, e->from);
@@ -656,6 +665,7 @@ static void sum_errors(const lbt_timeline *tl, struct text *t)
 static void sum_others(const lbt_timeline *tl, struct text *t)
 {
 	const lbt_tl_event *v = first_of(tl, LBT_TL_VANISH), *r = largest(tl, LBT_TL_RETRY, -1);
+	/* v: the first that stopped (other NULL), not one whose activity ended */
 	const lbt_tl_event *c = largest(tl, LBT_TL_CRASH_LOOP, -1), *l = first_of(tl, LBT_TL_LB_STOP);
 	char b[32];
 	int n = 0;
@@ -663,8 +673,10 @@ static void sum_others(const lbt_timeline *tl, struct text *t)
 	for (size_t i = 0; v != NULL && i < lbt_timeline_nevents(tl); i++) {
 		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
 
-		if (e->kind != LBT_TL_VANISH)
+		if (e->kind != LBT_TL_VANISH || e->other != NULL)
 			continue;
+		if (n == 0)
+			v = e;
 		if (n++ == 0)
 			put(t, "At %s %s", tod(e->time_us, b, sizeof b), e->subject);
 		else

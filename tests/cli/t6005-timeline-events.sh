@@ -48,7 +48,12 @@ BEGIN { for (s = 0; s < 120; s++) { for (k = 0; k < 10; k++) line(s, k * 100, "1
 			line(s, int(k * 3), "198.51.100.40", "/b" k, s == 30 ? 200 : 429) } }
 AWK
 awk -f retry.awk | sort -s -k2,2 > r.log
-for f in a c d e f r; do lbt-timeline --tsv $f.log > $f.tsv 2> $f.err || exit 1; done
+# g.log: 192.0.2.1 10/s on /a for 120 s; 198.51.100.1 and 198.51.100.2
+# send /x 20 a second each from 30 s, .1 until 60 s, .2 until 100 s.
+gen 'for (s = 0; s < 120; s++) { emit(s, 10, "192.0.2.1", "/a")
+	if (s >= 30 && s < 60) emit(s, 20, "198.51.100.1", "/x")
+	if (s >= 30 && s < 100) emit(s, 20, "198.51.100.2", "/x") }' g.log
+for f in a c d e f r g; do lbt-timeline --tsv $f.log > $f.tsv 2> $f.err || exit 1; done
 
 # epoch µs of second $1 after 10:00:00
 at() { echo $(( (1796119200 + $1) * 1000000 )); }
@@ -102,6 +107,17 @@ expect_success 'a burst of 30 new sources: one event, its span, count and share 
 		END { printf \"%d %.2f\n\", b, 100 * b / all }" f.log > expect &&
 	echo "$n $pct" > got2 && test_cmp expect got2 &&
 	test -z "$(awk -F "\t" "\$3 == \"new_source\"" f.tsv)"
+'
+
+expect_success 'a source that stops while another goes on with its requests; one that ends' '
+	awk -F "\t" "\$3 == \"vanish\" { print \$5, \$2, \$22 }" g.tsv > got &&
+	last1=$(grep "^198\.51\.100\.1:" g.log | tail -n 1 | sed "s/.*:10:\([0-9]*\):\([0-9.]*\)\].*/\1 \2/") &&
+	last2=$(grep "^198\.51\.100\.2:" g.log | tail -n 1 | sed "s/.*:10:\([0-9]*\):\([0-9.]*\)\].*/\1 \2/") &&
+	us() { awk -v m=$1 -v s=$2 "BEGIN { printf \"%d\", (1796119200 + m * 60) * 1000000 + s * 1000000 }"; } &&
+	printf "198.51.100.1 %s \n198.51.100.2 %s ended\n" $(us $last1) $(us $last2) > expect &&
+	test_cmp expect got &&
+	lbt-timeline --md g.log 2> /dev/null | grep -F "source 198.51.100.2 ends" &&
+	lbt-timeline --md g.log 2> /dev/null | grep -F "source 198.51.100.1 stops at once"
 '
 
 expect_success 'a batch re-sent after 429s: the requests after the refusal over those refused' '
