@@ -27,7 +27,8 @@ static const char *const kind_names[LBT_TL_NKINDS] = {
 	"rise", "new_source", "source_rise", "rise_end", "drop", "drop_end", "vanish",
 	"errors", "errors_end", "switch", "alert", "saturation", "saturation_end",
 	"lb_stop", "lb_gap", "lb_shift", "server_down", "server_up", "crash_loop",
-	"no_server", "reload", "stop", "haproxy", "retry", "end", "retry_storm", "source_burst"
+	"no_server", "reload", "stop", "haproxy", "retry", "end", "retry_storm", "source_burst",
+	"backoff"
 };
 
 static const char *const what_names[LBT_TL_W_NWHAT] = {

@@ -292,12 +292,71 @@ static int keep_429(const lbt_timeline *tl, struct storm *st)
 }
 
 /*
+ * A source that backs off after its 429s: over the min_buckets after its
+ * last 429 it still sends, at most half its rate from its first 429 to its
+ * last.  What a client honouring Retry-After (or backing off
+ * exponentially) looks like, and what the limit was for; a source that
+ * falls silent is a vanish, one that keeps its rate is still limited.
+ * BACKOFF: from, to the two rates, count its 429s, time the bucket after
+ * the last 429.  @return 0 or -1.
+ */
+static int backoff(lbt_timeline *tl, const struct storm *st)
+{
+	struct tl_dense d, all;
+	size_t mb = tl->o.cp.min_buckets ? tl->o.cp.min_buckets : 1, a, b;
+	int rc;
+
+	if (lbt_tli_dense(tl, &st->w->c429, &d, 0) < 0)
+		return -1;
+	if ((rc = lbt_tli_dense(tl, &st->w->cells, &all, 0)) == 0) {
+		a = 0;
+		b = d.n;
+		lbt_tli_trim(d.v, &a, &b);
+		if (a < b && b + mb <= d.n) {
+			double during = lbt_tli_rate(tl, all.v, a, b);
+			double after = lbt_tli_rate(tl, all.v, b, b + mb);
+			lbt_tl_event *e;
+			lbt_evidence ev;
+
+			if (after > 0 && after <= during / 2) {
+				if ((e = lbt_tli_event_new(tl, LBT_TL_BACKOFF, LBT_TL_W_SOURCE,
+				    lbt_tli_intern(tl, st->name, strlen(st->name), 0),
+				    lbt_tli_bucket_us(tl, b))) == NULL || e->subject == NULL)
+					rc = -1;
+				else {
+					e->from = during;
+					e->to = after;
+					e->unit = "req/s";
+					e->ratio = during > 0 ? after / during : NAN;
+					e->count = (int64_t)st->s.sent;
+					if (lbt_tli_cells_first(&st->w->cells, tl->res->first_b + (int64_t)b,
+					    tl->res->first_b + (int64_t)(b + mb), &ev))
+						lbt_tli_event_ev(e, &ev);
+				}
+			}
+		}
+	}
+	lbt_tli_dense_free(&all);
+	lbt_tli_dense_free(&d);
+	return rc;
+}
+
+/* A source's 429 runs, and whether it backed off after them. */
+static int source_429_events(lbt_timeline *tl, const struct storm *st)
+{
+	int rc = source_429_runs(tl, st);
+
+	return rc == 0 ? backoff(tl, st) : rc;
+}
+
+/*
  * The sources answered 429 (a rate limit per source), the `top` with the
- * most: what the limit did to whom, next to their storms.  @return 0 or -1.
+ * most: what the limit did to whom, next to their storms, and who backed
+ * off.  @return 0 or -1.
  */
 int lbt_tli_detect_source_429(lbt_timeline *tl)
 {
-	return top_storms(tl, keep_429, by_429, source_429_runs);
+	return top_storms(tl, keep_429, by_429, source_429_events);
 }
 
 /* A source that re-sent at least retry_min requests, each refused one

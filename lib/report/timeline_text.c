@@ -457,6 +457,13 @@ void lbt_tl_phrase(const lbt_timeline *tl, const lbt_tl_event *e, char *event, s
 		rate(&nu, e->from);
 		put(&nu, " req/s from then on");
 		break;
+	case LBT_TL_BACKOFF:
+		put(&ev, "source %s backs off after its 429s", e->subject);
+		rate(&nu, e->from);
+		put(&nu, " \u2192 ");
+		rate(&nu, e->to);
+		put(&nu, " req/s after %lld answers 429", (long long)e->count);
+		break;
 	case LBT_TL_SOURCE_BURST:
 		put(&ev, "a burst of %d new sources", (int)e->value);
 		put(&nu, "appearing from %s to %s; %lld requests, ", tod(e->time_us, b, sizeof b),
@@ -697,6 +704,14 @@ static void sum_others(const lbt_timeline *tl, struct text *t)
 		put(t, "%s kept sending what was refused: %lld times again, of %lld distinct "
 		    "request%s refused (amplification \u00d7%.1f). ", r->subject, (long long)r->count,
 		    (long long)r->distinct, r->distinct == 1 ? "" : "s", r->ratio);
+	for (size_t i = 0, k = 0; i < lbt_timeline_nevents(tl); i++) {
+		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
+
+		if (e->kind == LBT_TL_BACKOFF)
+			put(t, "%s%s", k++ ? ", " : "Backed off after their 429s: ", e->subject);
+		if (k > 0 && i + 1 == lbt_timeline_nevents(tl))
+			put(t, ". ");
+	}
 	if (c != NULL)
 		put(t, "Server %s went down %lld times (a crash loop). ", c->subject,
 		    (long long)c->count);

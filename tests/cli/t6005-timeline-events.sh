@@ -53,7 +53,21 @@ awk -f retry.awk | sort -s -k2,2 > r.log
 gen 'for (s = 0; s < 120; s++) { emit(s, 10, "192.0.2.1", "/a")
 	if (s >= 30 && s < 60) emit(s, 20, "198.51.100.1", "/x")
 	if (s >= 30 && s < 100) emit(s, 20, "198.51.100.2", "/x") }' g.log
-for f in a c d e f r g; do lbt-timeline --tsv $f.log > $f.tsv 2> $f.err || exit 1; done
+# b.log: 192.0.2.1 10/s on /a for 120 s; 198.51.100.50 and .60 send /y
+# 20 a second each, the last 10 of each second answered 429 from 40 s to
+# 60 s; from 60 s .50 sends 4 a second (it backs off), .60 goes on at 20.
+cat > backoff.awk <<'AWK'
+function line(s, ms, src, st) {
+	printf "%s:4000 [01/Dec/2026:10:%02d:%02d.%03d] fe be/s1 0/0/0/1/1 %d 10 - - %s 1/1/0/0/0 0/0 \"GET /y HTTP/1.1\"\n", src, int(s / 60), s % 60, ms, st, st == 429 ? "PR--" : "----"
+}
+BEGIN { for (s = 0; s < 120; s++) { for (k = 0; k < 10; k++) printf "192.0.2.1:4000 [01/Dec/2026:10:%02d:%02d.%03d] fe be/s1 0/0/0/1/1 200 10 - - ---- 1/1/0/0/0 0/0 \"GET /a HTTP/1.1\"\n", int(s / 60), s % 60, k * 100
+		for (k = 0; k < 20; k++) {
+			st = s >= 40 && s < 60 && k >= 10 ? 429 : 200
+			line(s, k * 50, "198.51.100.60", st)
+			if (s < 60 || k < 4) line(s, k * 50 + 1, "198.51.100.50", st) } } }
+AWK
+awk -f backoff.awk | sort -s -k2,2 > b.log
+for f in a c d e f r g b; do lbt-timeline --tsv $f.log > $f.tsv 2> $f.err || exit 1; done
 
 # epoch µs of second $1 after 10:00:00
 at() { echo $(( (1796119200 + $1) * 1000000 )); }
@@ -118,6 +132,13 @@ expect_success 'a source that stops while another goes on with its requests; one
 	test_cmp expect got &&
 	lbt-timeline --md g.log 2> /dev/null | grep -F "source 198.51.100.2 ends" &&
 	lbt-timeline --md g.log 2> /dev/null | grep -F "source 198.51.100.1 stops at once"
+'
+
+expect_success 'a source that slows to a fifth after its 429s backs off; one that keeps its rate does not' '
+	awk -F "\t" "\$3 == \"backoff\" { print \$5, \$9, \$10, \$15 }" b.tsv > got &&
+	echo $(at 60) > t && when backoff 198.51.100.50 b.tsv | near $(cat t) &&
+	n=$(grep "^198\.51\.100\.50:" b.log | grep -c " 429 ") &&
+	echo "198.51.100.50 20.000 4.000 $n" > expect && test_cmp expect got
 '
 
 expect_success 'a batch re-sent after 429s: the requests after the refusal over those refused' '
