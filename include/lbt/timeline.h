@@ -125,6 +125,7 @@ typedef enum lbt_tl_kind {
 	LBT_TL_RETRY_STORM,       /* an episode of a RETRY source at ratio x its baseline */
 	LBT_TL_SOURCE_BURST,      /* many new sources appearing together (value: how many) */
 	LBT_TL_BACKOFF,           /* a source answered 429 slows to half or less after */
+	LBT_TL_BACKEND_SAT,       /* a backend's queue and HAProxy's own 503 (sQ, sC, SC) */
 	LBT_TL_NKINDS
 } lbt_tl_kind;
 

@@ -748,7 +748,8 @@ int lbt_tli_detect(lbt_timeline *tl)
 		if (total(tl) < 0 || classes(tl) < 0 || keys_hosts(tl) < 0 || sources(tl) < 0 ||
 		    chart_status(tl) < 0)
 			return -1;
-		if (lbt_tli_detect_saturation(tl) < 0 || lbt_tli_detect_lbs(tl) < 0 ||
+		if (lbt_tli_detect_saturation(tl) < 0 || lbt_tli_detect_backends(tl) < 0 ||
+		    lbt_tli_detect_lbs(tl) < 0 ||
 		    lbt_tli_detect_retries(tl) < 0 || lbt_tli_detect_source_429(tl) < 0)
 			return -1;
 	}

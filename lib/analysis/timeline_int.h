@@ -126,6 +126,16 @@ struct tl_lb {
 	lbt_evidence last;        /* its last request */
 };
 
+/* A backend's queue and HAProxy's own shedding (key: its name): requests
+ * that waited in a queue (logged srv_queue or backend_queue above 0, or
+ * Tw above 0) and the 503 HAProxy answered itself after a queue or
+ * connect timeout (termination state sQ, sC) or a refusal (SC), per
+ * bucket; the largest logged srv_conn and queues.  At most LBT_TL_MAXLB. */
+struct tl_be {
+	tl_cells queued, shed;
+	int32_t sc_max, sq_max, bq_max;
+};
+
 /* The first moment something was logged: the smallest end time (when
  * HAProxy wrote the line and read its counters), then the smallest
  * evidence among the records that ended then. */
@@ -186,6 +196,7 @@ struct lbt_timeline {
 	tl_sketch keys, srcs, hosts;
 	lbt_hmap *lbs;            /* lb name -> struct tl_lb ("" none) */
 	lbt_hmap *fes;            /* "lb\0frontend" -> struct tl_fe */
+	lbt_hmap *bes;            /* backend -> struct tl_be */
 	lbt_hmap *names;          /* interned strings -> struct tl_name */
 	const char *last_file;    /* interned name of the last record's file */
 	struct tl_file *last_f;
@@ -285,6 +296,7 @@ int lbt_tli_answer_runs(lbt_timeline *tl, const struct tl_answers *x);
 
 /* timeline_more.c */
 int lbt_tli_detect_saturation(lbt_timeline *tl);
+int lbt_tli_detect_backends(lbt_timeline *tl);
 int lbt_tli_detect_lbs(lbt_timeline *tl);
 
 /* timeline_retry.c */

@@ -457,6 +457,17 @@ void lbt_tl_phrase(const lbt_timeline *tl, const lbt_tl_event *e, char *event, s
 		rate(&nu, e->from);
 		put(&nu, " req/s from then on");
 		break;
+	case LBT_TL_BACKEND_SAT:
+		put(&ev, "backend %s at its limit: requests queued, HAProxy sheds", e->subject);
+		put(&nu, "%lld answered 503 by HAProxy itself (queue or connect timeout, "
+		    "refusal; %.1f %% of all requests), %lld waited in a queue, longest queue %.0f, "
+		    "srv_conn up to %d", (long long)e->count, isnan(e->share_pct) ? 0.0 :
+		    e->share_pct, (long long)e->distinct, e->peak, (int)e->value);
+		if (e->ongoing)
+			put(&nu, ", still at the end of the logs");
+		else
+			put(&nu, ", until %s", tod(e->end_us, b, sizeof b));
+		break;
 	case LBT_TL_BACKOFF:
 		put(&ev, "source %s backs off after its 429s", e->subject);
 		rate(&nu, e->from);
@@ -704,6 +715,14 @@ static void sum_others(const lbt_timeline *tl, struct text *t)
 		put(t, "%s kept sending what was refused: %lld times again, of %lld distinct "
 		    "request%s refused (amplification \u00d7%.1f). ", r->subject, (long long)r->count,
 		    (long long)r->distinct, r->distinct == 1 ? "" : "s", r->ratio);
+	for (size_t i = 0; i < lbt_timeline_nevents(tl); i++) {
+		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
+
+		if (e->kind == LBT_TL_BACKEND_SAT)
+			put(t, "Backend %s was at its limit from %s: %lld requests queued, %lld "
+			    "answered 503 by HAProxy itself. ", e->subject, tod(e->time_us, b,
+			    sizeof b), (long long)e->distinct, (long long)e->count);
+	}
 	for (size_t i = 0, k = 0; i < lbt_timeline_nevents(tl); i++) {
 		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
 

@@ -67,7 +67,21 @@ BEGIN { for (s = 0; s < 120; s++) { for (k = 0; k < 10; k++) printf "192.0.2.1:4
 			if (s < 60 || k < 4) line(s, k * 50 + 1, "198.51.100.50", st) } } }
 AWK
 awk -f backoff.awk | sort -s -k2,2 > b.log
-for f in a c d e f r g b; do lbt-timeline --tsv $f.log > $f.tsv 2> $f.err || exit 1; done
+# s.log: 192.0.2.1 10/s to be_app for 120 s, served at once (srv_conn 3);
+# from 50 s to 70 s 198.51.100.70 adds 20 a second that wait in the queue
+# (Tw 200 ms, srv_conn 10, srv_queue 4, backend_queue 6), the last 5 of
+# each second answered 503 by HAProxy after the queue timeout (sQ--).
+cat > sat.awk <<'AWK'
+function line(s, ms, src, tw, st, term, sc, sq, bq) {
+	printf "%s:4000 [01/Dec/2026:10:%02d:%02d.%03d] fe be_app/s1 0/%d/0/1/1 %d 10 - - %s 1/1/%d/%d/0 %d/%d \"GET /s HTTP/1.1\"\n", src, int(s / 60), s % 60, ms, tw, st, term, sc, sc, sq, bq
+}
+BEGIN { for (s = 0; s < 120; s++) { for (k = 0; k < 10; k++) line(s, k * 100, "192.0.2.1", 0, 200, "----", 3, 0, 0)
+		if (s >= 50 && s < 70) for (k = 0; k < 20; k++)
+			if (k < 15) line(s, k * 50 + 1, "198.51.100.70", 200, 200, "----", 10, 4, 6)
+			else line(s, k * 50 + 1, "198.51.100.70", 200, 503, "sQ--", 10, 4, 6) } }
+AWK
+awk -f sat.awk | sort -s -k2,2 > s.log
+for f in a c d e f r g b s; do lbt-timeline --tsv $f.log > $f.tsv 2> $f.err || exit 1; done
 
 # epoch µs of second $1 after 10:00:00
 at() { echo $(( (1796119200 + $1) * 1000000 )); }
@@ -139,6 +153,13 @@ expect_success 'a source that slows to a fifth after its 429s backs off; one tha
 	echo $(at 60) > t && when backoff 198.51.100.50 b.tsv | near $(cat t) &&
 	n=$(grep "^198\.51\.100\.50:" b.log | grep -c " 429 ") &&
 	echo "198.51.100.50 20.000 4.000 $n" > expect && test_cmp expect got
+'
+
+expect_success 'backend saturation: the queue and HAProxy'"'"'s own 503, counted by awk' '
+	awk -F "\t" "\$3 == \"backend_saturation\" { print \$5, \$2, \$8, \$15, \$16, \$12, \$18 }" s.tsv > got &&
+	shed=$(awk "\$6 == 503 && \$10 ~ /^sQ/" s.log | wc -l) &&
+	queued=$(awk "{ split(\$5, t, \"/\"); split(\$12, q, \"/\") } t[2] > 0 || q[1] > 0 || q[2] > 0" s.log | wc -l) &&
+	echo "be_app $(at 50) $(at 70) $shed $queued 6.000 10" > expect && test_cmp expect got
 '
 
 expect_success 'a batch re-sent after 429s: the requests after the refusal over those refused' '
