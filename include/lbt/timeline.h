@@ -88,12 +88,15 @@ typedef struct lbt_timeline_opts {
 	lbt_cp_opts cp;           /* the change-point engine's options */
 	lbt_netgroup net;         /* what a source is */
 	lbt_tarpit_opts tarpit;   /* maxconn (--maxconn, --haproxy-cfg) and the sweep */
+	const char *const *changes;   /* what the reload installed (--haproxy-cfg-after:
+	                                 lbt_audit_cfg_diff lines), borrowed; or NULL */
+	size_t nchanges;
 } lbt_timeline_opts;
 
 /* Defaults; tarpit.step_us is 1 s and tarpit.threshold_pct 100. */
 #define LBT_TIMELINE_OPTS_INIT { 0, 64, 20.0, 80, 30000000, 20, 3, 5, LBT_CP_OPTS_INIT, \
 	LBT_NETGROUP_INIT, { 1000000, 60000000, 0, 0, 100, 1, NULL, NULL, LBT_NETGROUP_INIT, \
-	LBT_BUDGET_DEFAULT, 0 } }
+	LBT_BUDGET_DEFAULT, 0 }, NULL, 0 }
 
 /* What happened (the NDJSON "kind"; lbt_tl_kind_name). */
 typedef enum lbt_tl_kind {
@@ -126,6 +129,7 @@ typedef enum lbt_tl_kind {
 	LBT_TL_SOURCE_BURST,      /* many new sources appearing together (value: how many) */
 	LBT_TL_BACKOFF,           /* a source answered 429 slows to half or less after */
 	LBT_TL_BACKEND_SAT,       /* a backend's queue and HAProxy's own 503 (sQ, sC, SC) */
+	LBT_TL_CONFIG_CHANGE,     /* a line the last reload installed or removed (text) */
 	LBT_TL_NKINDS
 } lbt_tl_kind;
 

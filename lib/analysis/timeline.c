@@ -28,7 +28,7 @@ static const char *const kind_names[LBT_TL_NKINDS] = {
 	"errors", "errors_end", "switch", "alert", "saturation", "saturation_end",
 	"lb_stop", "lb_gap", "lb_shift", "server_down", "server_up", "crash_loop",
 	"no_server", "reload", "stop", "haproxy", "retry", "end", "retry_storm", "source_burst",
-	"backoff", "backend_saturation"
+	"backoff", "backend_saturation", "config_change"
 };
 
 static const char *const what_names[LBT_TL_W_NWHAT] = {

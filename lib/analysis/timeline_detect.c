@@ -737,6 +737,52 @@ static int incident_end(lbt_timeline *tl)
 	return 0;
 }
 
+/*
+ * What the configuration given as the one after (o.changes) changed, at
+ * the last reload logged: one event a line, its text the change.  The
+ * old file was in effect before the first reload, the new one after the
+ * last; with several reloads the change is placed at the last one, and
+ * `other` says how many there were.  No reload: no event (the caller
+ * says so).  @return 0 or -1.
+ */
+static int config_changes(lbt_timeline *tl)
+{
+	const lbt_tl_event *last = NULL;
+	size_t reloads = 0;
+	char other[48];
+
+	for (size_t i = 0; i < tl->res->nev; i++)
+		if (tl->res->ev[i].kind == LBT_TL_RELOAD) {
+			reloads++;
+			if (last == NULL || tl->res->ev[i].time_us > last->time_us)
+				last = &tl->res->ev[i];
+		}
+	if (last == NULL || tl->o.nchanges == 0)
+		return 0;
+	/* copied: the events array grows below */
+	struct { int64_t t; const char *lb, *file; uint64_t line; int approx; int64_t hi; } at = {
+		last->time_us, last->lb, last->ev_file, last->ev_line, last->approx, last->time_hi_us
+	};
+
+	snprintf(other, sizeof other, "%zu reloads", reloads);
+	for (size_t i = 0; i < tl->o.nchanges; i++) {
+		lbt_tl_event *e = lbt_tli_event_new(tl, LBT_TL_CONFIG_CHANGE, LBT_TL_W_PROXY,
+		    "haproxy.cfg", at.t);
+
+		if (e == NULL || (e->text = lbt_tli_intern(tl, tl->o.changes[i],
+		    strlen(tl->o.changes[i]), 0)) == NULL)
+			return -1;
+		e->lb = at.lb;
+		e->ev_file = at.file;
+		e->ev_line = at.line;
+		e->approx = at.approx;
+		e->time_hi_us = at.hi;
+		if (reloads > 1 && (e->other = lbt_tli_intern(tl, other, strlen(other), 0)) == NULL)
+			return -1;
+	}
+	return 0;
+}
+
 /* Every detector, in order, then the events sorted.  @return 0 or -1. */
 int lbt_tli_detect(lbt_timeline *tl)
 {
@@ -753,7 +799,7 @@ int lbt_tli_detect(lbt_timeline *tl)
 		    lbt_tli_detect_retries(tl) < 0 || lbt_tli_detect_source_429(tl) < 0)
 			return -1;
 	}
-	if (incident_end(tl) < 0)
+	if (incident_end(tl) < 0 || config_changes(tl) < 0)
 		return -1;
 	lbt_tli_events_sort(tl);
 	return 0;

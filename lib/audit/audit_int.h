@@ -18,6 +18,9 @@
  *                 proxy by name, its settings, its maxconn, HAProxy times,
  *                 a line with words replaced
  *   audit_finding.c  the findings list: a finding added, its evidence
+ *   audit_diff.c  what changed between two configurations (lbt-timeline's
+ *                 --haproxy-cfg-after), on its own: it reads both files
+ *                 through config/ and calls none of the others
  *
  * Direction, top down: audit.c calls audit_cfg.c and audit_logs.c;
  * audit_cfg.c calls audit_logs.c (what the logs say of a tarpit); all

@@ -457,6 +457,12 @@ void lbt_tl_phrase(const lbt_timeline *tl, const lbt_tl_event *e, char *event, s
 		rate(&nu, e->from);
 		put(&nu, " req/s from then on");
 		break;
+	case LBT_TL_CONFIG_CHANGE:
+		put(&ev, "the reload changed %.300s", e->text ? e->text : "");
+		put(&nu, "--haproxy-cfg to --haproxy-cfg-after%s%s%s", e->other ? "; placed at the "
+		    "last of " : "", e->other ? e->other : "", e->other ? ", which the logs cannot "
+		    "tell apart" : "");
+		break;
 	case LBT_TL_BACKEND_SAT:
 		put(&ev, "backend %s at its limit: requests queued, HAProxy sheds", e->subject);
 		put(&nu, "%lld answered 503 by HAProxy itself (queue or connect timeout, "
@@ -715,6 +721,23 @@ static void sum_others(const lbt_timeline *tl, struct text *t)
 		put(t, "%s kept sending what was refused: %lld times again, of %lld distinct "
 		    "request%s refused (amplification \u00d7%.1f). ", r->subject, (long long)r->count,
 		    (long long)r->distinct, r->distinct == 1 ? "" : "s", r->ratio);
+	for (size_t i = 0, k = 0; i < lbt_timeline_nevents(tl); i++) {
+		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
+
+		if (e->kind == LBT_TL_RELOAD)
+			put(t, "%s%s%s%s%s", k++ ? ", " : "HAProxy was reloaded at ", e->approx ?
+			    "\u2248" : "", tod(e->time_us, b, sizeof b), e->lb ? " on " : "",
+			    e->lb ? e->lb : "");
+		if (k > 0 && i + 1 == lbt_timeline_nevents(tl))
+			put(t, ". ");
+	}
+	for (size_t i = 0, k = 0; i < lbt_timeline_nevents(tl); i++) {
+		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
+
+		if (e->kind == LBT_TL_CONFIG_CHANGE && k++ == 0)
+			put(t, "The configuration it installed differs from --haproxy-cfg in the "
+			    "lines below (first: %.200s). ", e->text ? e->text : "");
+	}
 	for (size_t i = 0; i < lbt_timeline_nevents(tl); i++) {
 		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
 

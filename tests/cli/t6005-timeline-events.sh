@@ -162,6 +162,51 @@ expect_success 'backend saturation: the queue and HAProxy'"'"'s own 503, counted
 	echo "be_app $(at 50) $(at 70) $shed $queued 6.000 10" > expect && test_cmp expect got
 '
 
+# The reload's changes: before.cfg limits with a tarpit, after.cfg with a
+# deny that says when to come back, and its global maxconn raised; x.log
+# 10 requests a second for 60 s to fe, HAProxy's raw "Proxy fe stopped"
+# line (no time) between 10:00:30 and 10:00:31.  By hand: two lines
+# removed, two added (the deny's extra blanks are no change of words).
+cat > before.cfg <<'CFG'
+global
+    maxconn 100
+defaults
+    mode http
+    log stdout format raw local0
+    option httplog
+    timeout client 10s
+frontend fe
+    bind 127.0.0.1:18491
+    http-request track-sc0 src
+    http-request tarpit if { sc0_http_req_rate gt 10 }
+    default_backend be
+backend be
+    server s1 192.0.2.10:80
+CFG
+sed -e "s/^    maxconn 100/    maxconn 200/" \
+    -e "s/http-request tarpit if/http-request deny   deny_status 429 hdr Retry-After 1 if/" \
+    before.cfg > after.cfg
+{ cat gen.awk; echo 'BEGIN { for (s = 0; s < 60; s++) { emit(s, 10, "192.0.2.1", "/a")
+	if (s == 30) print "Proxy fe stopped (cumulated conns: FE: 310, BE: 0)." } }'; } > xprog.awk
+awk -f xprog.awk > x.log
+
+expect_success '--haproxy-cfg-after: what the reload installed, one event a line, at the reload' '
+	lbt-timeline --tsv --haproxy-cfg before.cfg --haproxy-cfg-after after.cfg x.log > x.tsv 2> err &&
+	test ! -s err &&
+	r=$(awk -F "\t" "\$3 == \"reload\" { print \$2 }" x.tsv) && test -n "$r" &&
+	awk -F "\t" "\$3 == \"config_change\" { print \$2, \$23 }" x.tsv > got &&
+	printf "%s\n" "$r global: - maxconn 100 (line 2)" \
+	    "$r frontend fe: - http-request tarpit if { sc0_http_req_rate gt 10 } (line 11)" \
+	    "$r global: + maxconn 200 (line 2)" \
+	    "$r frontend fe: + http-request deny deny_status 429 hdr Retry-After 1 if { sc0_http_req_rate gt 10 } (line 11)" |
+	    sort > expect && sort got > got.s && test_cmp expect got.s
+'
+
+expect_success '--haproxy-cfg-after without --haproxy-cfg: usage, exit 1' '
+	test_expect_code 1 lbt-timeline --tsv --haproxy-cfg-after after.cfg x.log 2> err &&
+	grep -F -- "--haproxy-cfg-after needs --haproxy-cfg" err
+'
+
 expect_success 'a batch re-sent after 429s: the requests after the refusal over those refused' '
 	awk -F "\t" "\$3 == \"retry\" { print \$5, \$15, \$16, \$14 }" r.tsv > got &&
 	! grep "^192\.0\.2\.9 " got &&
