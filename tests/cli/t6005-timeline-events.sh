@@ -81,7 +81,12 @@ BEGIN { for (s = 0; s < 120; s++) { for (k = 0; k < 10; k++) line(s, k * 100, "1
 			else line(s, k * 50 + 1, "198.51.100.70", 200, 503, "sQ--", 10, 4, 6) } }
 AWK
 awk -f sat.awk | sort -s -k2,2 > s.log
-for f in a c d e f r g b s; do lbt-timeline --tsv $f.log > $f.tsv 2> $f.err || exit 1; done
+# k.log: key K1 10/s from 192.0.2.1 all along; key K2 3/s from 4 s (from
+# 50 addresses in turn, no source of its own), 60/s from 120 s to 150 s.
+K1=11111111-1111-1111-1111-111111111111 K2=22222222-2222-2222-2222-222222222222
+gen 'for (s = 0; s < 200; s++) { emit(s, 10, "192.0.2.1", "/ping/'$K1'")
+	if (s >= 4) emit(s, s >= 120 && s < 150 ? 60 : 3, "192.0.2." (s % 50 + 2), "/ping/'$K2'") }' k.log
+for f in a c d e f r g b s k; do lbt-timeline --tsv $f.log > $f.tsv 2> $f.err || exit 1; done
 
 # epoch µs of second $1 after 10:00:00
 at() { echo $(( (1796119200 + $1) * 1000000 )); }
@@ -112,6 +117,12 @@ expect_success 'no rise whose rate fell, no end whose rate rose' '
 expect_success 'a source first seen inside the baseline window is not new' '
 	test -z "$(when new_source 192.0.2.2 c.tsv)" &&
 	when source_rise 192.0.2.2 c.tsv | near $(at 120)
+'
+
+expect_success 'a key first seen inside the baseline window: no "new key appears", its one rise at 120 s' '
+	when rise $K2 k.tsv > rises && test "$(wc -l < rises)" -eq 1 && near $(at 120) < rises &&
+	lbt-timeline --md k.log 2> /dev/null | tr "\n" " " > k.md &&
+	! grep -F "new key" k.md && grep -F "The incident ran from 10:02:00" k.md
 '
 
 expect_success 'a new source going 10 -> 35 req/s (3.5x, below --ratio 20) is no rise' '
