@@ -427,7 +427,8 @@ static int dims_add(lbt_timeline *tl, const lbt_rec *r, int64_t b, unsigned cls,
 		    (!fresh && lbt_tli_req_add(w, r, is_refused(cls), tl->o.retry_window_us,
 		    file) < 0) ||
 		    (!fresh && (cls & (1u << LBT_TL_C429)) &&
-		    lbt_tli_cells_add(&w->c429, b, r, file) < 0))
+		    lbt_tli_cells_add(&w->c429, b, r, file) < 0) ||
+		    (!fresh && is_refused(cls) && lbt_tli_cells_add(&w->cref, b, r, file) < 0))
 			return -1;
 	}
 	return lb_add(tl, r, b, cls, file) < 0 || fe_add(tl, r, file) < 0 ||

@@ -87,6 +87,7 @@ struct tl_subj {
 	uint64_t count, err;      /* space-saving count and its over-estimate */
 	tl_cells cells;           /* since it entered the sketch */
 	tl_cells c429;            /* sources: their 429 answers, as cells */
+	tl_cells cref;            /* sources: every refusal (429, 503, -1, tarpit) */
 	lbt_evidence last;        /* its largest (time, file, line) */
 	lbt_hmap *req;            /* sources: "METHOD path" -> struct tl_req */
 	uint64_t req_over;        /* requests of pairs past LBT_TL_RETRY_CAP */

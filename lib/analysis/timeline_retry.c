@@ -172,6 +172,18 @@ static void hot_trim(const int64_t *v, double hot, size_t *a, size_t *b)
 		(*b)--;
 }
 
+/* Was w refused in [s - min_buckets, e)?  A storm part is re-sends only
+ * where refusals come before or with it: a source's rise after the
+ * mitigation, when nothing refuses it any more, is no retry storm. */
+static int refused_near(const lbt_timeline *tl, const struct tl_subj *w, size_t s, size_t e)
+{
+	size_t mb = tl->o.cp.min_buckets ? tl->o.cp.min_buckets : 1;
+	int64_t from = tl->res->first_b + (int64_t)(s > mb ? s - mb : 0);
+	lbt_evidence ev;
+
+	return lbt_tli_cells_first(&w->cref, from, tl->res->first_b + (int64_t)e, &ev);
+}
+
 /*
  * The episodes of a retry storm: runs of the re-sending source's buckets
  * above `ratio` x its own baseline, a run going on across fewer than
@@ -203,7 +215,8 @@ static int storm_episodes(lbt_timeline *tl, const struct storm *st)
 			size_t s = p, e = q = lbt_tli_reload_in(tl, NULL, p, b);
 
 			hot_trim(d.v, hot, &s, &e);
-			if (s < e && lbt_tli_rate(tl, d.v, s, e) >= want)
+			if (s < e && lbt_tli_rate(tl, d.v, s, e) >= want &&
+			    refused_near(tl, st->w, s, e))
 				rc = storm_part(tl, st, &d, s, e, e == d.n);
 		}
 	}

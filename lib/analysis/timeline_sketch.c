@@ -135,6 +135,7 @@ static void subj_clear(struct tl_subj *w)
 	free(w->key);
 	lbt_tli_cells_free(&w->cells);
 	lbt_tli_cells_free(&w->c429);
+	lbt_tli_cells_free(&w->cref);
 	lbt_hmap_free(w->req);
 	memset(w, 0, sizeof *w);
 }
@@ -222,7 +223,8 @@ static int subj_join(struct tl_subj *d, const struct tl_subj *w, tl_intern_fn fn
 	d->count += w->count;
 	d->err += w->err;
 	if (lbt_tli_cells_merge(&d->cells, &w->cells, fn, ctx) < 0 ||
-	    lbt_tli_cells_merge(&d->c429, &w->c429, fn, ctx) < 0)
+	    lbt_tli_cells_merge(&d->c429, &w->c429, fn, ctx) < 0 ||
+	    lbt_tli_cells_merge(&d->cref, &w->cref, fn, ctx) < 0)
 		return -1;
 	if (last.set && fn != NULL && last.file != NULL &&
 	    (last.file = fn(ctx, last.file)) == NULL)
@@ -335,7 +337,8 @@ int lbt_tli_sketch_rebucket(tl_sketch *s, int64_t factor)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (lbt_tli_cells_rebucket(&s->v[i].cells, factor) < 0 ||
-		    lbt_tli_cells_rebucket(&s->v[i].c429, factor) < 0)
+		    lbt_tli_cells_rebucket(&s->v[i].c429, factor) < 0 ||
+		    lbt_tli_cells_rebucket(&s->v[i].cref, factor) < 0)
 			return -1;
 	return 0;
 }

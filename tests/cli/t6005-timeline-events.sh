@@ -86,7 +86,20 @@ awk -f sat.awk | sort -s -k2,2 > s.log
 K1=11111111-1111-1111-1111-111111111111 K2=22222222-2222-2222-2222-222222222222
 gen 'for (s = 0; s < 200; s++) { emit(s, 10, "192.0.2.1", "/ping/'$K1'")
 	if (s >= 4) emit(s, s >= 120 && s < 150 ? 60 : 3, "192.0.2." (s % 50 + 2), "/ping/'$K2'") }' k.log
-for f in a c d e f r g b s k; do lbt-timeline --tsv $f.log > $f.tsv 2> $f.err || exit 1; done
+# m.log: 198.51.100.7 sends /m once a second for 160 s but 50 a second
+# from 60 s to 70 s, answered 503 (sQ) -- a retry storm -- and 50 a second
+# again from 120 s to 130 s, all answered 200: the mitigation is in place,
+# nothing refuses it; 192.0.2.1 10/s all along.
+cat > m.awk <<'AWK'
+function line(s, ms, src, st) {
+	printf "%s:4000 [01/Dec/2026:10:%02d:%02d.%03d] fe be/s1 0/0/0/1/1 %d 10 - - %s 1/1/0/0/0 0/0 \"GET /m HTTP/1.1\"\n", src, int(s / 60), s % 60, ms, st, st == 503 ? "sQ--" : "----"
+}
+BEGIN { for (s = 0; s < 160; s++) { for (k = 0; k < 10; k++) printf "192.0.2.1:4000 [01/Dec/2026:10:%02d:%02d.%03d] fe be/s1 0/0/0/1/1 200 10 - - ---- 1/1/0/0/0 0/0 \"GET /a HTTP/1.1\"\n", int(s / 60), s % 60, k * 100
+		n = (s >= 60 && s < 70) || (s >= 120 && s < 130) ? 50 : 1
+		for (k = 0; k < n; k++) line(s, k * 20 + 1, "198.51.100.7", s >= 60 && s < 70 ? 503 : 200) } }
+AWK
+awk -f m.awk | sort -s -k2,2 > m.log
+for f in a c d e f r g b s k m; do lbt-timeline --tsv $f.log > $f.tsv 2> $f.err || exit 1; done
 
 # epoch µs of second $1 after 10:00:00
 at() { echo $(( (1796119200 + $1) * 1000000 )); }
@@ -216,6 +229,11 @@ expect_success '--haproxy-cfg-after: what the reload installed, one event a line
 expect_success '--haproxy-cfg-after without --haproxy-cfg: usage, exit 1' '
 	test_expect_code 1 lbt-timeline --tsv --haproxy-cfg-after after.cfg x.log 2> err &&
 	grep -F -- "--haproxy-cfg-after needs --haproxy-cfg" err
+'
+
+expect_success 'a retry storm only where refusals are: none after the mitigation' '
+	when retry_storm 198.51.100.7 m.tsv > storms && test "$(wc -l < storms)" -eq 1 &&
+	near $(at 60) < storms
 '
 
 expect_success 'a batch re-sent after 429s: the requests after the refusal over those refused' '
