@@ -424,8 +424,7 @@ static int dims_add(lbt_timeline *tl, const lbt_rec *r, int64_t b, unsigned cls,
 	if ((r->have & LBT_BIT(LBT_F_CLIENT)) &&
 	    lbt_netgroup_of(&tl->o.net, &r->client, &net, NULL) == 0) {
 		if ((w = subj_add(&tl->srcs, &net, sizeof net, b, r, file, &fresh)) == NULL ||
-		    (!fresh && lbt_tli_req_add(w, r, is_refused(cls), tl->o.retry_window_us,
-		    file) < 0) ||
+		    (!fresh && lbt_tli_req_add(w, r, is_refused(cls), file) < 0) ||
 		    (!fresh && (cls & (1u << LBT_TL_C429)) &&
 		    lbt_tli_cells_add(&w->c429, b, r, file) < 0) ||
 		    (!fresh && is_refused(cls) && lbt_tli_cells_add(&w->cref, b, r, file) < 0))

@@ -68,16 +68,14 @@ int64_t lbt_tli_floor_div(int64_t a, int64_t b);
 
 /* ---- the sketch of tracked subjects -------------------------------------- */
 
-/* A request a tracked source sent (method and path), and its refusals.
- * The re-sends are counted as the records come (exact for an input in
- * time order; timeline_retry.c): n_before the requests before its first
- * refusal, n_after those sent within the retry window after a refusal. */
+/* A request a tracked source sent (method and path), and its refusals:
+ * counts, smallest and largest times, whatever the order of the records
+ * (merges and --db agree). */
 struct tl_req {
 	uint64_t n, nref;         /* sent, refused (429, 503, -1, tarpit) */
 	int64_t first_us, last_us;
 	lbt_evidence ref;         /* the smallest refused one */
-	uint64_t n_before, n_after;
-	int64_t ref_first_us, ref_last_us;   /* first and latest refusal (nref > 0) */
+	int64_t ref_first_us, ref_last_us;   /* first and last refusal (nref > 0) */
 };
 
 /* One tracked value (a key, a source, a Host). */
@@ -110,8 +108,7 @@ struct tl_subj *lbt_tli_sketch_hit(tl_sketch *s, const void *key, size_t klen, i
 int lbt_tli_sketch_merge(tl_sketch *dst, tl_sketch *src, tl_intern_fn fn, void *ctx);
 int lbt_tli_sketch_rebucket(tl_sketch *s, int64_t factor);
 void lbt_tli_sketch_free(tl_sketch *s);
-int lbt_tli_req_add(struct tl_subj *w, const lbt_rec *r, int refused, int64_t window_us,
-    const char *file);
+int lbt_tli_req_add(struct tl_subj *w, const lbt_rec *r, int refused, const char *file);
 int lbt_tli_req_merge(struct tl_subj *dst, const struct tl_subj *src, tl_intern_fn fn,
     void *ctx);
 

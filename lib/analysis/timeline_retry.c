@@ -17,6 +17,7 @@
 /* What one source re-sent after refusals. */
 struct resent {
 	uint64_t sent, resent, distinct;   /* distinct: the requests refused */
+	uint64_t sets;            /* distinct requests re-sent */
 	int64_t first, last;
 	lbt_evidence ev;          /* its smallest refused request */
 	const char *top;          /* the request re-sent most (hmap key) */
@@ -24,35 +25,15 @@ struct resent {
 	size_t top_len;
 };
 
-/* Requests a second of q in its own cadence before its first refusal (0
- * when it has none: sent once, or refused from the first), and within
- * the retry windows after its refusals. */
-static double rate_before(const struct tl_req *q)
-{
-	int64_t span = q->ref_first_us - q->first_us;
-
-	return q->n_before >= 2 && span > 0 ? (double)q->n_before * 1e6 / (double)span : 0;
-}
-
-static double rate_after(const struct tl_req *q, int64_t window_us)
-{
-	int64_t end = q->last_us < q->ref_last_us + window_us ? q->last_us :
-	    q->ref_last_us + window_us;
-	int64_t span = end - q->ref_first_us;
-
-	return (double)q->n_after * 1e6 / (double)(span > 1000000 ? span : 1000000);
-}
-
 /*
- * Sum up what w was refused and sent again.  A request is re-sent when it
- * comes within the retry window after a refusal of the same (method,
- * path); the amplification is those requests over the distinct requests
- * refused, so a batch of 300 refused and sent twice more is x2, whatever
- * its size.  A request that the source was already sending at its own
- * cadence, and goes on sending no faster than twice that after the
- * refusal (a flood of one URL, a pinger every 5 s), is no re-send: it
- * would be sent anyway, and counting it gave amplifications of x10 000
- * for the repeats of one URL.
+ * Sum up what w was refused and sent again.  Every refusal of a request
+ * (method, path) after its first is a re-send of a request refused
+ * before, when they came within the retry window of each other on
+ * average; the amplification is those re-sends over the distinct
+ * requests refused, so a batch of 300 refused four times is x3 whatever
+ * its size, and a pinger refused once in a day re-sent nothing (the old
+ * count made every later ping a re-send: x7,000).  Counts, minima and
+ * maxima only: the same whatever the order of the records.
  */
 static void resent_of(const lbt_timeline *tl, const struct tl_subj *w, struct resent *s)
 {
@@ -62,30 +43,30 @@ static void resent_of(const lbt_timeline *tl, const struct tl_subj *w, struct re
 	for (size_t i = 0; i < m; i++) {
 		lbt_hmap_entry e;
 		const struct tl_req *q;
-		double before;
+		uint64_t again;
 
 		lbt_hmap_at(w->req, i, &e);
 		q = e.val;
 		if (q->nref == 0)
 			continue;
-		before = rate_before(q);
-		if (before > 0 && rate_after(q, tl->o.retry_window_us) < 2 * before)
-			continue;         /* its own cadence: sent anyway */
 		s->distinct++;
 		s->sent += q->n;
-		if (q->n_after == 0)
+		again = q->nref - 1;
+		if (again == 0 || (q->ref_last_us - q->ref_first_us) / (int64_t)again >
+		    tl->o.retry_window_us)
 			continue;
 		if (s->resent == 0 || q->ref_first_us < s->first)
 			s->first = q->ref_first_us;
-		if (q->last_us > s->last)
-			s->last = q->last_us;
-		s->resent += q->n_after;
+		if (q->ref_last_us > s->last)
+			s->last = q->ref_last_us;
+		s->resent += again;
+		s->sets++;
 		if (lbt_evidence_cmp(&q->ref, &s->ev) < 0)
 			s->ev = q->ref;
-		if (q->n_after > s->top_n || (q->n_after == s->top_n && (e.klen < s->top_len ||
+		if (again > s->top_n || (again == s->top_n && (e.klen < s->top_len ||
 		    (e.klen == s->top_len && memcmp(e.key, s->top, e.klen) < 0)))) {
 			s->top = e.key;
-			s->top_n = q->n_after;
+			s->top_n = again;
 			s->top_len = e.klen;
 		}
 	}
@@ -372,13 +353,16 @@ int lbt_tli_detect_source_429(lbt_timeline *tl)
 	return top_storms(tl, keep_429, by_429, source_429_events);
 }
 
-/* A source that re-sent at least retry_min requests, each refused one
- * once again on average. */
+/* A source that re-sent a set (two distinct requests or more), at least
+ * retry_min requests, each refused one once again on average.  One URL
+ * refused over and over is a flood or a loop, and the log cannot tell
+ * which: the flooding /64s of an attack were "re-sending" by the old
+ * count. */
 static int keep_storm(const lbt_timeline *tl, struct storm *st)
 {
 	resent_of(tl, st->w, &st->s);
-	return st->s.resent >= tl->o.retry_min && st->s.resent >= st->s.distinct &&
-	    st->s.top != NULL;
+	return st->s.sets >= 2 && st->s.resent >= tl->o.retry_min &&
+	    st->s.resent >= st->s.distinct && st->s.top != NULL;
 }
 
 /* A storm's summary over the input (RETRY) and its episodes (RETRY_STORM). */

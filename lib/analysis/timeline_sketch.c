@@ -376,8 +376,7 @@ static size_t req_text(const lbt_rec *r, char *b, size_t size)
  * Count r in w's requests (refused or not); past LBT_TL_RETRY_CAP pairs a
  * new pair is only counted in req_over.  @return 0 or -1 (no memory).
  */
-int lbt_tli_req_add(struct tl_subj *w, const lbt_rec *r, int refused, int64_t window_us,
-    const char *file)
+int lbt_tli_req_add(struct tl_subj *w, const lbt_rec *r, int refused, const char *file)
 {
 	char b[256];
 	size_t n = req_text(r, b, sizeof b);
@@ -400,10 +399,6 @@ int lbt_tli_req_add(struct tl_subj *w, const lbt_rec *r, int refused, int64_t wi
 		q->first_us = r->time_us;
 	if (r->time_us > q->last_us)
 		q->last_us = r->time_us;
-	if (q->nref == 0 || r->time_us < q->ref_first_us)
-		q->n_before += !refused;
-	else if (r->time_us >= q->ref_last_us && r->time_us - q->ref_last_us <= window_us)
-		q->n_after++;             /* sent again within the window of a refusal */
 	if (refused) {
 		if (q->nref == 0 || r->time_us < q->ref_first_us)
 			q->ref_first_us = r->time_us;
@@ -442,13 +437,8 @@ int lbt_tli_req_merge(struct tl_subj *dst, const struct tl_subj *src, tl_intern_
 		if (d == NULL && (d = lbt_hmap_put(dst->req, e.key, e.klen, &created)) == NULL)
 			return -1;
 		if (created)
-			*d = (struct tl_req){ 0, 0, s->first_us, s->last_us, LBT_EVIDENCE_INIT, 0, 0,
-			    0, 0 };
-		/* src holds the later lines: before dst's first refusal only when
-		 * dst had none; its own re-sends add up (one sent within the window
-		 * of dst's last refusal but before src's first is not seen) */
+			*d = (struct tl_req){ 0, 0, s->first_us, s->last_us, LBT_EVIDENCE_INIT, 0, 0 };
 		if (d->nref == 0) {
-			d->n_before += s->n_before;
 			d->ref_first_us = s->ref_first_us;
 			d->ref_last_us = s->ref_last_us;
 		} else if (s->nref > 0) {
@@ -457,7 +447,6 @@ int lbt_tli_req_merge(struct tl_subj *dst, const struct tl_subj *src, tl_intern_
 			d->ref_last_us = s->ref_last_us > d->ref_last_us ? s->ref_last_us :
 			    d->ref_last_us;
 		}
-		d->n_after += s->n_after;
 		d->n += s->n;
 		d->nref += s->nref;
 		d->first_us = s->first_us < d->first_us ? s->first_us : d->first_us;

@@ -87,16 +87,18 @@ K1=11111111-1111-1111-1111-111111111111 K2=22222222-2222-2222-2222-222222222222
 gen 'for (s = 0; s < 200; s++) { emit(s, 10, "192.0.2.1", "/ping/'$K1'")
 	if (s >= 4) emit(s, s >= 120 && s < 150 ? 60 : 3, "192.0.2." (s % 50 + 2), "/ping/'$K2'") }' k.log
 # m.log: 198.51.100.7 sends /m once a second for 160 s but 50 a second
-# from 60 s to 70 s, answered 503 (sQ) -- a retry storm -- and 50 a second
+# from 60 s to 70 s (its batch /m0 .. /m4, ten times a second), answered
+# 503 (sQ) -- a retry storm -- and 50 a second
 # again from 120 s to 130 s, all answered 200: the mitigation is in place,
 # nothing refuses it; 192.0.2.1 10/s all along.
 cat > m.awk <<'AWK'
-function line(s, ms, src, st) {
-	printf "%s:4000 [01/Dec/2026:10:%02d:%02d.%03d] fe be/s1 0/0/0/1/1 %d 10 - - %s 1/1/0/0/0 0/0 \"GET /m HTTP/1.1\"\n", src, int(s / 60), s % 60, ms, st, st == 503 ? "sQ--" : "----"
+function line(s, ms, src, st, p) {
+	printf "%s:4000 [01/Dec/2026:10:%02d:%02d.%03d] fe be/s1 0/0/0/1/1 %d 10 - - %s 1/1/0/0/0 0/0 \"GET /m%s HTTP/1.1\"\n", src, int(s / 60), s % 60, ms, st, st == 503 ? "sQ--" : "----", p
 }
 BEGIN { for (s = 0; s < 160; s++) { for (k = 0; k < 10; k++) printf "192.0.2.1:4000 [01/Dec/2026:10:%02d:%02d.%03d] fe be/s1 0/0/0/1/1 200 10 - - ---- 1/1/0/0/0 0/0 \"GET /a HTTP/1.1\"\n", int(s / 60), s % 60, k * 100
 		n = (s >= 60 && s < 70) || (s >= 120 && s < 130) ? 50 : 1
-		for (k = 0; k < n; k++) line(s, k * 20 + 1, "198.51.100.7", s >= 60 && s < 70 ? 503 : 200) } }
+		for (k = 0; k < n; k++) line(s, k * 20 + 1, "198.51.100.7", s >= 60 && s < 70 ? 503 : 200,
+		    n == 1 ? "" : k % 5) } }
 AWK
 awk -f m.awk | sort -s -k2,2 > m.log
 for f in a c d e f r g b s k m; do lbt-timeline --tsv $f.log > $f.tsv 2> $f.err || exit 1; done
