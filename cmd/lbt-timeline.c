@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lbt/audit.h"
 #include "lbt/cli.h"
 #include "lbt/tarpit_cfg.h"
 #include "lbt/timeline_report.h"
@@ -34,6 +35,15 @@ static int write_html(lbt_cli *cli, const lbt_timeline *tl, const char *path)
 	return 0;
 }
 
+/* Did the timeline place the configuration's changes (at a reload)? */
+static int has_change(const lbt_timeline *tl)
+{
+	for (size_t i = 0; i < lbt_timeline_nevents(tl); i++)
+		if (lbt_timeline_event_at(tl, i)->kind == LBT_TL_CONFIG_CHANGE)
+			return 1;
+	return 0;
+}
+
 /* Options, the analysis over the input, the report. */
 int main(int argc, char **argv)
 {
@@ -45,7 +55,8 @@ int main(int argc, char **argv)
 	};
 	lbt_timeline_opts o = LBT_TIMELINE_OPTS_INIT;
 	int64_t track = 64, top = 5, pct = 80, maxconn = 0, rmin = 20, flaps = 3;
-	const char *html = NULL;
+	const char *html = NULL, *after = NULL;
+	lbt_audit_changes changes = { NULL, 0 };
 	lbt_cli_opt opts[] = {
 		LBT_OPT_DURATION("step", 's', &o.step_us, 1000, 86400000000LL, "TIME",
 		    "bucket width (default: 1s, wider for a long input)"),
@@ -70,6 +81,8 @@ int main(int argc, char **argv)
 		LBT_OPT_FN("v6-prefix", 0, lbt_netgroup_opt_v6, &o.net, "BITS",
 		    "IPv6 source prefix (default 64)"),
 		LBT_OPT_STR("html", 0, &html, "FILE", "also write an HTML page with charts"),
+		LBT_OPT_STR("haproxy-cfg-after", 0, &after, "FILE",
+		    "the haproxy.cfg after the reload: its changes from --haproxy-cfg"),
 		LBT_OPT_FN("max-memory", 0, lbt_budget_opt, &o.tarpit.max_memory, "SIZE",
 		    "memory for sources (default 1G); past it counts get a bound"),
 		LBT_OPT_END
@@ -92,11 +105,22 @@ int main(int argc, char **argv)
 	cfg = lbt_cli_tarpit_cfgs(&cli);
 	lbt_tarpit_cfgs_use(&o.tarpit, cfg);
 	cli.in.events = 1;
+	if (after != NULL && cli.in.haproxy_cfg == NULL) {
+		lbt_cli_errorf(&cli, "--haproxy-cfg-after needs --haproxy-cfg (the one before)");
+		lbt_cli_usage(&cli);
+	}
+	if (after != NULL && lbt_audit_cfg_diff(cli.in.haproxy_cfg, after, &changes, &err) < 0)
+		lbt_cli_die(&cli, &err);
+	o.changes = (const char *const *)changes.v;
+	o.nchanges = changes.n;
 	if ((a = lbt_timeline_analysis(lbt_timeline_new(&o, &err))).acc == NULL)
 		lbt_cli_die(&cli, &err);
 	in = lbt_cli_run(&cli, &a, 1, 0);
 	if (lbt_timeline_stats_get(a.acc)->requests == 0)
 		lbt_cli_note(&cli, "no request with a time in the input");
+	if (changes.n > 0 && !has_change(a.acc))
+		lbt_cli_note(&cli, "--haproxy-cfg-after: %zu changes, but no reload in the logs to "
+		    "place them at", changes.n);
 	for (size_t i = 0; lbt_timeline_report_approx(a.acc, i, note, sizeof note); i++)
 		lbt_cli_note(&cli, "%s", note);
 	p = lbt_cli_report_opts(&cli, 0);
@@ -105,6 +129,7 @@ int main(int argc, char **argv)
 	if (html != NULL && write_html(&cli, a.acc, html) < 0)
 		cli.status = 1;
 	lbt_analysis_free(&a);
+	lbt_audit_changes_free(&changes);
 	lbt_tarpit_cfgs_free(cfg);
 	return lbt_cli_finish(&cli, in, NULL);
 }

@@ -127,4 +127,25 @@ int lbt_audit_sev_parse(const char *s, lbt_audit_sev *out, lbt_err *err);
 /* NULL accepted. */
 void lbt_audit_free(lbt_audit *a);
 
+/* What changed between two configurations: one line a change,
+ * "frontend fe_http: + http-request deny ... (line 48)", the old file's
+ * removals first ('-', its line numbers), then the new file's additions
+ * ('+'), each in file order.  Strings owned by the list. */
+typedef struct lbt_audit_changes {
+	char **v;
+	size_t n;
+} lbt_audit_changes;
+
+/*
+ * The directives of each section of haproxy.cfg `old` that `new` has not
+ * (same section keyword and name, equal words), and the other way (what
+ * a reload from one to the other installed).  @return 0, or -1 with err
+ * (a file that cannot be read as HAProxy would, naming file and line; no
+ * memory).
+ */
+int lbt_audit_cfg_diff(const char *old, const char *new, lbt_audit_changes *out, lbt_err *err);
+
+/* Free the list (zeroed accepted). */
+void lbt_audit_changes_free(lbt_audit_changes *c);
+
 #endif

@@ -39,8 +39,10 @@
  * Episodes come from the change-point engine (changepoint.h), one for
  * every series.  Event kinds (lbt_tl_kind; lbt-timeline(1) documents the
  * columns each one fills): rises of all traffic, a key or a Host and their
- * ends; new heavy sources and sources at more than `ratio` x their own
- * baseline; drops of all traffic or a Host; sources that stop at once
+ * ends (where the series settled back into its baseline band); new heavy
+ * sources (never inside the first min_buckets, the baseline window), a
+ * burst of ten or more new sources as one event, and sources at more than
+ * `ratio` x their own baseline or the rate they rose from; drops of all traffic or a Host; sources that stop at once
  * while the others go on (nothing logged says why); error and
  * load-shedding classes as shares over time, start and end (with two or
  * more LBs also each LB's 429 and 503 runs, cut at its reloads; and the
@@ -51,7 +53,8 @@
  * quiet for a while, or loses its load to the others; HAProxy's lines
  * (server down and up, crash loops, no server available, reloads and
  * stops); retry storms (summed up, and each episode at `ratio` x the
- * source's baseline, cut at reloads); the end of the incident.
+ * source's baseline, cut at reloads); the end of the incident (every
+ * episode over, or all traffic back in its baseline band for good).
  * Includes: analysis.h, err.h, netgroup.h, rec.h, tarpit.h, changepoint.h.
  */
 #ifndef LBT_TIMELINE_H
@@ -85,12 +88,15 @@ typedef struct lbt_timeline_opts {
 	lbt_cp_opts cp;           /* the change-point engine's options */
 	lbt_netgroup net;         /* what a source is */
 	lbt_tarpit_opts tarpit;   /* maxconn (--maxconn, --haproxy-cfg) and the sweep */
+	const char *const *changes;   /* what the reload installed (--haproxy-cfg-after:
+	                                 lbt_audit_cfg_diff lines), borrowed; or NULL */
+	size_t nchanges;
 } lbt_timeline_opts;
 
 /* Defaults; tarpit.step_us is 1 s and tarpit.threshold_pct 100. */
 #define LBT_TIMELINE_OPTS_INIT { 0, 64, 20.0, 80, 30000000, 20, 3, 5, LBT_CP_OPTS_INIT, \
 	LBT_NETGROUP_INIT, { 1000000, 60000000, 0, 0, 100, 1, NULL, NULL, LBT_NETGROUP_INIT, \
-	LBT_BUDGET_DEFAULT, 0 } }
+	LBT_BUDGET_DEFAULT, 0 }, NULL, 0 }
 
 /* What happened (the NDJSON "kind"; lbt_tl_kind_name). */
 typedef enum lbt_tl_kind {
@@ -120,6 +126,10 @@ typedef enum lbt_tl_kind {
 	LBT_TL_RETRY,             /* a source re-sends what was refused */
 	LBT_TL_END,               /* every series back within its baseline */
 	LBT_TL_RETRY_STORM,       /* an episode of a RETRY source at ratio x its baseline */
+	LBT_TL_SOURCE_BURST,      /* many new sources appearing together (value: how many) */
+	LBT_TL_BACKOFF,           /* a source answered 429 slows to half or less after */
+	LBT_TL_BACKEND_SAT,       /* a backend's queue and HAProxy's own 503 (sQ, sC, SC) */
+	LBT_TL_CONFIG_CHANGE,     /* a line the last reload installed or removed (text) */
 	LBT_TL_NKINDS
 } lbt_tl_kind;
 

@@ -27,7 +27,8 @@ static const char *const kind_names[LBT_TL_NKINDS] = {
 	"rise", "new_source", "source_rise", "rise_end", "drop", "drop_end", "vanish",
 	"errors", "errors_end", "switch", "alert", "saturation", "saturation_end",
 	"lb_stop", "lb_gap", "lb_shift", "server_down", "server_up", "crash_loop",
-	"no_server", "reload", "stop", "haproxy", "retry", "end", "retry_storm"
+	"no_server", "reload", "stop", "haproxy", "retry", "end", "retry_storm", "source_burst",
+	"backoff", "backend_saturation", "config_change"
 };
 
 static const char *const what_names[LBT_TL_W_NWHAT] = {
@@ -71,7 +72,8 @@ uint64_t lbt_timeline_fields(const lbt_timeline *tl)
 	static const lbt_field f[] = {
 		LBT_F_TIME, LBT_F_LB, LBT_F_CLIENT, LBT_F_FRONTEND, LBT_F_BACKEND,
 		LBT_F_SERVER, LBT_F_METHOD, LBT_F_PATH, LBT_F_HOST, LBT_F_STATUS, LBT_F_TERM,
-		LBT_F_KEY, LBT_F_MSG, LBT_F_FILE, LBT_F_LINE, LBT_F_TA, LBT_F_TT, LBT_F_FC
+		LBT_F_KEY, LBT_F_MSG, LBT_F_FILE, LBT_F_LINE, LBT_F_TA, LBT_F_TT, LBT_F_FC,
+		LBT_F_TW, LBT_F_SC, LBT_F_SQ, LBT_F_BQ
 	};
 	uint64_t m = lbt_tarpit_fields(tl->tp);
 
@@ -115,8 +117,9 @@ lbt_timeline *lbt_timeline_new(const lbt_timeline_opts *o, lbt_err *err)
 	tl->st.first_us = tl->st.last_us = LBT_TL_NONE;
 	tl->lbs = lbt_hmap_new(sizeof(struct tl_lb));
 	tl->fes = lbt_hmap_new(sizeof(struct tl_fe));
+	tl->bes = lbt_hmap_new(sizeof(struct tl_be));
 	tl->names = lbt_hmap_new(sizeof(struct tl_name));
-	if (tl->lbs == NULL || tl->fes == NULL || tl->names == NULL ||
+	if (tl->lbs == NULL || tl->fes == NULL || tl->bes == NULL || tl->names == NULL ||
 	    lbt_tli_sketch_init(&tl->keys, o->track, 0) < 0 ||
 	    lbt_tli_sketch_init(&tl->srcs, o->track, 1) < 0 ||
 	    lbt_tli_sketch_init(&tl->hosts, o->track, 0) < 0) {
@@ -220,6 +223,16 @@ int lbt_tli_rebucket(lbt_timeline *tl, int64_t step)
 		    lbt_tli_cells_rebucket(&l->cls[1], f) < 0)
 			return -1;
 	}
+	for (size_t i = 0; i < lbt_hmap_count(tl->bes); i++) {
+		lbt_hmap_entry e;
+		struct tl_be *k;
+
+		lbt_hmap_at(tl->bes, i, &e);
+		k = e.val;
+		if (lbt_tli_cells_rebucket(&k->queued, f) < 0 ||
+		    lbt_tli_cells_rebucket(&k->shed, f) < 0)
+			return -1;
+	}
 	tl->step = step;
 	return 0;
 }
@@ -254,6 +267,49 @@ static struct tl_subj *subj_add(tl_sketch *s, const void *key, size_t n, int64_t
 	if (!w->last.set || lbt_evidence_cmp(&e, &w->last) > 0)
 		w->last = e;
 	return w;
+}
+
+/* Did HAProxy answer r with its own 503 (a queue or connect timeout, sQ
+ * sC; a refusal, SC; no server, <NOSRV>)? */
+static int own_503(const lbt_rec *r)
+{
+	const char *t = r->term.p;
+
+	return (r->have & LBT_BIT(LBT_F_STATUS)) && r->status == 503 &&
+	    (r->have & LBT_BIT(LBT_F_TERM)) && r->term.n >= 2 &&
+	    (t[0] == 's' || t[0] == 'S') && (t[1] == 'Q' || t[1] == 'C');
+}
+
+/* The logged value of field f of r, 0 when not logged or negative. */
+static int32_t logged(const lbt_rec *r, lbt_field f, int32_t v)
+{
+	return (r->have & LBT_BIT(f)) && v > 0 ? v : 0;
+}
+
+/* Count r in its backend's queue and shedding (see struct tl_be).
+ * @return 0 or -1. */
+static int be_add(lbt_timeline *tl, const lbt_rec *r, int64_t b, const char *file)
+{
+	int32_t sq = logged(r, LBT_F_SQ, r->sq), bq = logged(r, LBT_F_BQ, r->bq);
+	int waited = sq > 0 || bq > 0 || logged(r, LBT_F_TW, r->tw) > 0, shed = own_503(r);
+	struct tl_be *k;
+
+	if (!(r->have & LBT_BIT(LBT_F_BACKEND)) || r->backend.n == 0)
+		return 0;
+	k = lbt_hmap_get(tl->bes, r->backend.p, r->backend.n);
+	if (k == NULL && (!waited && !shed && logged(r, LBT_F_SC, r->sc) == 0))
+		return 0;
+	if (k == NULL && lbt_hmap_count(tl->bes) >= LBT_TL_MAXLB)
+		return 0;
+	if (k == NULL && (k = lbt_hmap_put(tl->bes, r->backend.p, r->backend.n, NULL)) == NULL)
+		return -1;
+	if ((waited && lbt_tli_cells_add(&k->queued, b, r, file) < 0) ||
+	    (shed && lbt_tli_cells_add(&k->shed, b, r, file) < 0))
+		return -1;
+	k->sc_max = logged(r, LBT_F_SC, r->sc) > k->sc_max ? r->sc : k->sc_max;
+	k->sq_max = sq > k->sq_max ? sq : k->sq_max;
+	k->bq_max = bq > k->bq_max ? bq : k->bq_max;
+	return 0;
 }
 
 /* Count r (of classes cls) in its load balancer.  @return 0 or -1. */
@@ -370,10 +426,12 @@ static int dims_add(lbt_timeline *tl, const lbt_rec *r, int64_t b, unsigned cls,
 		if ((w = subj_add(&tl->srcs, &net, sizeof net, b, r, file, &fresh)) == NULL ||
 		    (!fresh && lbt_tli_req_add(w, r, is_refused(cls), file) < 0) ||
 		    (!fresh && (cls & (1u << LBT_TL_C429)) &&
-		    lbt_tli_cells_add(&w->c429, b, r, file) < 0))
+		    lbt_tli_cells_add(&w->c429, b, r, file) < 0) ||
+		    (!fresh && is_refused(cls) && lbt_tli_cells_add(&w->cref, b, r, file) < 0))
 			return -1;
 	}
-	return lb_add(tl, r, b, cls, file) < 0 || fe_add(tl, r, file) < 0 ? -1 : 0;
+	return lb_add(tl, r, b, cls, file) < 0 || fe_add(tl, r, file) < 0 ||
+	    be_add(tl, r, b, file) < 0 ? -1 : 0;
 }
 
 /* Count a request with a time.  @return 0 or -1 (no memory). */
@@ -449,6 +507,13 @@ void lbt_timeline_free(lbt_timeline *tl)
 		lbt_tli_cells_free(&((struct tl_lb *)e.val)->cls[0]);
 		lbt_tli_cells_free(&((struct tl_lb *)e.val)->cls[1]);
 	}
+	for (size_t i = 0; tl->bes != NULL && i < lbt_hmap_count(tl->bes); i++) {
+		lbt_hmap_entry e;
+
+		lbt_hmap_at(tl->bes, i, &e);
+		lbt_tli_cells_free(&((struct tl_be *)e.val)->queued);
+		lbt_tli_cells_free(&((struct tl_be *)e.val)->shed);
+	}
 	for (size_t i = 0; tl->names != NULL && i < lbt_hmap_count(tl->names); i++) {
 		lbt_hmap_entry e;
 
@@ -457,6 +522,7 @@ void lbt_timeline_free(lbt_timeline *tl)
 	}
 	lbt_hmap_free(tl->lbs);
 	lbt_hmap_free(tl->fes);
+	lbt_hmap_free(tl->bes);
 	lbt_hmap_free(tl->names);
 	lbt_tarpit_free(tl->tp);
 	lbt_tli_result_free(tl->res);

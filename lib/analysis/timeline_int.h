@@ -68,11 +68,14 @@ int64_t lbt_tli_floor_div(int64_t a, int64_t b);
 
 /* ---- the sketch of tracked subjects -------------------------------------- */
 
-/* A request a tracked source sent (method and path), and its refusals. */
+/* A request a tracked source sent (method and path), and its refusals:
+ * counts, smallest and largest times, whatever the order of the records
+ * (merges and --db agree). */
 struct tl_req {
 	uint64_t n, nref;         /* sent, refused (429, 503, -1, tarpit) */
 	int64_t first_us, last_us;
 	lbt_evidence ref;         /* the smallest refused one */
+	int64_t ref_first_us, ref_last_us;   /* first and last refusal (nref > 0) */
 };
 
 /* One tracked value (a key, a source, a Host). */
@@ -82,6 +85,7 @@ struct tl_subj {
 	uint64_t count, err;      /* space-saving count and its over-estimate */
 	tl_cells cells;           /* since it entered the sketch */
 	tl_cells c429;            /* sources: their 429 answers, as cells */
+	tl_cells cref;            /* sources: every refusal (429, 503, -1, tarpit) */
 	lbt_evidence last;        /* its largest (time, file, line) */
 	lbt_hmap *req;            /* sources: "METHOD path" -> struct tl_req */
 	uint64_t req_over;        /* requests of pairs past LBT_TL_RETRY_CAP */
@@ -118,6 +122,16 @@ struct tl_lb {
 	tl_cells cells;
 	tl_cells cls[TL_LB_NCLASS];   /* its LBT_TL_C429 and LBT_TL_C503 answers */
 	lbt_evidence last;        /* its last request */
+};
+
+/* A backend's queue and HAProxy's own shedding (key: its name): requests
+ * that waited in a queue (logged srv_queue or backend_queue above 0, or
+ * Tw above 0) and the 503 HAProxy answered itself after a queue or
+ * connect timeout (termination state sQ, sC) or a refusal (SC), per
+ * bucket; the largest logged srv_conn and queues.  At most LBT_TL_MAXLB. */
+struct tl_be {
+	tl_cells queued, shed;
+	int32_t sc_max, sq_max, bq_max;
 };
 
 /* The first moment something was logged: the smallest end time (when
@@ -180,6 +194,7 @@ struct lbt_timeline {
 	tl_sketch keys, srcs, hosts;
 	lbt_hmap *lbs;            /* lb name -> struct tl_lb ("" none) */
 	lbt_hmap *fes;            /* "lb\0frontend" -> struct tl_fe */
+	lbt_hmap *bes;            /* backend -> struct tl_be */
 	lbt_hmap *names;          /* interned strings -> struct tl_name */
 	const char *last_file;    /* interned name of the last record's file */
 	struct tl_file *last_f;
@@ -279,6 +294,7 @@ int lbt_tli_answer_runs(lbt_timeline *tl, const struct tl_answers *x);
 
 /* timeline_more.c */
 int lbt_tli_detect_saturation(lbt_timeline *tl);
+int lbt_tli_detect_backends(lbt_timeline *tl);
 int lbt_tli_detect_lbs(lbt_timeline *tl);
 
 /* timeline_retry.c */

@@ -105,6 +105,32 @@ static int lbs_merge(lbt_timeline *tl, const lbt_timeline *src)
 	return 0;
 }
 
+/* Merge the backends (past LBT_TL_MAXLB: left out, as in be_add).
+ * @return 0 or -1. */
+static int bes_merge(lbt_timeline *tl, const lbt_timeline *src)
+{
+	for (size_t i = 0; i < lbt_hmap_count(src->bes); i++) {
+		lbt_hmap_entry e;
+		const struct tl_be *s;
+		struct tl_be *d;
+
+		lbt_hmap_at(src->bes, i, &e);
+		s = e.val;
+		d = lbt_hmap_get(tl->bes, e.key, e.klen);
+		if (d == NULL && lbt_hmap_count(tl->bes) >= LBT_TL_MAXLB)
+			continue;
+		if (d == NULL && (d = lbt_hmap_put(tl->bes, e.key, e.klen, NULL)) == NULL)
+			return -1;
+		if (lbt_tli_cells_merge(&d->queued, &s->queued, lbt_tli_intern_file, tl) < 0 ||
+		    lbt_tli_cells_merge(&d->shed, &s->shed, lbt_tli_intern_file, tl) < 0)
+			return -1;
+		d->sc_max = s->sc_max > d->sc_max ? s->sc_max : d->sc_max;
+		d->sq_max = s->sq_max > d->sq_max ? s->sq_max : d->sq_max;
+		d->bq_max = s->bq_max > d->bq_max ? s->bq_max : d->bq_max;
+	}
+	return 0;
+}
+
 /* Keep src's moment in *d when earlier (its file renamed).  @return 0 or -1. */
 static int moment_merge(lbt_timeline *tl, struct tl_moment *d, const struct tl_moment *s)
 {
@@ -249,6 +275,7 @@ int lbt_timeline_merge(lbt_timeline *tl, lbt_timeline *src, lbt_err *err)
 	step = union_step(tl, src, st.first_us, st.last_us);
 	if (lbt_tli_rebucket(tl, step) < 0 || lbt_tli_rebucket(src, step) < 0 ||
 	    series_merge(tl, src) < 0 || lbs_merge(tl, src) < 0 || fes_merge(tl, src) < 0 ||
+	    bes_merge(tl, src) < 0 ||
 	    files_merge(tl, src) < 0 || lines_merge(tl, src) < 0) {
 		tl->failed = 1;
 		return lbt_err_set(err, "out of memory");

@@ -544,3 +544,85 @@ int lbt_tli_detect_lbs(lbt_timeline *tl)
 	return rc;
 }
 
+
+/* ---- backends: the queue and HAProxy's own 503 --------------------------- */
+
+/* One run [a, b) of backend k's queued or shed buckets (q, s): its event
+ * when it holds TL_SHED_MIN requests or more.  @return 0 or -1. */
+static int backend_run(lbt_timeline *tl, const char *name, const struct tl_be *k,
+    const int64_t *q, const int64_t *s, size_t a, size_t b)
+{
+	const struct lbt_tli_result *r = tl->res;
+	int64_t shed = lbt_tli_sum_of(s, a, b), queued = lbt_tli_sum_of(q, a, b);
+	int64_t all = lbt_tli_sum_of(r->total, a, b);
+	lbt_evidence ev, ev2;
+	int have;
+	lbt_tl_event *e;
+
+	if (shed + queued < TL_SHED_MIN)
+		return 0;
+	if ((e = lbt_tli_event_new(tl, LBT_TL_BACKEND_SAT, LBT_TL_W_BACKEND, name,
+	    lbt_tli_bucket_us(tl, a))) == NULL)
+		return -1;
+	e->ongoing = b == r->n;
+	e->end_us = e->ongoing ? LBT_TL_NONE : lbt_tli_bucket_us(tl, b);
+	e->count = shed;
+	e->distinct = queued;
+	e->to = lbt_tli_rate(tl, s, a, b);
+	e->unit = "req/s";
+	e->share_pct = all > 0 ? 100.0 * (double)shed / (double)all : NAN;
+	e->value = k->sc_max;
+	e->peak = k->sq_max > k->bq_max ? k->sq_max : k->bq_max;
+	have = lbt_tli_cells_first(&k->queued, r->first_b + (int64_t)a, r->first_b + (int64_t)b,
+	    &ev);
+	if (lbt_tli_cells_first(&k->shed, r->first_b + (int64_t)a, r->first_b + (int64_t)b, &ev2) &&
+	    (!have || lbt_evidence_cmp(&ev2, &ev) < 0))
+		ev = ev2, have = 1;
+	if (have)
+		lbt_tli_event_ev(e, &ev);
+	lbt_tli_incident_note(tl, e->time_us, e->end_us, e->ongoing);
+	return 0;
+}
+
+/*
+ * A backend at its limit, from the logs alone: runs of buckets where its
+ * requests waited in a queue or HAProxy answered 503 itself (sQ, sC, SC),
+ * going on across fewer than min_buckets buckets without either, of
+ * TL_SHED_MIN requests or more.  The server's maxconn is what makes the
+ * queue; the logs show the queue and the shedding, not the setting, so
+ * `limit` stays 0 and `value` is the largest srv_conn logged.
+ * @return 0 or -1.
+ */
+int lbt_tli_detect_backends(lbt_timeline *tl)
+{
+	size_t mb = tl->o.cp.min_buckets ? tl->o.cp.min_buckets : 1;
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < lbt_hmap_count(tl->bes); i++) {
+		lbt_hmap_entry e;
+		const struct tl_be *k;
+		struct tl_dense q, s;
+		const char *name;
+
+		lbt_hmap_at(tl->bes, i, &e);
+		k = e.val;
+		if ((name = lbt_tli_intern(tl, e.key, e.klen, 0)) == NULL)
+			return -1;
+		if (lbt_tli_dense(tl, &k->queued, &q, 0) < 0)
+			return -1;
+		if ((rc = lbt_tli_dense(tl, &k->shed, &s, 0)) == 0)
+			for (size_t a = 0, b, gap; rc == 0 && a < q.n; a = b) {
+				while (a < q.n && q.v[a] == 0 && s.v[a] == 0)
+					a++;
+				if (a == q.n)
+					break;
+				for (b = a, gap = 0; b < q.n && gap < mb; b++)
+					gap = q.v[b] || s.v[b] ? 0 : gap + 1;
+				b -= gap;       /* end at the last busy bucket */
+				rc = backend_run(tl, name, k, q.v, s.v, a, b);
+			}
+		lbt_tli_dense_free(&s);
+		lbt_tli_dense_free(&q);
+	}
+	return rc;
+}

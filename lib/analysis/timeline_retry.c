@@ -16,7 +16,8 @@
 
 /* What one source re-sent after refusals. */
 struct resent {
-	uint64_t sent, resent, distinct;
+	uint64_t sent, resent, distinct;   /* distinct: the requests refused */
+	uint64_t sets;            /* distinct requests re-sent */
 	int64_t first, last;
 	lbt_evidence ev;          /* its smallest refused request */
 	const char *top;          /* the request re-sent most (hmap key) */
@@ -24,8 +25,16 @@ struct resent {
 	size_t top_len;
 };
 
-/* Sum up the requests of w that were refused and sent again, each within
- * the retry window of the one before on average. */
+/*
+ * Sum up what w was refused and sent again.  Every refusal of a request
+ * (method, path) after its first is a re-send of a request refused
+ * before, when they came within the retry window of each other on
+ * average; the amplification is those re-sends over the distinct
+ * requests refused, so a batch of 300 refused four times is x3 whatever
+ * its size, and a pinger refused once in a day re-sent nothing (the old
+ * count made every later ping a re-send: x7,000).  Counts, minima and
+ * maxima only: the same whatever the order of the records.
+ */
 static void resent_of(const lbt_timeline *tl, const struct tl_subj *w, struct resent *s)
 {
 	size_t m = w->req ? lbt_hmap_count(w->req) : 0;
@@ -34,23 +43,30 @@ static void resent_of(const lbt_timeline *tl, const struct tl_subj *w, struct re
 	for (size_t i = 0; i < m; i++) {
 		lbt_hmap_entry e;
 		const struct tl_req *q;
+		uint64_t again;
 
 		lbt_hmap_at(w->req, i, &e);
 		q = e.val;
-		if (q->nref == 0 || q->n < 2 || (q->last_us - q->first_us) / (int64_t)(q->n - 1) >
+		if (q->nref == 0)
+			continue;
+		s->distinct++;
+		s->sent += q->n;
+		again = q->nref - 1;
+		if (again == 0 || (q->ref_last_us - q->ref_first_us) / (int64_t)again >
 		    tl->o.retry_window_us)
 			continue;
-		if (s->distinct++ == 0 || q->ref.time_us < s->first)
-			s->first = q->ref.time_us;
-		s->last = q->last_us > s->last ? q->last_us : s->last;
-		s->sent += q->n;
-		s->resent += q->n - 1;
+		if (s->resent == 0 || q->ref_first_us < s->first)
+			s->first = q->ref_first_us;
+		if (q->ref_last_us > s->last)
+			s->last = q->ref_last_us;
+		s->resent += again;
+		s->sets++;
 		if (lbt_evidence_cmp(&q->ref, &s->ev) < 0)
 			s->ev = q->ref;
-		if (q->n > s->top_n || (q->n == s->top_n && (e.klen < s->top_len ||
+		if (again > s->top_n || (again == s->top_n && (e.klen < s->top_len ||
 		    (e.klen == s->top_len && memcmp(e.key, s->top, e.klen) < 0)))) {
 			s->top = e.key;
-			s->top_n = q->n;
+			s->top_n = again;
 			s->top_len = e.klen;
 		}
 	}
@@ -85,7 +101,7 @@ static int storm_event(lbt_timeline *tl, const struct storm *st)
 	e->end_us = st->s.last;
 	e->count = (int64_t)st->s.resent;
 	e->distinct = (int64_t)st->s.distinct;
-	e->ratio = (double)st->s.sent / (double)st->s.distinct;
+	e->ratio = (double)st->s.resent / (double)st->s.distinct;
 	lbt_tli_event_ev(e, &st->s.ev);
 	return 0;
 }
@@ -137,6 +153,18 @@ static void hot_trim(const int64_t *v, double hot, size_t *a, size_t *b)
 		(*b)--;
 }
 
+/* Was w refused in [s - min_buckets, e)?  A storm part is re-sends only
+ * where refusals come before or with it: a source's rise after the
+ * mitigation, when nothing refuses it any more, is no retry storm. */
+static int refused_near(const lbt_timeline *tl, const struct tl_subj *w, size_t s, size_t e)
+{
+	size_t mb = tl->o.cp.min_buckets ? tl->o.cp.min_buckets : 1;
+	int64_t from = tl->res->first_b + (int64_t)(s > mb ? s - mb : 0);
+	lbt_evidence ev;
+
+	return lbt_tli_cells_first(&w->cref, from, tl->res->first_b + (int64_t)e, &ev);
+}
+
 /*
  * The episodes of a retry storm: runs of the re-sending source's buckets
  * above `ratio` x its own baseline, a run going on across fewer than
@@ -168,7 +196,8 @@ static int storm_episodes(lbt_timeline *tl, const struct storm *st)
 			size_t s = p, e = q = lbt_tli_reload_in(tl, NULL, p, b);
 
 			hot_trim(d.v, hot, &s, &e);
-			if (s < e && lbt_tli_rate(tl, d.v, s, e) >= want)
+			if (s < e && lbt_tli_rate(tl, d.v, s, e) >= want &&
+			    refused_near(tl, st->w, s, e))
 				rc = storm_part(tl, st, &d, s, e, e == d.n);
 		}
 	}
@@ -257,19 +286,83 @@ static int keep_429(const lbt_timeline *tl, struct storm *st)
 }
 
 /*
+ * A source that backs off after its 429s: over the min_buckets after its
+ * last 429 it still sends, at most half its rate from its first 429 to its
+ * last.  What a client honouring Retry-After (or backing off
+ * exponentially) looks like, and what the limit was for; a source that
+ * falls silent is a vanish, one that keeps its rate is still limited.
+ * BACKOFF: from, to the two rates, count its 429s, time the bucket after
+ * the last 429.  @return 0 or -1.
+ */
+static int backoff(lbt_timeline *tl, const struct storm *st)
+{
+	struct tl_dense d, all;
+	size_t mb = tl->o.cp.min_buckets ? tl->o.cp.min_buckets : 1, a, b;
+	int rc;
+
+	if (lbt_tli_dense(tl, &st->w->c429, &d, 0) < 0)
+		return -1;
+	if ((rc = lbt_tli_dense(tl, &st->w->cells, &all, 0)) == 0) {
+		a = 0;
+		b = d.n;
+		lbt_tli_trim(d.v, &a, &b);
+		if (a < b && b + mb <= d.n) {
+			double during = lbt_tli_rate(tl, all.v, a, b);
+			double after = lbt_tli_rate(tl, all.v, b, b + mb);
+			lbt_tl_event *e;
+			lbt_evidence ev;
+
+			if (after > 0 && after <= during / 2) {
+				if ((e = lbt_tli_event_new(tl, LBT_TL_BACKOFF, LBT_TL_W_SOURCE,
+				    lbt_tli_intern(tl, st->name, strlen(st->name), 0),
+				    lbt_tli_bucket_us(tl, b))) == NULL || e->subject == NULL)
+					rc = -1;
+				else {
+					e->from = during;
+					e->to = after;
+					e->unit = "req/s";
+					e->ratio = during > 0 ? after / during : NAN;
+					e->count = (int64_t)st->s.sent;
+					if (lbt_tli_cells_first(&st->w->cells, tl->res->first_b + (int64_t)b,
+					    tl->res->first_b + (int64_t)(b + mb), &ev))
+						lbt_tli_event_ev(e, &ev);
+				}
+			}
+		}
+	}
+	lbt_tli_dense_free(&all);
+	lbt_tli_dense_free(&d);
+	return rc;
+}
+
+/* A source's 429 runs, and whether it backed off after them. */
+static int source_429_events(lbt_timeline *tl, const struct storm *st)
+{
+	int rc = source_429_runs(tl, st);
+
+	return rc == 0 ? backoff(tl, st) : rc;
+}
+
+/*
  * The sources answered 429 (a rate limit per source), the `top` with the
- * most: what the limit did to whom, next to their storms.  @return 0 or -1.
+ * most: what the limit did to whom, next to their storms, and who backed
+ * off.  @return 0 or -1.
  */
 int lbt_tli_detect_source_429(lbt_timeline *tl)
 {
-	return top_storms(tl, keep_429, by_429, source_429_runs);
+	return top_storms(tl, keep_429, by_429, source_429_events);
 }
 
-/* A source that re-sent at least retry_min requests, each key twice on average. */
+/* A source that re-sent a set (two distinct requests or more), at least
+ * retry_min requests, each refused one once again on average.  One URL
+ * refused over and over is a flood or a loop, and the log cannot tell
+ * which: the flooding /64s of an attack were "re-sending" by the old
+ * count. */
 static int keep_storm(const lbt_timeline *tl, struct storm *st)
 {
 	resent_of(tl, st->w, &st->s);
-	return st->s.resent >= tl->o.retry_min && st->s.sent >= 2 * st->s.distinct;
+	return st->s.sets >= 2 && st->s.resent >= tl->o.retry_min &&
+	    st->s.resent >= st->s.distinct && st->s.top != NULL;
 }
 
 /* A storm's summary over the input (RETRY) and its episodes (RETRY_STORM). */

@@ -135,6 +135,7 @@ static void subj_clear(struct tl_subj *w)
 	free(w->key);
 	lbt_tli_cells_free(&w->cells);
 	lbt_tli_cells_free(&w->c429);
+	lbt_tli_cells_free(&w->cref);
 	lbt_hmap_free(w->req);
 	memset(w, 0, sizeof *w);
 }
@@ -222,7 +223,8 @@ static int subj_join(struct tl_subj *d, const struct tl_subj *w, tl_intern_fn fn
 	d->count += w->count;
 	d->err += w->err;
 	if (lbt_tli_cells_merge(&d->cells, &w->cells, fn, ctx) < 0 ||
-	    lbt_tli_cells_merge(&d->c429, &w->c429, fn, ctx) < 0)
+	    lbt_tli_cells_merge(&d->c429, &w->c429, fn, ctx) < 0 ||
+	    lbt_tli_cells_merge(&d->cref, &w->cref, fn, ctx) < 0)
 		return -1;
 	if (last.set && fn != NULL && last.file != NULL &&
 	    (last.file = fn(ctx, last.file)) == NULL)
@@ -335,7 +337,8 @@ int lbt_tli_sketch_rebucket(tl_sketch *s, int64_t factor)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (lbt_tli_cells_rebucket(&s->v[i].cells, factor) < 0 ||
-		    lbt_tli_cells_rebucket(&s->v[i].c429, factor) < 0)
+		    lbt_tli_cells_rebucket(&s->v[i].c429, factor) < 0 ||
+		    lbt_tli_cells_rebucket(&s->v[i].cref, factor) < 0)
 			return -1;
 	return 0;
 }
@@ -397,6 +400,10 @@ int lbt_tli_req_add(struct tl_subj *w, const lbt_rec *r, int refused, const char
 	if (r->time_us > q->last_us)
 		q->last_us = r->time_us;
 	if (refused) {
+		if (q->nref == 0 || r->time_us < q->ref_first_us)
+			q->ref_first_us = r->time_us;
+		if (q->nref == 0 || r->time_us > q->ref_last_us)
+			q->ref_last_us = r->time_us;
 		q->nref++;
 		if (lbt_evidence_better(&q->ref, r))
 			lbt_evidence_set(&q->ref, r, file);
@@ -430,7 +437,16 @@ int lbt_tli_req_merge(struct tl_subj *dst, const struct tl_subj *src, tl_intern_
 		if (d == NULL && (d = lbt_hmap_put(dst->req, e.key, e.klen, &created)) == NULL)
 			return -1;
 		if (created)
-			*d = (struct tl_req){ 0, 0, s->first_us, s->last_us, LBT_EVIDENCE_INIT };
+			*d = (struct tl_req){ 0, 0, s->first_us, s->last_us, LBT_EVIDENCE_INIT, 0, 0 };
+		if (d->nref == 0) {
+			d->ref_first_us = s->ref_first_us;
+			d->ref_last_us = s->ref_last_us;
+		} else if (s->nref > 0) {
+			d->ref_first_us = s->ref_first_us < d->ref_first_us ? s->ref_first_us :
+			    d->ref_first_us;
+			d->ref_last_us = s->ref_last_us > d->ref_last_us ? s->ref_last_us :
+			    d->ref_last_us;
+		}
 		d->n += s->n;
 		d->nref += s->nref;
 		d->first_us = s->first_us < d->first_us ? s->first_us : d->first_us;

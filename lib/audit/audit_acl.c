@@ -589,3 +589,22 @@ int lbt_auditi_host_ok(const struct au_branch *b, const char *host, const char *
 	}
 	return ok;
 }
+
+/* The track-scN rule of r feeding counter c, when its key is the bare
+ * `src`, or NULL.  The last track-scN before a rule wins in HAProxy only
+ * when the counter is not tracked yet; the first one is the one that
+ * counts, as here. */
+const struct au_rule *lbt_auditi_src_tracker(const struct au_rules *r, const struct au_pat *c)
+{
+	for (size_t i = 0; c->sc >= 0 && i < r->nrule; i++) {
+		const struct au_rule *u = &r->rule[i];
+		int k = 0;
+
+		while (k < u->dir->nword && u->dir->word[k] != u->action)
+			k++;
+		if (u->track == c->sc)
+			return k + 1 < u->dir->nword && strcmp(u->dir->word[k + 1], "src") == 0 ?
+			    u : NULL;
+	}
+	return NULL;
+}

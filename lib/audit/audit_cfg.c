@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "audit_int.h"
 #include "lbt/format.h"
@@ -128,14 +129,30 @@ static int64_t trigger(const struct au_pat *c)
 	}
 }
 
-/* The `deny deny_status 429` rule that replaces tarpit rule u, into buf. */
-static const char *deny_line(const struct au_rule *u, char *buf, size_t size)
+/* The seconds a client refused by counter c of p should wait: the period
+ * the counter is measured over (its rate has decayed by then), at least
+ * 1 s; 10 s when the period is unknown. */
+static int64_t retry_after_s(const lbt_audit *a, const struct au_proxy *p,
+    const struct au_pat *c)
 {
-	int a = 0, c = u->cond.cond_word >= 0 ? u->cond.cond_word : u->dir->nword;
+	int64_t ms = c != NULL ? lbt_auditi_period(a, p, c) : -1;
 
-	while (a < u->dir->nword && u->dir->word[a] != u->action)   /* its action word */
-		a++;
-	return lbt_auditi_line(u->dir, a, c, "deny deny_status 429", buf, size);
+	return ms < 0 ? 10 : ms < 1000 ? 1 : (ms + 999) / 1000;
+}
+
+/* The `deny deny_status 429 hdr Retry-After N` rule that replaces tarpit
+ * rule u (counter c), into buf. */
+static const char *deny_line(const lbt_audit *a, const struct au_proxy *p,
+    const struct au_rule *u, const struct au_pat *c, char *buf, size_t size)
+{
+	int w = 0, e = u->cond.cond_word >= 0 ? u->cond.cond_word : u->dir->nword;
+	char act[64];
+
+	while (w < u->dir->nword && u->dir->word[w] != u->action)   /* its action word */
+		w++;
+	snprintf(act, sizeof act, "deny deny_status 429 hdr Retry-After %lld",
+	    (long long)retry_after_s(a, p, c));
+	return lbt_auditi_line(u->dir, w, e, act, buf, size);
 }
 
 /* The tarpit rule u of p that holds nothing: tarpit-no-hold. */
@@ -153,7 +170,7 @@ static void tarpit_no_hold(lbt_audit *a, const struct au_proxy *p, const struct 
 	    "has none: its tarpit holds nothing and answers 500 at once (measured with 2.6.12). "
 	    "The limit works as a deny with a server-error status, which clients retry and "
 	    "5xx alerts blame on the servers",
-	    deny_line(u, change, sizeof change));
+	    deny_line(a, p, u, lbt_auditi_rate_counter(u), change, sizeof change));
 }
 
 /* The numbers sentence of a tarpit finding into buf; *one the slots of a
@@ -215,8 +232,69 @@ static void tarpit_rate(lbt_audit *a, const struct au_proxy *p, const struct au_
 	    "client that stays above the limit is held on every request: rate x hold slots. A "
 	    "client that opens a connection per request is not slowed down, it opens more; once "
 	    "maxconn is reached every client waits. `deny` answers at once and holds nothing",
-	    deny_line(u, change, sizeof change));
+	    deny_line(a, p, u, c, change, sizeof change));
 	lbt_auditi_evidence(a, ev_file, ev_line);
+}
+
+/* ---- 429 without Retry-After --------------------------------------------- */
+
+/* The index of word w in d from `from` on (case-insensitive), or -1. */
+static int word_at(const lbt_hacfg_dir *d, int from, const char *w)
+{
+	for (int i = from; i < d->nword; i++)
+		if (strcasecmp(d->word[i], w) == 0)
+			return i;
+	return -1;
+}
+
+/* Does rule u answer 429: `deny`/`tarpit` with `deny_status 429` or
+ * `status 429`, `return` with `status 429`? */
+static int answers_429(const struct au_rule *u)
+{
+	const lbt_hacfg_dir *d = u->dir;
+	int i;
+
+	if (strcmp(u->action, "deny") != 0 && strcmp(u->action, "tarpit") != 0 &&
+	    strcmp(u->action, "return") != 0)
+		return 0;
+	if ((i = word_at(d, 1, "deny_status")) < 0)
+		i = word_at(d, 1, "status");
+	return i >= 0 && i + 1 < d->nword && strcmp(d->word[i + 1], "429") == 0;
+}
+
+/*
+ * Rule u of p answers 429 without a Retry-After header: retry-after.
+ * HAProxy's own 429 page has none, and a client told nothing retries at
+ * once: a naive SDK re-sends its whole batch in the next second, and the
+ * limit then refuses more than it ever let through.  An `errorfile 429`
+ * (or errorfiles, or a body of the rule's own) may carry one; it is not
+ * read, so those rules are left alone.
+ */
+static void retry_after(lbt_audit *a, const struct au_proxy *p, const struct au_rule *u)
+{
+	const lbt_hacfg_dir *d = u->dir;
+	int e = u->cond.cond_word >= 0 ? u->cond.cond_word : d->nword;
+	char what[512], change[1024], hdr[64];
+	int h;
+
+	for (h = word_at(d, 1, "hdr"); h >= 0 && h + 1 < d->nword; h = word_at(d, h + 1, "hdr"))
+		if (strcasecmp(d->word[h + 1], "Retry-After") == 0)
+			return;
+	if (lbt_auditi_setting(p, "errorfile", "429") != NULL ||
+	    lbt_auditi_setting(p, "errorfiles", NULL) != NULL ||
+	    word_at(d, 1, "errorfile") >= 0 || word_at(d, 1, "errorfiles") >= 0 ||
+	    word_at(d, 1, "file") >= 0 || word_at(d, 1, "lf-file") >= 0)
+		return;
+	snprintf(what, sizeof what, "the `%s` rule of %s at line %llu answers 429 without a "
+	    "Retry-After header", u->action, p->s->name, (unsigned long long)d->line);
+	snprintf(hdr, sizeof hdr, "hdr Retry-After %lld",
+	    (long long)retry_after_s(a, p, lbt_auditi_rate_counter(u)));
+	lbt_auditi_add(a, LBT_AUDIT_WARN, "retry-after", d->line, p, what,
+	    "HAProxy's own 429 page carries none, and a client told nothing retries at once: "
+	    "an SDK that re-sends its whole batch comes back within the second, so the limit "
+	    "refuses more than it ever let through. Retry-After (RFC 9110) tells well-behaved "
+	    "clients when to come back: the period the counter is measured over",
+	    lbt_auditi_line(d, e, e, hdr, change, sizeof change));
 }
 
 /* ---- timeout http-request ------------------------------------------------ */
@@ -379,8 +457,12 @@ void lbt_auditi_check_proxy(lbt_audit *a, const struct au_proxy *p, int logs)
 
 		if (strcmp(u->dir->word[0], "http-request") == 0 &&
 		    strcmp(u->action, "tarpit") == 0 && (c = lbt_auditi_rate_counter(u)) != NULL)
-			tarpit_rate(a, p, u, c, logs);
+			tarpit_rate(a, p, u, c, logs);   /* its change carries Retry-After */
+		else if (strcmp(u->dir->word[0], "http-request") == 0 && answers_429(u))
+			retry_after(a, p, u);
 	}
+	if (!logs)                  /* with logs, lbt_auditi_check_keys */
+		lbt_auditi_rate_keys(a, p, NULL);
 	if (p->fe && p->logs)
 		log_format(a, p);
 }

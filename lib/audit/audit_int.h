@@ -7,15 +7,20 @@
  *                 anonymous { } blocks, or / ||, !, stick counters, Host
  *                 matches and their evaluation on a logged Host
  *   audit_cfg.c   the findings of the configuration alone (tarpit, timeout
- *                 http-request, log format), and the numbers they read
- *                 (hold time, trigger rate, stick-table periods)
+ *                 http-request, 429 without Retry-After, log format), and
+ *                 the numbers they read (hold time, trigger rate,
+ *                 stick-table periods)
  *   audit_logs.c  the findings that need the logs' analyses (maxconn
- *                 reached, alert threshold, rate limits a Host escapes,
- *                 rate limits per address that a /64 spreads over)
+ *                 reached, alert threshold and its rules, rate limits a
+ *                 Host escapes, rate limits per address that a /64
+ *                 spreads over, or that an IPv6 frontend invites)
  *   audit_proxy.c what every check reads of a proxy and writes of it: the
  *                 proxy by name, its settings, its maxconn, HAProxy times,
  *                 a line with words replaced
  *   audit_finding.c  the findings list: a finding added, its evidence
+ *   audit_diff.c  what changed between two configurations (lbt-timeline's
+ *                 --haproxy-cfg-after), on its own: it reads both files
+ *                 through config/ and calls none of the others
  *
  * Direction, top down: audit.c calls audit_cfg.c and audit_logs.c;
  * audit_cfg.c calls audit_logs.c (what the logs say of a tarpit); all
@@ -139,6 +144,10 @@ int lbt_auditi_has_host(const struct au_branch *b);
  * branch), or NULL. */
 const struct au_pat *lbt_auditi_rate_counter(const struct au_rule *u);
 
+/* The track-scN rule of rules r feeding counter c when its key is the bare
+ * `src` (one counter an address), or NULL. */
+const struct au_rule *lbt_auditi_src_tracker(const struct au_rules *r, const struct au_pat *c);
+
 /* ---- the audit (audit.c) -------------------------------------------- */
 
 /* A proxy section and what the checks read of it. */
@@ -219,6 +228,9 @@ int32_t lbt_auditi_maxconn(const lbt_audit *a, const struct au_proxy *p, uint64_
 /* A HAProxy time ("1s", "500", "2m": ms by default).  @return ms, or -1. */
 int64_t lbt_auditi_time_ms(const char *s);
 
+/* The first `bind` line of p that listens on IPv6, or NULL. */
+const lbt_hacfg_dir *lbt_auditi_v6_bind(const struct au_proxy *p);
+
 /* "1.5 s", "300 ms", "2 min": a duration for people, into buf. @return buf */
 const char *lbt_auditi_ms_str(int64_t ms, char *buf, size_t size);
 
@@ -246,6 +258,11 @@ void lbt_auditi_check_proxy(lbt_audit *a, const struct au_proxy *p, int logs);
 
 /* maxconn reached and the alert threshold, for every group of the tarpit analysis. */
 void lbt_auditi_check_groups(lbt_audit *a);
+
+/* The rate limits of an IPv6 frontend p counted per address (`track-scN
+ * src`): rate-limit-key, from the logs when o (an IPv6 network seen from
+ * several addresses) is given, else from the IPv6 bind alone. */
+void lbt_auditi_rate_keys(lbt_audit *a, const struct au_proxy *p, const lbt_offender *o);
 
 /* Rate limits the flood key escaped by its Host header. */
 void lbt_auditi_check_hosts(lbt_audit *a);

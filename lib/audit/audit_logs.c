@@ -190,14 +190,39 @@ static const lbt_tarpit_bucket *first_at(const lbt_audit *a, size_t i, int32_t l
 	return NULL;
 }
 
+/*
+ * The alert written out for frontend fe at pct % of maxconn mc (th
+ * sessions), appended to a finding's why: a Prometheus rule on HAProxy's
+ * own exporter (haproxy_frontend_current_sessions against
+ * haproxy_frontend_limit_sessions, the same scur and slim as `show stat`)
+ * and a Netdata health entry on the python.d haproxy module's frontend
+ * sessions chart (haproxy_f.scur, a dimension per frontend; the go.d
+ * module reads backends only).  A threshold well below maxconn because the
+ * sessions climb last: by the time a frontend is at 95 % its accept queue
+ * is already filling, and a person needs minutes.
+ */
+static void alert_rules(const char *fe, int pct, int32_t th, int32_t mc, char *buf,
+    size_t size)
+{
+	snprintf(buf, size, ". Prometheus: `- alert: HAProxyFrontendSessionsHigh; expr: "
+	    "haproxy_frontend_current_sessions{proxy=\"%s\"} >= %.2f * "
+	    "haproxy_frontend_limit_sessions{proxy=\"%s\"}`. Netdata (health.d, "
+	    "python.d haproxy): `alarm: haproxy_%s_sessions; on: haproxy_f.scur; lookup: max "
+	    "-10s unaligned of %s; every: 10s; warn: $this >= %d; crit: $this >= %d`. %d %% of "
+	    "maxconn because the sessions climb last: near maxconn the accept queue is already "
+	    "filling, and a person needs minutes to act", fe, (double)pct / 100.0, fe, fe, fe,
+	    th, mc > 1 ? mc - 1 : mc, pct);
+}
+
 /* Group i (g) of proxy p at maxconn mc (line): alert-threshold. */
 static void alert_threshold(lbt_audit *a, const struct au_proxy *p, size_t i,
     const lbt_tarpit_group *g, int32_t mc, uint64_t line)
 {
 	int32_t th = alert_at(mc, a->o.alert_pct);
 	const lbt_tarpit_bucket *fire = first_at(a, i, th), *full = first_at(a, i, mc - a->o.near);
-	char what[1024], why[512], change[256], b1[48], b2[48], t[48];
+	char what[1024], why[2048], change[256], b1[48], b2[48], t[48];
 	int64_t lead;
+	size_t n;
 
 	if (fire == NULL)
 		return;
@@ -220,6 +245,8 @@ static void alert_threshold(lbt_audit *a, const struct au_proxy *p, size_t i,
 	else
 		snprintf(why, sizeof why, "fc peaked at %d and never reached maxconn: the alert "
 		    "would have warned of the pressure", g->fc_max);
+	n = strlen(why);
+	alert_rules(p->s->name, a->o.alert_pct, th, mc, why + n, sizeof why - n);
 	snprintf(change, sizeof change, "alert when scur of %s >= %d (show stat; slim %d)",
 	    p->s->name, th, mc);
 	lbt_auditi_add(a, LBT_AUDIT_INFO, "alert-threshold", line ? line : p->s->line, p, what,
@@ -427,6 +454,21 @@ void lbt_auditi_check_hosts(lbt_audit *a)
 
 /* ---- rate limits counted per address ------------------------------------- */
 
+/* True when some source of the logs was limited (tarpitted, or answered
+ * 429): the keys' Hosts cannot say which frontend did when the log has no
+ * Host capture, and a limit that fired on one source is one the rotating
+ * /64 stayed under. */
+static int any_limited(const lbt_audit *a)
+{
+	for (size_t i = 0; i < lbt_offenders_nrows(a->off); i++) {
+		const lbt_offender *o = lbt_offenders_row_at(a->off, i);
+
+		if (o->tarpitted > 0 || o->status[LBT_OFF_S429] > 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* True when frontend p limited requests in the logs (tarpit or 429/P...). */
 static int limited_in_logs(const lbt_audit *a, const struct au_proxy *p)
 {
@@ -442,10 +484,17 @@ static int limited_in_logs(const lbt_audit *a, const struct au_proxy *p)
 		if (r->limited > 0 && strcmp(r->frontend, p->s->name) == 0)
 			return 1;
 	}
-	return 0;
+	return any_limited(a);
 }
 
-/* The limited IPv6 network that used the most addresses, or NULL. */
+/* Addresses of one IPv6 /64 that make it a client rotating them: a host
+ * with privacy extensions uses one or two temporary addresses a day, a
+ * household a few; four or more during one incident is rotation. */
+#define AU_SPREAD_MIN 4
+
+/* The IPv6 network that used the most addresses (at least AU_SPREAD_MIN),
+ * or NULL.  Limited or not: a client that rotates enough addresses is
+ * never limited at all, which is the point. */
 static const lbt_offender *spread_source(const lbt_audit *a)
 {
 	const lbt_offender *best = NULL;
@@ -453,8 +502,7 @@ static const lbt_offender *spread_source(const lbt_audit *a)
 	for (size_t i = 0; i < lbt_offenders_nrows(a->off); i++) {
 		const lbt_offender *o = lbt_offenders_row_at(a->off, i);
 
-		if (o->net.family != 6 || o->addrs < 2 ||
-		    (o->tarpitted == 0 && o->status[LBT_OFF_S429] == 0))
+		if (o->net.family != 6 || o->addrs < AU_SPREAD_MIN)
 			continue;
 		if (best == NULL || o->addrs > best->addrs)
 			best = o;
@@ -462,64 +510,75 @@ static const lbt_offender *spread_source(const lbt_audit *a)
 	return best;
 }
 
-/* The track-scN rule of p feeding counter c, when its key is the bare
- * `src` (one counter an address), or NULL. */
-static const struct au_rule *src_tracker(const struct au_proxy *p, const struct au_pat *c)
-{
-	for (size_t i = 0; c->sc >= 0 && i < p->rules.nrule; i++) {
-		const struct au_rule *u = &p->rules.rule[i];
-		int k = 0;
-
-		while (k < u->dir->nword && u->dir->word[k] != u->action)
-			k++;
-		if (u->track == c->sc)
-			return k + 1 < u->dir->nword && strcmp(u->dir->word[k + 1], "src") == 0 ?
-			    u : NULL;
-	}
-	return NULL;
-}
-
-/* Rate-limit rule u of p (counter c), tracked per address by t, while
- * source o spread over o->addrs addresses: rate-limit-key. */
+/* Rate-limit rule u of p (counter c), tracked per address by t, on a
+ * frontend that listens on IPv6 (bind line v6): with source o spread over
+ * o->addrs addresses (the logs), or o NULL (the configuration alone):
+ * rate-limit-key. */
 static void per_address(lbt_audit *a, const struct au_proxy *p, const struct au_rule *u,
-    const struct au_rule *t, const lbt_offender *o)
+    const struct au_rule *t, const lbt_offender *o, const lbt_hacfg_dir *v6)
 {
 	char what[1024], change[1024];
 	int k = 0;
+	size_t n;
 
 	while (t->dir->word[k] != t->action)
 		k++;
-	snprintf(what, sizeof what, "the %s rate limit of %s at line %llu counts each client "
-	    "address apart (`%s src`, line %llu): in the logs %s was limited from %llu "
-	    "addresses, each with a limit of its own", u->action, p->s->name,
-	    (unsigned long long)u->dir->line, t->action, (unsigned long long)t->dir->line,
-	    o->source, (unsigned long long)o->addrs);
-	lbt_auditi_add(a, LBT_AUDIT_WARN, "rate-limit-key", t->dir->line, p, what,
+	n = (size_t)snprintf(what, sizeof what, "the %s rate limit of %s at line %llu counts "
+	    "each client address apart (`%s src`, line %llu)", u->action, p->s->name,
+	    (unsigned long long)u->dir->line, t->action, (unsigned long long)t->dir->line);
+	if (o != NULL && (o->tarpitted > 0 || o->status[LBT_OFF_S429] > 0))
+		snprintf(what + n, sizeof what - n, ": in the logs %s was limited from %llu "
+		    "addresses, each with a limit of its own", o->source,
+		    (unsigned long long)o->addrs);
+	else if (o != NULL)
+		snprintf(what + n, sizeof what - n, ": in the logs %s sent %llu requests from "
+		    "%llu addresses and was never limited, each address under a limit of its own",
+		    o->source, (unsigned long long)o->requests, (unsigned long long)o->addrs);
+	else
+		snprintf(what + n, sizeof what - n, ", and it listens on IPv6 (`bind` line %llu)",
+		    (unsigned long long)v6->line);
+	lbt_auditi_add(a, o != NULL ? LBT_AUDIT_WARN : LBT_AUDIT_INFO, "rate-limit-key",
+	    t->dir->line, p, what,
 	    "a client that rotates addresses inside its IPv6 /64 multiplies the limit by the "
 	    "addresses it uses: an ISP gives a customer a whole /64 (or more), and lbt-offenders "
-	    "counts such a network as one source. Track the /64 (ipmask keeps IPv4 whole)",
+	    "counts such a network as one source. Track the /64 (ipmask keeps IPv4 whole; a "
+	    "stick-table of type ipv6 holds both)",
 	    lbt_auditi_line(t->dir, k + 1, k + 2, "src,ipmask(32,64)", change, sizeof change));
-	lbt_auditi_evidence(a, o->ev_file, o->ev_line);
+	if (o != NULL)
+		lbt_auditi_evidence(a, o->ev_file, o->ev_line);
 }
 
-/* Rate limits counted per address that a limited /64 spread over. */
+/* The rate limits of frontend p counted per address (see audit_int.h). */
+void lbt_auditi_rate_keys(lbt_audit *a, const struct au_proxy *p, const lbt_offender *o)
+{
+	const lbt_hacfg_dir *v6 = lbt_auditi_v6_bind(p);
+
+	/* a frontend that listens on IPv4 alone never saw the /64 (unless the
+	 * client is read from X-Forwarded-For, which `src` is not either) */
+	if (!p->fe || v6 == NULL)
+		return;
+	for (size_t k = 0; k < p->rules.nrule; k++) {
+		const struct au_rule *u = &p->rules.rule[k];
+		const struct au_pat *c = u->limit ? lbt_auditi_rate_counter(u) : NULL;
+		const struct au_rule *t = c != NULL ? lbt_auditi_src_tracker(&p->rules, c) : NULL;
+
+		if (t != NULL)
+			per_address(a, p, u, t, o, v6);
+	}
+}
+
+/* Rate limits counted per address: from the logs when an IPv6 /64 spread
+ * over several addresses where the frontend limited requests, else (an
+ * IPv6 frontend) from the configuration. */
 void lbt_auditi_check_keys(lbt_audit *a)
 {
 	const lbt_offender *o = spread_source(a);
 
-	for (size_t i = 0; o != NULL && i < a->npx; i++) {
+	for (size_t i = 0; i < a->npx; i++) {
 		const struct au_proxy *p = &a->px[i];
 
-		if (!p->fe || (a->o.proxy != NULL && strcmp(a->o.proxy, p->s->name) != 0) ||
-		    !limited_in_logs(a, p))
+		if (!p->fe || (a->o.proxy != NULL && strcmp(a->o.proxy, p->s->name) != 0))
 			continue;
-		for (size_t k = 0; k < p->rules.nrule; k++) {
-			const struct au_rule *u = &p->rules.rule[k];
-			const struct au_pat *c = u->limit ? lbt_auditi_rate_counter(u) : NULL;
-			const struct au_rule *t = c != NULL ? src_tracker(p, c) : NULL;
-
-			if (t != NULL)
-				per_address(a, p, u, t, o);
-		}
+		lbt_auditi_rate_keys(a, p, o != NULL && limited_in_logs(a, p) ? o : NULL);
 	}
 }

@@ -54,6 +54,44 @@ int32_t lbt_auditi_maxconn(const lbt_audit *a, const struct au_proxy *p, uint64_
 	return lbt_maxconn_cfg_global(a->mc, NULL, 0);
 }
 
+/* Is one element of a bind word ("[::]:80", ":::443", "ipv6@:80",
+ * "192.0.2.1:80") an IPv6 address?  Two colons or more, or the ipv6@
+ * prefix: an IPv4 address and port have one. */
+static int v6_element(const char *s, size_t n)
+{
+	size_t colons = 0;
+
+	if (n >= 5 && strncmp(s, "ipv6@", 5) == 0)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		colons += s[i] == ':';
+	return colons >= 2;
+}
+
+/* The first `bind` line of p that listens on IPv6 (an IPv6 address, or
+ * `v4v6` on a wildcard), or NULL. */
+const lbt_hacfg_dir *lbt_auditi_v6_bind(const struct au_proxy *p)
+{
+	for (size_t i = 0; i < p->s->ndir; i++) {
+		const lbt_hacfg_dir *d = &p->s->dir[i];
+		const char *w, *c;
+
+		if (strcmp(d->word[0], "bind") != 0 || d->nword < 2)
+			continue;
+		for (w = d->word[1]; *w; w = *c ? c + 1 : c) {
+			c = strchr(w, ',');
+			if (c == NULL)
+				c = w + strlen(w);
+			if (v6_element(w, (size_t)(c - w)))
+				return d;
+		}
+		for (int k = 2; k < d->nword; k++)
+			if (strcmp(d->word[k], "v4v6") == 0)
+				return d;
+	}
+	return NULL;
+}
+
 /* A HAProxy time ("1s", "500", "2m": ms by default).  @return ms, or -1. */
 int64_t lbt_auditi_time_ms(const char *s)
 {

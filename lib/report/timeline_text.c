@@ -274,6 +274,15 @@ static void phrase_shift(const lbt_timeline *tl, const lbt_tl_event *e, struct t
 		reload_words(tl, nu, e->time_us);
 		break;
 	default:                 /* VANISH */
+		if (e->other != NULL && strcmp(e->other, "ended") == 0) {
+			put(ev, "source %s ends", e->subject);
+			put(nu, "last request at %s after ", tod(e->time_us, b, sizeof b));
+			rate(nu, e->from);
+			put(nu, " req/s (%lld in all); no reload near it, and its rate was falling or "
+			    "no other source went on with its requests: what it was doing ended",
+			    (long long)e->count);
+			break;
+		}
 		put(ev, "source %s stops at once while the others go on", e->subject);
 		put(nu, "last request at %s after ", tod(e->time_us, b, sizeof b));
 		rate(nu, e->from);
@@ -406,7 +415,7 @@ void lbt_tl_phrase(const lbt_timeline *tl, const lbt_tl_event *e, char *event, s
     char *numbers, size_t nsize)
 {
 	struct text ev = { event, esize, 0 }, nu = { numbers, nsize, 0 };
-	char b[32];
+	char b[32], b2[32];
 
 	event[0] = numbers[0] = '\0';
 	switch (e->kind) {
@@ -425,8 +434,9 @@ void lbt_tl_phrase(const lbt_timeline *tl, const lbt_tl_event *e, char *event, s
 		break;
 	case LBT_TL_RETRY:
 		put(&ev, "source %s re-sends refused requests", e->subject);
-		put(&nu, "%lld sent again after 429/503/-1/tarpit answers, %lld distinct (most: "
-		    "%.80s), amplification \u00d7%.1f, until %s", (long long)e->count,
+		put(&nu, "%lld sent again within the retry window of a 429/503/-1/tarpit answer, "
+		    "of %lld distinct requests refused (most: %.80s), amplification \u00d7%.1f, "
+		    "until %s", (long long)e->count,
 		    (long long)e->distinct, e->text ? e->text : "", e->ratio,
 		    tod(e->end_us, b, sizeof b));
 		break;
@@ -441,9 +451,43 @@ void lbt_tl_phrase(const lbt_timeline *tl, const lbt_tl_event *e, char *event, s
 		    (long long)e->distinct, e->text ? e->text : "");
 		break;
 	case LBT_TL_END:
-		put(&ev, "end of the incident: every series back within its baseline");
+		put(&ev, e->other != NULL ? "end of the incident: all traffic back within its "
+		    "baseline band for good" : "end of the incident: every series back within "
+		    "its baseline");
 		rate(&nu, e->from);
 		put(&nu, " req/s from then on");
+		break;
+	case LBT_TL_CONFIG_CHANGE:
+		put(&ev, "the reload changed %.300s", e->text ? e->text : "");
+		put(&nu, "--haproxy-cfg to --haproxy-cfg-after%s%s%s", e->other ? "; placed at the "
+		    "last of " : "", e->other ? e->other : "", e->other ? ", which the logs cannot "
+		    "tell apart" : "");
+		break;
+	case LBT_TL_BACKEND_SAT:
+		put(&ev, "backend %s at its limit: requests queued, HAProxy sheds", e->subject);
+		put(&nu, "%lld answered 503 by HAProxy itself (queue or connect timeout, "
+		    "refusal; %.1f %% of all requests), %lld waited in a queue, longest queue %.0f, "
+		    "srv_conn up to %d", (long long)e->count, isnan(e->share_pct) ? 0.0 :
+		    e->share_pct, (long long)e->distinct, e->peak, (int)e->value);
+		if (e->ongoing)
+			put(&nu, ", still at the end of the logs");
+		else
+			put(&nu, ", until %s", tod(e->end_us, b, sizeof b));
+		break;
+	case LBT_TL_BACKOFF:
+		put(&ev, "source %s backs off after its 429s", e->subject);
+		rate(&nu, e->from);
+		put(&nu, " \u2192 ");
+		rate(&nu, e->to);
+		put(&nu, " req/s after %lld answers 429", (long long)e->count);
+		break;
+	case LBT_TL_SOURCE_BURST:
+		put(&ev, "a burst of %d new sources", (int)e->value);
+		put(&nu, "appearing from %s to %s; %lld requests, ", tod(e->time_us, b, sizeof b),
+		    tod(e->end_us, b2, sizeof b2), (long long)e->count);
+		rate(&nu, e->to);
+		put(&nu, " req/s, %.1f %% of all until %s", e->share_pct,
+		    tod(e->peak_us, b, sizeof b));
 		break;
 	default:
 		phrase_line(e, &ev, &nu);
@@ -645,6 +689,7 @@ static void sum_errors(const lbt_timeline *tl, struct text *t)
 static void sum_others(const lbt_timeline *tl, struct text *t)
 {
 	const lbt_tl_event *v = first_of(tl, LBT_TL_VANISH), *r = largest(tl, LBT_TL_RETRY, -1);
+	/* v: the first that stopped (other NULL), not one whose activity ended */
 	const lbt_tl_event *c = largest(tl, LBT_TL_CRASH_LOOP, -1), *l = first_of(tl, LBT_TL_LB_STOP);
 	char b[32];
 	int n = 0;
@@ -652,8 +697,10 @@ static void sum_others(const lbt_timeline *tl, struct text *t)
 	for (size_t i = 0; v != NULL && i < lbt_timeline_nevents(tl); i++) {
 		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
 
-		if (e->kind != LBT_TL_VANISH)
+		if (e->kind != LBT_TL_VANISH || e->other != NULL)
 			continue;
+		if (n == 0)
+			v = e;
 		if (n++ == 0)
 			put(t, "At %s %s", tod(e->time_us, b, sizeof b), e->subject);
 		else
@@ -671,9 +718,42 @@ static void sum_others(const lbt_timeline *tl, struct text *t)
 		    "change looks like this. ");
 	}
 	if (r != NULL)
-		put(t, "%s kept sending what was refused: %lld times again, %lld distinct "
-		    "request%s (amplification \u00d7%.1f). ", r->subject, (long long)r->count,
+		put(t, "%s kept sending what was refused: %lld times again, of %lld distinct "
+		    "request%s refused (amplification \u00d7%.1f). ", r->subject, (long long)r->count,
 		    (long long)r->distinct, r->distinct == 1 ? "" : "s", r->ratio);
+	for (size_t i = 0, k = 0; i < lbt_timeline_nevents(tl); i++) {
+		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
+
+		if (e->kind == LBT_TL_RELOAD)
+			put(t, "%s%s%s%s%s", k++ ? ", " : "HAProxy was reloaded at ", e->approx ?
+			    "\u2248" : "", tod(e->time_us, b, sizeof b), e->lb ? " on " : "",
+			    e->lb ? e->lb : "");
+		if (k > 0 && i + 1 == lbt_timeline_nevents(tl))
+			put(t, ". ");
+	}
+	for (size_t i = 0, k = 0; i < lbt_timeline_nevents(tl); i++) {
+		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
+
+		if (e->kind == LBT_TL_CONFIG_CHANGE && k++ == 0)
+			put(t, "The configuration it installed differs from --haproxy-cfg in the "
+			    "lines below (first: %.200s). ", e->text ? e->text : "");
+	}
+	for (size_t i = 0; i < lbt_timeline_nevents(tl); i++) {
+		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
+
+		if (e->kind == LBT_TL_BACKEND_SAT)
+			put(t, "Backend %s was at its limit from %s: %lld requests queued, %lld "
+			    "answered 503 by HAProxy itself. ", e->subject, tod(e->time_us, b,
+			    sizeof b), (long long)e->distinct, (long long)e->count);
+	}
+	for (size_t i = 0, k = 0; i < lbt_timeline_nevents(tl); i++) {
+		const lbt_tl_event *e = lbt_timeline_event_at(tl, i);
+
+		if (e->kind == LBT_TL_BACKOFF)
+			put(t, "%s%s", k++ ? ", " : "Backed off after their 429s: ", e->subject);
+		if (k > 0 && i + 1 == lbt_timeline_nevents(tl))
+			put(t, ". ");
+	}
 	if (c != NULL)
 		put(t, "Server %s went down %lld times (a crash loop). ", c->subject,
 		    (long long)c->count);
@@ -703,7 +783,8 @@ const char *lbt_tl_summary(const lbt_timeline *tl, char *buf, size_t size)
 	sum_errors(tl, &t);
 	sum_others(tl, &t);
 	if (e != NULL)
-		put(&t, "Every series was back within its baseline at %s. ",
+		put(&t, "%s at %s. ", e->other != NULL ? "All traffic was back within its "
+		    "baseline band for good" : "Every series was back within its baseline",
 		    tod(e->time_us, b, sizeof b));
 	put(&t, "%zu events below; the evidence of each is the file:line of the first record "
 	    "that shows it.", lbt_timeline_nevents(tl));

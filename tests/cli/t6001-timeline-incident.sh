@@ -118,11 +118,13 @@ expect_success '429s: their share of the episode as awk counts it' '
 	echo "$pct" > got && test_cmp expect got
 '
 
-expect_success 'each offender re-sent its one request: lines - 1, amplification = lines' '
-	awk "\$2 == \"203.0.113.7\"" lines.txt | wc -l | tr -d " " > n &&
-	awk -F "\t" "\$3 == \"retry\" && \$5 == \"203.0.113.7\" { print \$15, \$16, \$14 }" \
-		ev.tsv > got &&
-	echo "$(( $(cat n) - 1 )) 1 $(cat n).00" > expect && test_cmp expect got
+# The offender floods its one URL before the tarpit answers it and goes on
+# at the same cadence after: sent anyway, no re-send.  (This used to be a
+# retry of lines - 1, "amplification x lines": the repeats of one URL that
+# issue 18 found false.)
+expect_success 'the offender flooding one URL re-sends nothing: no retry event' '
+	awk "\$2 == \"203.0.113.7\"" lines.txt | wc -l | tr -d " " > n && test "$(cat n)" -gt 100 &&
+	test -z "$(awk -F "\t" "\$3 == \"retry\" && \$5 == \"203.0.113.7\"" ev.tsv)"
 '
 
 expect_success 'the reloads between the phases, placed between their neighbours' '

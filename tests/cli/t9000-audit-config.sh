@@ -36,7 +36,7 @@ expect_success 'tarpit.cfg: tarpit as the rate limit, 5 slots a client, 10 fill 
 	col 5 out.tsv > what &&
 	grep -F "(\`timeout tarpit\` 2s, line $(line tarpit.cfg "timeout tarpit 2s"))" what &&
 	grep -F "client over the limit (21 requests in 10 s) is held 2 s: a client just over it holds 5 slots, 10 such clients fill maxconn 50" what &&
-	echo "http-request deny deny_status 429 if too_fast" > expect &&
+	echo "http-request deny deny_status 429 hdr Retry-After 10 if too_fast" > expect &&
 	col 7 out.tsv > got && test_cmp expect got &&
 	echo > expect && col 8 out.tsv > got && test_cmp expect got
 '
@@ -108,7 +108,7 @@ expect_success '--json: one object a finding, the same values' '
 	test_expect_code 4 lbt-audit --json tarpit.cfg > out.json &&
 	test $(wc -l < out.json) -eq 1 &&
 	grep -F "{\"severity\":\"warn\",\"where\":\"tarpit.cfg:$(line tarpit.cfg "http-request tarpit")\",\"proxy\":\"fe_api\",\"check\":\"tarpit-rate-limit\"," out.json &&
-	grep -F "\"change\":\"http-request deny deny_status 429 if too_fast\",\"evidence\":null}" out.json
+	grep -F "\"change\":\"http-request deny deny_status 429 hdr Retry-After 10 if too_fast\",\"evidence\":null}" out.json
 '
 
 expect_success '--md: a Markdown table' '
@@ -123,7 +123,7 @@ expect_success '--table: the summary row, then what, why and change' '
 	n=$(line tarpit.cfg "http-request tarpit") &&
 	grep -E "^1 +warn +tarpit.cfg:$n +fe_api +tarpit-rate-limit +-$" out.txt &&
 	grep -Fx "1. warn tarpit.cfg:$n fe_api tarpit-rate-limit" out.txt &&
-	grep -Fx "   change  http-request deny deny_status 429 if too_fast" out.txt &&
+	grep -Fx "   change  http-request deny deny_status 429 hdr Retry-After 10 if too_fast" out.txt &&
 	grep -E "^   what    \`http-request tarpit\` is the rate-limit action" out.txt &&
 	grep -E "^   why     a tarpitted request keeps its connection" out.txt
 '

@@ -60,13 +60,14 @@ expect_success 'haproxy -c accepts the incident configuration' '
 # fe LINE-PATTERN - the line number of its first line in fe_http
 fe() { awk -v p="$1" '/^frontend fe_http/ { f = 1 } f && index($0, p) { print NR; exit }' haproxy.cfg; }
 
-expect_success 'four findings: maxconn, tarpit (both crit), per address, the alert' '
+expect_success 'five findings: maxconn, tarpit (both crit), per address, 429 without Retry-After, the alert' '
 	test_expect_code 4 lbt-audit --frontend fe_http haproxy.cfg httplog.log > out.tsv 2> err &&
 	test ! -s err &&
 	mc=$(grep -n "^    maxconn 20$" haproxy.cfg | cut -d: -f1) &&
 	printf "crit\thaproxy.cfg:%s\tfe_http\tmaxconn-reached\n" $mc > expect &&
 	printf "crit\thaproxy.cfg:%s\tfe_http\ttarpit-rate-limit\n" $(fe "http-request tarpit") >> expect &&
 	printf "warn\thaproxy.cfg:%s\tfe_http\trate-limit-key\n" $(fe "track-sc0 src") >> expect &&
+	printf "warn\thaproxy.cfg:%s\tfe_http\tretry-after\n" $(fe "deny deny_status 429") >> expect &&
 	printf "info\thaproxy.cfg:%s\tfe_http\talert-threshold\n" $mc >> expect &&
 	col 1-4 > got && test_cmp expect got
 '
@@ -119,10 +120,10 @@ expect_success 'alert: at 80 % (fc >= 16) in the first second of the tarpit phas
 	f=$(awk -v s=$s "int(\$3 / 1000) == s && \$4 > m { m = \$4 } END { print m }" req.txt) &&
 	printf "an alert on the sessions of fe_http at 80 %% of maxconn 20 (fc >= 16) would have fired at %s, the first bucket of 1 s with fc >= 16 (fc %d), before fc reached maxconn at %s\n" \
 	    $(hms $s) $f $(hms $full) > expect &&
-	col 5 | sed -n 4p > got && test_cmp expect got &&
+	col 5 | sed -n 5p > got && test_cmp expect got &&
 	echo "alert when scur of fe_http >= 16 (show stat; slim 20)" > expect &&
-	col 7 | sed -n 4p > got && test_cmp expect got &&
-	echo "httplog.log:$(evidence $s $f)" > expect && col 8 | sed -n 4p > got && test_cmp expect got
+	col 7 | sed -n 5p > got && test_cmp expect got &&
+	echo "httplog.log:$(evidence $s $f)" > expect && col 8 | sed -n 5p > got && test_cmp expect got
 '
 
 expect_success 'per address: the /64 limited from 8 addresses (awk), track its /64 instead' '

@@ -57,7 +57,7 @@ expect_success 'the configuration alone: nothing to report' '
 expect_success 'with the log: one finding per frontend, on its rate-limit rule' '
 	test_expect_code 4 lbt-audit rate-limit-host.cfg hosts.log > out.tsv 2> err && test ! -s err &&
 	printf "warn\trate-limit-host.cfg:%s\tfe_api\trate-limit-host\n" \
-	    $(cfgline "deny deny_status 429 if api_host") > expect &&
+	    $(cfgline "deny deny_status 429 hdr Retry-After 10 if api_host") > expect &&
 	printf "warn\trate-limit-host.cfg:%s\tfe_www\trate-limit-host\n" \
 	    $(cfgline "if { sc0_http_req_rate gt 10 }") >> expect &&
 	col 1-4 > got && test_cmp expect got

@@ -279,16 +279,29 @@ START_TEST(api_findings)
 	    "  stick-table type ip size 1k store http_req_rate(1s)\n"
 	    "  http-request track-sc0 src\n"
 	    "  http-request tarpit if { sc0_http_req_rate gt 4 }\n", NULL),
-	    "warn tarpit-no-hold 11 fe | http-request deny deny_status 429 if "
-	    "{ sc0_http_req_rate gt 4 }\n");
+	    "warn tarpit-no-hold 11 fe | http-request deny deny_status 429 hdr Retry-After 1 "
+	    "if { sc0_http_req_rate gt 4 }\n");
 	/* with timeout tarpit 2s and maxconn 10: 5 x 2 = 10 slots = maxconn: crit */
 	ck_assert_str_eq(findings(DEFAULTS "frontend fe\n  bind :1\n"
 	    "  stick-table type ip size 1k store http_req_rate(1s)\n"
 	    "  http-request track-sc0 src\n"
 	    "  http-request tarpit if { sc0_http_req_rate gt 4 }\n"
 	    "  timeout tarpit 2s\n  maxconn 10\n", NULL),
-	    "crit tarpit-rate-limit 11 fe | http-request deny deny_status 429 if "
-	    "{ sc0_http_req_rate gt 4 }\n");
+	    "crit tarpit-rate-limit 11 fe | http-request deny deny_status 429 hdr Retry-After 1 "
+	    "if { sc0_http_req_rate gt 4 }\n");
+	/* a 429 without Retry-After; the counter's period (1 s) is the wait */
+	ck_assert_str_eq(findings(DEFAULTS "frontend fe\n  bind :1\n"
+	    "  stick-table type ip size 1k store http_req_rate(1s)\n"
+	    "  http-request track-sc0 src\n"
+	    "  http-request deny deny_status 429 if { sc0_http_req_rate gt 4 }\n", NULL),
+	    "warn retry-after 11 fe | http-request deny deny_status 429 hdr Retry-After 1 "
+	    "if { sc0_http_req_rate gt 4 }\n");
+	/* with one, on IPv6 (any of the bind's addresses): the key per address */
+	ck_assert_str_eq(findings(DEFAULTS "frontend fe\n  bind 192.0.2.1:1,[2001:db8::1]:1\n"
+	    "  stick-table type ipv6 size 1k store http_req_rate(1s)\n"
+	    "  http-request track-sc0 src\n"
+	    "  http-request deny deny_status 429 hdr retry-after 1 if { sc0_http_req_rate gt 4 }\n",
+	    NULL), "info rate-limit-key 10 fe | http-request track-sc0 src,ipmask(32,64)\n");
 	/* sorted by severity, then line; --frontend keeps one */
 	ck_assert_str_eq(findings("defaults\n  mode http\n  timeout client 10s\n"
 	    "frontend a\n  bind :1\nfrontend b\n  timeout client 0\n", NULL),
