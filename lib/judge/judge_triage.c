@@ -10,16 +10,65 @@
 #include <string.h>
 
 #include "lbt/budget.h"
-#include "lbt/offenders_report.h"
 #include "lbt/series.h"
+#include "lbt/tarpit_cfg.h"
 #include "lbt/timeparse.h"
 #include "lbt/vec.h"
-#include "triage_int.h"
+#include "judge_int.h"
 
 /* Longest series the rises are looked for in: 32 days of seconds. */
 #define MAX_BUCKETS (32 * 86400)
 #define MAX_ERRORS 4       /* rises of error statuses kept */
 #define TARPIT_HEAVY 50.0  /* % of the slot time held by the tarpit: an anomaly */
+
+#define RATE_KEYS 50      /* keys ranked by peak whose rises are looked for */
+#define ROW_BYTES 2048    /* a ranked source's row, with its change points (measured:
+                             ~1.3 KB on distinct /64s) */
+
+/* The analyses of the judge (judge.h).  @return 0 or -1 with err */
+int lbt_triage_analyses(size_t max_memory, const lbt_tarpit_cfgs *cfg, int32_t maxconn,
+    lbt_analysis *v, lbt_err *err)
+{
+	lbt_rate_opts rk = LBT_RATE_OPTS_INIT, rs = LBT_RATE_OPTS_INIT;
+	lbt_offenders_opts of = LBT_OFFENDERS_OPTS_INIT;
+	lbt_tarpit_opts tp = LBT_TARPIT_OPTS_INIT;
+
+	/* --max-memory shared: half for the sources, a quarter for their rows
+	 * (the sources ranked), the rest for the keys, the statuses and the
+	 * tarpit's sources (docs/memory.md). */
+	memset(v, 0, LBT_TRIAGE_NANALYSES * sizeof *v);
+	rk.top = RATE_KEYS;
+	rk.max_memory = max_memory / 8;
+	rs.by = LBT_RATE_BY_STATUS;
+	rs.top = 0;
+	rs.max_memory = max_memory / 16;
+	of.top = max_memory / 4 / ROW_BYTES;
+	of.max_memory = max_memory / 2;
+	of.by = LBT_OFF_BY_RATIO;   /* the engine only on the sources that may rise */
+	tp.max_memory = max_memory / 16;
+	tp.maxconn = maxconn;
+	lbt_tarpit_cfgs_use(&tp, cfg);
+	v[0] = lbt_rate_analysis(lbt_rate_new(&rk, err));
+	if (v[0].acc != NULL)
+		v[1] = lbt_rate_analysis(lbt_rate_new(&rs, err));
+	if (v[1].acc != NULL)
+		v[2] = lbt_offenders_analysis(lbt_offenders_new(&of, err));
+	if (v[2].acc != NULL)
+		v[3] = lbt_tarpit_analysis(lbt_tarpit_new(&tp, err));
+	if (v[3].acc != NULL)
+		return 0;
+	for (size_t i = 0; i < LBT_TRIAGE_NANALYSES; i++)
+		lbt_analysis_free(&v[i]);
+	return -1;
+}
+
+/* The build's input from those analyses. */
+lbt_triage_input lbt_triage_input_of(const lbt_analysis *v, uint64_t lines)
+{
+	lbt_triage_input in = { v[0].acc, v[1].acc, v[2].acc, v[3].acc, lines };
+
+	return in;
+}
 
 /* A new triage.  @return it, or NULL with err */
 lbt_triage *lbt_triage_new(const lbt_triage_opts *o, lbt_err *err)
@@ -54,6 +103,7 @@ void lbt_triage_free(lbt_triage *t)
 	free(t->fronts);
 	free(t->rule_lines);
 	free(t->rule_list);
+	free(t->limit_lines);
 	free(t);
 }
 
@@ -109,7 +159,7 @@ static int series_range(const lbt_triage *t, int64_t *b0, size_t *n, lbt_err *er
 static int latest_rise(const lbt_triage *t, const int64_t *v, size_t n, int64_t b0,
     int64_t step, lbt_triage_rise *r)
 {
-	return lbt_triagei_rise(&t->o.cp, v, n, b0, step, t->sum.now_us, r);
+	return lbt_judgei_rise(&t->o.cp, v, n, b0, step, t->sum.now_us, r);
 }
 
 /* Order of hot keys: ongoing first, then the larger jump, then the key. */
@@ -228,10 +278,85 @@ static uint64_t min_events(const lbt_triage *t)
 }
 
 /*
+ * Requests of row i in [from_us, to_us): from its segments when the engine
+ * ran on it (exact over whole segments, pro-rated in the one the window
+ * cuts), else its requests spread evenly over its [first, last] seconds.
+ */
+static double requests_in(const lbt_offenders *o, size_t i, int64_t from_us, int64_t to_us)
+{
+	const lbt_offender *r = lbt_offenders_row_at(o, i);
+	double a = (double)from_us / 1e6, b = (double)to_us / 1e6, n = 0, f, l, lo, hi;
+	int64_t origin = 0;
+	const lbt_cp_result *res = lbt_offenders_changes(o, i, &origin);
+
+	if (res != NULL && res->nseg > 0) {
+		for (size_t k = 0; k < res->nseg; k++) {
+			lo = fmax(a, (double)(origin + (int64_t)res->seg[k].start));
+			hi = fmin(b, (double)(origin + (int64_t)res->seg[k].end));
+			n += hi > lo ? res->seg[k].rate * (hi - lo) : 0;
+		}
+		return fmin(n, (double)r->requests);
+	}
+	f = (double)(r->first_us / 1000000);
+	l = (double)(r->last_us / 1000000) + 1;
+	lo = fmax(a, f);
+	hi = fmin(b, l);
+	return hi > lo ? (double)r->requests * (hi - lo) / (l - f) : 0;
+}
+
+/* Every request counted (status rate, every input) in [from_us, now]. */
+static uint64_t total_since(const lbt_triage *t, int64_t from_us)
+{
+	int64_t step = lbt_rate_step(t->in.statuses);
+	int64_t b = lbt_bucket_of(from_us, step), last = lbt_bucket_of(t->sum.now_us, step);
+	uint64_t n = 0;
+
+	for (; b <= last && last - b < MAX_BUCKETS; b++)
+		n += (uint64_t)lbt_rate_total_count(t->in.statuses, b);
+	return n;
+}
+
+/*
+ * What the window before the jump says of source i (docs/judge.md): it is
+ * a prior customer when its first request is inside the window (whatever
+ * its gaps: a batch sender every 10 s is one), new otherwise; its
+ * baseline rate is its requests there over the window; its ratio is its
+ * rise's mean (or its mean since the jump) over that rate; its share is of
+ * every request since the jump, the same records whatever the inputs.
+ */
+static void weigh_source(lbt_triage *t, size_t i, lbt_triage_source *s)
+{
+	const lbt_offenders *o = t->in.offenders;
+	const lbt_offender *r = s->row;
+	const lbt_triage_summary *m = &t->sum;
+	double win_s = (double)(m->base_to_us - m->base_from_us) / 1e6;
+	double since_s = (double)(m->now_us - m->base_to_us) / 1e6 + 1, rate;
+
+	s->resent_pct = r->requests > 0 ? 100.0 * (double)(r->status[LBT_OFF_S429] +
+	    r->status[LBT_OFF_S5XX]) / (double)r->requests : 0;
+	if (!m->baseline) {
+		s->share = r->share;
+		s->prior = 1;
+		s->since = (double)r->requests;
+		return;
+	}
+	s->prior = r->first_us < m->base_to_us;
+	s->before = requests_in(o, i, m->base_from_us, m->base_to_us);
+	s->since = requests_in(o, i, m->base_to_us, m->now_us + 1000000);
+	if (s->prior && s->before < 1)
+		s->before = 1;      /* it sent there: its segments spread it thin */
+	s->base_rate = win_s > 0 ? s->before / win_s : 0;
+	s->share = m->since_requests > 0 ? 100.0 * s->since / (double)m->since_requests : 0;
+	rate = r->cp.has_main && r->cp.kind == LBT_CP_RISE ? r->cp.mean_rate :
+	    s->since / (since_s > 1 ? since_s : 1);
+	s->ratio = s->prior && s->base_rate > 0 ? rate / s->base_rate : 0;
+}
+
+/*
  * Whether source s offends, and why: a share of min_share or more and
- * min_events requests or more, and new or min_ratio times its baseline,
- * or refused by the proxy's own limits for half of its requests or more
- * (the larger of its 429 answers and its tarpitted requests: never
+ * min_events requests or more, and new or min_ratio times its own
+ * baseline, or refused by the proxy's own limits for half of its requests
+ * or more (the larger of its 429 answers and its tarpitted requests: never
  * counted twice when the tarpit answers 429).
  */
 static lbt_triage_why why_offends(const lbt_triage *t, const lbt_triage_source *s)
@@ -242,20 +367,79 @@ static lbt_triage_why why_offends(const lbt_triage *t, const lbt_triage_source *
 
 	if (s->share < t->o.min_share || r->requests < min_events(t))
 		return LBT_TRIAGE_NOT;
-	if (t->sum.baseline && r->cp.is_new)
+	if (t->sum.baseline && !s->prior)
 		return LBT_TRIAGE_NEW;
-	if (t->sum.baseline && r->cp.has_ratio && r->cp.ratio >= t->o.min_ratio)
+	if (t->sum.baseline && s->ratio >= t->o.min_ratio)
 		return LBT_TRIAGE_RATIO;
 	return r->requests > 0 && 2 * refused >= r->requests ? LBT_TRIAGE_REFUSED : LBT_TRIAGE_NOT;
 }
 
-/* A source's rate since its change: the mean of its main rise, else its
- * baseline (nothing changed); req/s. */
-static double rate_now(const lbt_offender *r)
+/* A customer's rate limit, requests a 10 s window (the stick-table's
+ * period): LBT_TRIAGE_LIMIT_K times its baseline rate over the window, at least
+ * LIMIT_MIN; and the requests it would have stopped, over its rise (or
+ * since the jump) at the rate it sent. */
+
+#define LIMIT_MIN 10
+static void set_limit(const lbt_triage *t, lbt_triage_source *s)
 {
-	if (r->cp.has_main && r->cp.kind == LBT_CP_RISE)
-		return r->cp.mean_rate;
-	return r->cp.baseline;
+	const lbt_offender *r = s->row;
+	double lim = ceil(LBT_TRIAGE_LIMIT_K * s->base_rate * 10), secs, sent, allowed;
+
+	s->limit = lim > LIMIT_MIN ? (int64_t)lim : LIMIT_MIN;
+	if (r->cp.has_main && r->cp.kind == LBT_CP_RISE) {
+		secs = (double)(r->cp.end - r->cp.start);
+		sent = r->cp.mean_rate * secs;
+	} else {
+		int64_t from = r->first_us > t->sum.base_to_us ? r->first_us : t->sum.base_to_us;
+		int64_t to = r->last_us < t->sum.now_us ? r->last_us : t->sum.now_us;
+
+		secs = to >= from ? (double)(to - from) / 1e6 + 1 : 0;
+		sent = s->since;
+	}
+	allowed = (double)s->limit / 10 * secs;
+	s->stopped = sent > allowed ? (uint64_t)(sent - allowed) : 0;
+}
+
+/*
+ * A proportional surge: the total rose R times, and the sources whose own
+ * ratio is within a factor SURGE_BAND of R hold SURGE_SHARE % or more of
+ * the requests since the jump.  Then nobody stands out: no rule.
+ */
+#define SURGE_BAND 2.0
+#define SURGE_SHARE 80.0
+static int is_surge(lbt_triage *t)
+{
+	const lbt_triage_rise *tot = &t->sum.total;
+	double r = tot->found && tot->from_rate > 0 ? tot->to_rate / tot->from_rate : 0, in = 0;
+
+	t->sum.total_ratio = r;
+	if (!t->sum.baseline || r <= 1)
+		return 0;
+	for (size_t i = 0; i < t->nsrc; i++)
+		if (t->src[i].prior && t->src[i].ratio >= r / SURGE_BAND &&
+		    t->src[i].ratio <= r * SURGE_BAND)
+			in += t->src[i].share;
+	return in >= SURGE_SHARE;
+}
+
+/* The cause of each offender, and what it calls for (docs/judge.md). */
+static void find_causes(lbt_triage *t)
+{
+	t->sum.surge = is_surge(t);
+	for (size_t i = 0; i < t->nsrc; i++) {
+		lbt_triage_source *s = &t->src[i];
+
+		if (!s->offender)
+			s->cause = LBT_TRIAGE_CAUSE_NONE;
+		else if (t->sum.baseline && s->prior)
+			s->cause = t->sum.surge ? LBT_TRIAGE_CAUSE_SURGE : LBT_TRIAGE_CAUSE_CUSTOMER;
+		else
+			s->cause = LBT_TRIAGE_CAUSE_FLOOD;
+		if (s->cause == LBT_TRIAGE_CAUSE_CUSTOMER)
+			set_limit(t, s);
+		t->sum.to_deny += s->cause == LBT_TRIAGE_CAUSE_FLOOD;
+		t->sum.to_limit += s->cause == LBT_TRIAGE_CAUSE_CUSTOMER;
+	}
 }
 
 /* Every source with its share since the jump, and whether it offends.
@@ -265,32 +449,33 @@ static int find_sources(lbt_triage *t, lbt_err *err)
 	const lbt_offenders *o = t->in.offenders;
 	const lbt_offenders_stats *st = lbt_offenders_stats_get(o);
 	size_t n = lbt_offenders_nrows(o);
-	double now_sum = 0;
 
 	/* Shares and ratios compare with before the jump: the --baseline
-	 * window, else the rise of the total rate (each source's ratio is to
-	 * its own rate before its own change, changepoint.h). */
+	 * window, else from the first record of any input to the rise of the
+	 * total rate, the same window for every source. */
 	t->sum.baseline = st->baseline == 2 || (st->baseline == 1 && t->sum.total.found);
 	t->sum.base_from_us = st->baseline == 2 ? st->base_from_us : t->sum.first_us;
 	t->sum.base_to_us = st->baseline == 2 ? st->base_to_us : t->sum.total.start_us;
+	if (t->sum.baseline && t->sum.base_to_us - t->sum.base_from_us <
+	    (int64_t)t->o.cp.min_buckets * 1000000)
+		t->sum.baseline = 0;     /* too short a window to say who was there */
+	t->sum.since_requests = t->sum.baseline ? total_since(t, t->sum.base_to_us) : 0;
 	t->sum.sources = st->sources;
 	t->sum.header_aside = st->header_aside;
 	t->sum.from_header = st->from_header;
 	t->sum.from_trusted = st->from_trusted;
 	if (n > 0 && (t->src = calloc(n, sizeof *t->src)) == NULL)
 		return lbt_err_set(err, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		now_sum += rate_now(lbt_offenders_row_at(o, i));
 	for (size_t i = 0; i < n; i++) {
 		lbt_triage_source *s = &t->src[t->nsrc++];
-		const lbt_offender *r = lbt_offenders_row_at(o, i);
 
-		s->row = r;
-		s->share = t->sum.baseline && now_sum > 0 ? 100.0 * rate_now(r) / now_sum : r->share;
+		s->row = lbt_offenders_row_at(o, i);
+		weigh_source(t, i, s);
 		s->why = why_offends(t, s);
 		s->offender = s->why != LBT_TRIAGE_NOT;
 		t->sum.offenders += s->offender;
 	}
+	find_causes(t);
 	if (n > 0)
 		qsort(t->src, n, sizeof t->src[0], source_cmp);
 	t->nsrc_shown = t->sum.offenders + t->o.nsources < n ? t->sum.offenders + t->o.nsources : n;
@@ -380,7 +565,28 @@ static void widen(lbt_triage_summary *s, int64_t a, int64_t b)
 		s->until_us = b;
 }
 
-/* The verdict and the anomaly's time span. */
+/*
+ * An offender that makes the anomaly ongoing: its own rise lasts to the
+ * end; without a rise, a customer is back in its band (what it sends now
+ * is its baseline), and only a source without a baseline that still sent
+ * in the last min_buckets seconds keeps it going.
+ */
+static int source_ongoing(const lbt_triage *t, const lbt_triage_source *s)
+{
+	const lbt_offender *r = s->row;
+
+	if (!s->offender)
+		return 0;
+	if (r->cp.has_main && r->cp.kind == LBT_CP_RISE)
+		return r->cp.ongoing && r->last_us >= t->sum.now_us -
+		    (int64_t)t->o.cp.min_buckets * 1000000;
+	if (t->sum.baseline && s->prior)
+		return 0;
+	return r->last_us >= t->sum.now_us - (int64_t)t->o.cp.min_buckets * 1000000;
+}
+
+/* The verdict and the anomaly's time span: one decision, which the
+ * screen, the document and the exit status all read. */
 static void find_verdict(lbt_triage *t)
 {
 	lbt_triage_summary *s = &t->sum;
@@ -410,9 +616,8 @@ static void find_verdict(lbt_triage *t)
 		anomaly = 1;
 		ongoing |= t->fronts[i].full_now;
 	}
-	for (size_t i = 0; i < t->nsrc; i++)         /* an offender still sending */
-		ongoing |= t->src[i].offender && t->src[i].row->last_us >= s->now_us -
-		    (int64_t)t->o.cp.min_buckets * 1000000;
+	for (size_t i = 0; i < t->nsrc; i++)
+		ongoing |= source_ongoing(t, &t->src[i]);
 	if (anomaly && s->since_us == INT64_MAX)    /* offenders or tarpit alone */
 		widen(s, s->baseline ? s->base_to_us : s->first_us, s->last_us);
 	s->verdict = s->records == 0 || s->requests == 0 ? LBT_TRIAGE_NO_RECORDS :
@@ -441,28 +646,10 @@ int lbt_triage_build(lbt_triage *t, const lbt_triage_input *in, lbt_err *err)
 	if (find_rises(t, err) < 0 || find_sources(t, err) < 0 || find_fronts(t, err) < 0)
 		return -1;
 	find_damage(t);
-	if (lbt_triagei_rule(t, err) < 0)
+	if (lbt_judgei_remedy(t, err) < 0)
 		return -1;
 	find_verdict(t);
 	return 0;
-}
-
-/* "HH:MM:SS" on the UTC day of now (or of the latest request, when later),
- * "MM-DD HH:MM:SS" on another day: the times at 00:11 stay short. */
-const char *lbt_triagei_clock(const lbt_triage *t, int64_t us, char *buf, size_t size)
-{
-	char iso[48], today[48];
-
-	lbt_time_format_s(t->sum.now_us > t->sum.last_us ? t->sum.now_us : t->sum.last_us,
-	    today, sizeof today);
-	lbt_time_format_s(us - us % 1000000, iso, sizeof iso);
-	if (strlen(iso) < 19)
-		snprintf(buf, size, "%s", iso);
-	else if (strncmp(iso, today, 10) == 0)
-		snprintf(buf, size, "%.8s", iso + 11);
-	else
-		snprintf(buf, size, "%.5s %.8s", iso + 5, iso + 11);
-	return buf;
 }
 
 /* The summary and verdict. */
@@ -475,73 +662,6 @@ const lbt_triage_summary *lbt_triage_summary_get(const lbt_triage *t)
 size_t lbt_triage_nkeys(const lbt_triage *t)
 {
 	return t->nkeys;
-}
-
-/* A budget's approximation into a: "what" dropped, note from lbt_budget_note.
- * @return 1 when it dropped some, else 0. */
-static int budget_approx(const lbt_budget *b, const char *what, lbt_triage_approx *a)
-{
-	if (!lbt_budget_note(b, what, "requests", a->note, sizeof a->note))
-		return 0;
-	a->what = what;
-	a->dropped = b->dropped;
-	a->at_most = b->floor;
-	return 1;
-}
-
-/* The approximation of the sources: dropped over budget, or not every one
- * ranked.  @return 1 with a, or 0. */
-static int sources_approx(const lbt_triage *t, int ranked, lbt_triage_approx *a)
-{
-	const lbt_offenders *o = t->in.offenders;
-	const lbt_offenders_stats *st = lbt_offenders_stats_get(o);
-	size_t n = lbt_offenders_nrows(o);
-
-	if (!ranked) {
-		if (!lbt_offenders_report_approx(o, a->note, sizeof a->note))
-			return 0;
-		a->what = "sources";
-		a->dropped = st->dropped;
-		a->at_most = st->floor;
-		return 1;
-	}
-	if (n >= st->kept)
-		return 0;
-	a->what = "ranked sources";
-	a->dropped = st->kept - n;
-	a->at_most = n > 0 ? lbt_offenders_row_at(o, n - 1)->requests : 0;
-	snprintf(a->note, sizeof a->note, "over --max-memory: the %zu sources of most requests "
-	    "of %zu were ranked; the %llu others (at most %llu requests each) are in "
-	    "the totals, not in the shares since the jump", n, st->kept,
-	    (unsigned long long)a->dropped, (unsigned long long)a->at_most);
-	return 1;
-}
-
-/* Approximation i (see triage.h).  @return 1 with a, or 0 past the last. */
-int lbt_triage_approx_at(const lbt_triage *t, size_t i, lbt_triage_approx *a)
-{
-	size_t k = 0;
-
-	for (int j = 0; j < 5; j++) {
-		int has;
-
-		memset(a, 0, sizeof *a);
-		switch (j) {
-		case 0: has = sources_approx(t, 0, a); break;
-		case 1: has = sources_approx(t, 1, a); break;
-		case 2: has = budget_approx(&lbt_rate_stats_get(t->in.keys)->budget, "keys", a);
-			break;
-		case 3: has = budget_approx(&lbt_rate_stats_get(t->in.statuses)->budget,
-			    "statuses", a);
-			break;
-		default: has = budget_approx(&lbt_tarpit_stats_get(t->in.tarpit)->budget,
-			    "tarpit sources", a);
-			break;
-		}
-		if (has && k++ == i)
-			return 1;
-	}
-	return 0;
 }
 
 /* How many sources are shown: the offenders and opts.nsources others. */
@@ -566,6 +686,18 @@ const lbt_triage_damage *lbt_triage_damage_get(const lbt_triage *t)
 const lbt_triage_opts *lbt_triage_opts_get(const lbt_triage *t)
 {
 	return &t->o;
+}
+
+/* The analyses read. */
+const lbt_triage_input *lbt_triage_input_get(const lbt_triage *t)
+{
+	return &t->in;
+}
+
+/* Whether lbt_triage_build ran. */
+int lbt_triage_built(const lbt_triage *t)
+{
+	return t->built;
 }
 
 /* How many rises of error statuses. */
@@ -596,6 +728,14 @@ const lbt_triage_source *lbt_triage_source_at(const lbt_triage *t, size_t i)
 const lbt_triage_front *lbt_triage_front_at(const lbt_triage *t, size_t i)
 {
 	return i < t->nfronts ? &t->fronts[i] : NULL;
+}
+
+/* The cause's name in --json. */
+const char *lbt_triage_cause_name(lbt_triage_cause c)
+{
+	static const char *const name[] = { "none", "flood", "customer", "surge" };
+
+	return (unsigned)c < 4 ? name[c] : "?";
 }
 
 /* The verdict's name in --json. */
