@@ -190,6 +190,11 @@ typedef struct lbt_triage_summary {
 	int64_t first_us, last_us;           /* first and latest record read (the
 	                                        input's span, whatever was dropped) */
 	int64_t now_us;                      /* the present (opts, else last_us) */
+	int64_t aligned_us;                  /* every input is read from here: the
+	                                        latest first record of the load
+	                                        balancers that began within a minute
+	                                        of the first; rises and the baseline
+	                                        window start here */
 	lbt_triage_rise total;               /* every request together */
 	int baseline;                        /* offenders found a baseline window */
 	int64_t base_from_us, base_to_us;    /* it; the jump is at base_to_us */

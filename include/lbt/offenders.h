@@ -100,6 +100,10 @@ typedef struct lbt_offenders_opts {
 	size_t addr_cap;              /* distinct addresses counted per source; 65536 */
 	lbt_geoip *geoip;             /* may be NULL; borrowed */
 	size_t max_memory;            /* bytes of source state (see above) */
+	int rising_only;              /* the engine only on the rows that may rise
+	                                 (lbt_cp_may_rise): the others get an empty
+	                                 lbt_cp_result (a judge that reads only
+	                                 rises; lbt-triage) */
 } lbt_offenders_opts;
 
 /* The default budget: ten million sources of one request (the IPv6 /64s
@@ -107,7 +111,7 @@ typedef struct lbt_offenders_opts {
 #define LBT_OFF_MAX_MEMORY ((size_t)1 << 30)
 
 #define LBT_OFFENDERS_OPTS_INIT { LBT_NETGROUP_INIT, LBT_OFF_BY_REQUESTS, 20, 0, 0, NULL, \
-	LBT_CP_OPTS_INIT, 10000000, 65536, NULL, LBT_OFF_MAX_MEMORY }
+	LBT_CP_OPTS_INIT, 10000000, 65536, NULL, LBT_OFF_MAX_MEMORY, 0 }
 
 typedef struct lbt_off_key {
 	const char *key;              /* owned by the accumulator */

@@ -44,7 +44,7 @@ int lbt_triage_analyses(size_t max_memory, const lbt_tarpit_cfgs *cfg, int32_t m
 	rs.max_memory = max_memory / 16;
 	of.top = max_memory / 4 / ROW_BYTES;
 	of.max_memory = max_memory / 2;
-	of.by = LBT_OFF_BY_RATIO;   /* the engine only on the sources that may rise */
+	of.rising_only = 1;         /* the engine only on the sources that may rise */
 	tp.max_memory = max_memory / 16;
 	tp.maxconn = maxconn;
 	lbt_tarpit_cfgs_use(&tp, cfg);
@@ -126,9 +126,33 @@ int lbt_triage_own(lbt_triage *t, const lbt_addr *a, const char *file, uint64_t 
 	return lbt_deny_own(t->deny, &net, file, line, err);
 }
 
+/*
+ * The latest first record of the load balancers (tarpit groups) that
+ * began within ALIGN_MAX of the first record of all: where every input
+ * is being read.  Inputs whose first lines differ by seconds would
+ * otherwise make a rise of the total (and new sources) of the moment the
+ * later one begins; a group that begins later than that is traffic that
+ * began (a frontend the flood came to), not an input.
+ */
+#define ALIGN_MAX_US (60 * 1000000LL)
+static int64_t aligned_start(const lbt_triage *t, int64_t first_us)
+{
+	const lbt_tarpit *tp = t->in.tarpit;
+	size_t n = tp ? lbt_tarpit_ngroups(tp) : 0;
+	int64_t at = first_us;
+
+	for (size_t i = 0; i < n; i++) {
+		const lbt_tarpit_group *g = lbt_tarpit_group_at(tp, i);
+
+		if (g->has_time && g->first_us > at && g->first_us - first_us <= ALIGN_MAX_US)
+			at = g->first_us;
+	}
+	return at;
+}
+
 /* First and latest record with a time: the input's span, read by the
  * status analysis from every record (never from the sources, which a
- * budget may have dropped). */
+ * budget may have dropped); where every input is read; now. */
 static void find_span(lbt_triage *t)
 {
 	const lbt_rate_stats *st = lbt_rate_stats_get(t->in.statuses);
@@ -137,6 +161,9 @@ static void find_span(lbt_triage *t)
 	s->first_us = st->first_us;
 	s->last_us = st->last_us;
 	s->now_us = t->o.now_us != 0 ? t->o.now_us : s->last_us;
+	s->aligned_us = aligned_start(t, s->first_us);
+	if (s->aligned_us > s->now_us)
+		s->aligned_us = s->first_us;
 }
 
 /* The buckets the rises are looked for in: *b0 .. *b0 + *n - 1, from the
@@ -146,7 +173,7 @@ static int series_range(const lbt_triage *t, int64_t *b0, size_t *n, lbt_err *er
 	int64_t step = lbt_rate_step(t->in.statuses);
 	int64_t last = lbt_bucket_of(t->sum.now_us, step);
 
-	*b0 = lbt_bucket_of(t->sum.first_us, step);
+	*b0 = lbt_bucket_of(t->sum.aligned_us, step);
 	*n = last >= *b0 ? (size_t)(last - *b0 + 1) : 0;
 	if (*n > MAX_BUCKETS)
 		return lbt_err_set(err, "the input spans more than 32 days: cut it with "
@@ -451,10 +478,11 @@ static int find_sources(lbt_triage *t, lbt_err *err)
 	size_t n = lbt_offenders_nrows(o);
 
 	/* Shares and ratios compare with before the jump: the --baseline
-	 * window, else from the first record of any input to the rise of the
+	 * window, else from where every input is read to the rise of the
 	 * total rate, the same window for every source. */
 	t->sum.baseline = st->baseline == 2 || (st->baseline == 1 && t->sum.total.found);
-	t->sum.base_from_us = st->baseline == 2 ? st->base_from_us : t->sum.first_us;
+	t->sum.base_from_us = st->baseline == 2 ? st->base_from_us :    /* whole seconds */
+	    lbt_bucket_of(t->sum.aligned_us, 1000000) * 1000000;
 	t->sum.base_to_us = st->baseline == 2 ? st->base_to_us : t->sum.total.start_us;
 	if (t->sum.baseline && t->sum.base_to_us - t->sum.base_from_us <
 	    (int64_t)t->o.cp.min_buckets * 1000000)
