@@ -182,7 +182,7 @@ static int write_rule(lbt_triage *t, lbt_err *err)
  */
 static int limit_lines(lbt_triage *t, lbt_err *err)
 {
-	size_t cap = 256 + t->sum.to_limit * (LBT_ADDR_STRLEN + 128), len = 0;
+	size_t cap = 256 + t->sum.to_limit * (LBT_ADDR_STRLEN + 192), len = 0, k = 0;
 	char net[LBT_ADDR_STRLEN];
 
 	if (t->sum.to_limit == 0 || t->o.dialect != LBT_DENY_HAPROXY)
@@ -201,9 +201,11 @@ static int limit_lines(lbt_triage *t, lbt_err *err)
 		if (s->cause != LBT_TRIAGE_CAUSE_CUSTOMER)
 			continue;
 		lbt_addr_format_net(&r->net, bits, net, sizeof net);
-		len += (size_t)snprintf(t->limit_lines + len, cap - len, "http-request return "
-		    "status 429 hdr Retry-After %d if { src %s } { sc_http_req_rate(0) gt %lld }\n",
-		    LBT_TRIAGE_RETRY_AFTER, net, (long long)s->limit);
+		k++;                  /* acls keep each line within the screen's 80 columns */
+		len += (size_t)snprintf(t->limit_lines + len, cap - len, "acl lbt_c%zu src %s\n"
+		    "acl lbt_c%zu_over sc0_http_req_rate gt %lld\nhttp-request return status 429 "
+		    "hdr Retry-After %d if lbt_c%zu lbt_c%zu_over\n", k, net, k,
+		    (long long)s->limit, LBT_TRIAGE_RETRY_AFTER, k, k);
 		assert(len < cap);
 	}
 	return 0;

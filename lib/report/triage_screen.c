@@ -241,9 +241,14 @@ static const char *anomaly_parts(const struct scr *s, char *buf, size_t size)
 		add(buf, size, &len, "%s%s", safe(lbt_triage_error_at(t, i)->key, 4, st, sizeof st),
 		    i + 1 < ne ? ", " : " answers rose; ");
 	front_parts(s, buf, size, &len);
-	if (m->offenders > 0)
-		add(buf, size, &len, "%zu source%s to deny; ", m->offenders,
-		    m->offenders == 1 ? "" : "s");
+	if (m->to_deny > 0)
+		add(buf, size, &len, "%zu source%s to deny; ", m->to_deny,
+		    m->to_deny == 1 ? "" : "s");
+	if (m->to_limit > 0)
+		add(buf, size, &len, "%zu customer%s to rate-limit; ", m->to_limit,
+		    m->to_limit == 1 ? "" : "s");
+	if (m->surge)
+		add(buf, size, &len, "every source rose with the total; ");
 	if (len >= 2)
 		buf[len - 2] = '\0';
 	return buf;
@@ -587,6 +592,19 @@ static int rule_head(struct scr *s, const lbt_deny *d)
 	return 0;
 }
 
+/* Configuration lines, one a line, each indented as the rule's lines. */
+static int indented(struct scr *s, const char *text)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+
+		if (fprintf(s->fp, "    %.*s\n", (int)n, text) < 0)
+			return -1;
+		text += n + (text[n] == '\n');
+	}
+	return 0;
+}
+
 /* The rate limit of the customers: each one's numbers, then its lines. */
 static int limit(struct scr *s)
 {
@@ -597,8 +615,10 @@ static int limit(struct scr *s)
 	for (size_t i = 0; i < lbt_triage_nsources(t); i++) {
 		const lbt_triage_source *e = lbt_triage_source_at(t, i);
 
-		if (e->cause == LBT_TRIAGE_CAUSE_CUSTOMER && para(s, "", "  ", "limit: %s is a "
-		    "customer (%.2f req/s before the jump) at %.1fx it, %.0f%% of its answers 429 "
+		if (e->cause != LBT_TRIAGE_CAUSE_CUSTOMER)
+			continue;
+		if (para(s, "", "  ", "rule: rate limit: %s is a customer (%.2f req/s before the "
+		    "jump) at %.1fx it, %.0f%% of its answers 429 "
 		    "or 5xx (a client that re-sends repeats them): at most %lld requests a 10 s "
 		    "window (%dx its baseline), 429 with Retry-After %d, would have stopped %llu "
 		    "requests", e->row->source, e->base_rate, e->ratio, e->resent_pct,
@@ -608,7 +628,7 @@ static int limit(struct scr *s)
 	}
 	if (lbt_triage_opts_get(t)->dialect != LBT_DENY_HAPROXY)
 		return para(s, "", "  ", "(the rate limit is written for HAProxy only)");
-	return fputs(lbt_triage_limit_lines(t), s->fp) < 0 ? -1 : 0;
+	return indented(s, lbt_triage_limit_lines(t));
 }
 
 /* The rule section: none and why, or its lines and the command. */

@@ -692,8 +692,9 @@ START_TEST(customer_rate_limited_not_denied)
 	ck_assert_str_eq(lbt_triage_limit_lines(t),
 	    "stick-table type ipv6 size 1m expire 60s store http_req_rate(10s)\n"
 	    "http-request track-sc0 src,ipmask(32,64)\n"
-	    "http-request return status 429 hdr Retry-After 10 if { src 198.51.100.50 } "
-	    "{ sc_http_req_rate(0) gt 30 }\n");
+	    "acl lbt_c1 src 198.51.100.50\n"
+	    "acl lbt_c1_over sc0_http_req_rate gt 30\n"
+	    "http-request return status 429 hdr Retry-After 10 if lbt_c1 lbt_c1_over\n");
 	run_free(&r);
 }
 END_TEST
