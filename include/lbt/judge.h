@@ -147,8 +147,23 @@ typedef enum lbt_triage_cause {
 	                             proxy refused most of it: deny 429 at once */
 	LBT_TRIAGE_CAUSE_CUSTOMER,/* a prior customer far above its own baseline:
 	                             a per-source rate limit with Retry-After */
-	LBT_TRIAGE_CAUSE_SURGE    /* it rose with every other source: no rule */
+	LBT_TRIAGE_CAUSE_SURGE,   /* it rose with every other source: no rule */
+	LBT_TRIAGE_CAUSE_PREFIX   /* one of many new small sources in one /24 or /48
+	                             on one key: the prefix is denied */
 } lbt_triage_cause;
+
+/* A distributed flood: many new sources inside one /24 (IPv4) or /48
+ * (IPv6) on one key, none with min_share alone (docs/judge.md). */
+typedef struct lbt_triage_prefix {
+	lbt_ipnet net;            /* the aggregate prefix */
+	const char *key;          /* their key (owned by the offenders analysis) */
+	size_t sources;           /* new sources inside it on that key */
+	double since;             /* their requests since the jump */
+	double share;             /* ... of every request since the jump, % */
+	size_t legit_sources;     /* prior sources inside it: the legitimate traffic
+	                             the prefix would also deny */
+	uint64_t legit_requests;  /* ... their requests (all of them) */
+} lbt_triage_prefix;
 
 typedef struct lbt_triage_source {
 	const lbt_offender *row;  /* owned by the offenders analysis */
@@ -290,6 +305,13 @@ const char *lbt_triage_rule_file(const lbt_triage *t);
 const char *lbt_triage_rule_list(const lbt_triage *t);
 const char *lbt_triage_command(const lbt_triage *t);
 
+/* The aggregate prefixes found, i < lbt_triage_nprefixes. */
+size_t lbt_triage_nprefixes(const lbt_triage *t);
+const lbt_triage_prefix *lbt_triage_prefix_at(const lbt_triage *t, size_t i);
+
+/* An aggregate needs this many new sources in its prefix. */
+#define LBT_TRIAGE_PREFIX_MIN 10
+
 /* The rate-limit remedy (sources of cause CUSTOMER): HAProxy lines, a
  * stick-table keyed on src,ipmask(32,64) and a 429 with Retry-After, '\n'
  * after each line; "" when no source needs it. */
@@ -301,7 +323,8 @@ const char *lbt_triage_limit_lines(const lbt_triage *t);
 /* The rate limit is this many times the customer's baseline rate. */
 #define LBT_TRIAGE_LIMIT_K 3
 
-/* The name of a cause in --json ("none", "flood", "customer", "surge"). */
+/* The name of a cause in --json ("none", "flood", "customer", "surge",
+ * "prefix"). */
 const char *lbt_triage_cause_name(lbt_triage_cause c);
 
 /* The name of a verdict in --json ("no-records", "calm", "over", "ongoing"). */

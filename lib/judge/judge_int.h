@@ -33,6 +33,8 @@ struct lbt_triage {
 	const char *list_file;       /* the list file the lines name, NULL: inline */
 	char command[4096];
 	char *limit_lines;           /* the rate-limit remedy, NULL when none */
+	lbt_triage_prefix *prefixes; /* the aggregate prefixes */
+	size_t nprefixes, capprefixes;
 	int built;
 };
 

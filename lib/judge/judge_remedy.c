@@ -42,7 +42,8 @@ static lbt_deny_src deny_src(const lbt_triage *t, const lbt_triage_source *s)
 		    r->via_many ? "+" : "");
 	}
 	/* only a flood is denied: a customer (a baseline) is limited or left */
-	d.origin = s->cause == LBT_TRIAGE_CAUSE_FLOOD ? LBT_DENY_FROM_ARG : LBT_DENY_FROM_DATA;
+	d.origin = s->cause == LBT_TRIAGE_CAUSE_FLOOD || s->cause == LBT_TRIAGE_CAUSE_PREFIX ?
+	    LBT_DENY_FROM_ARG : LBT_DENY_FROM_DATA;
 	return d;
 }
 
@@ -225,6 +226,16 @@ int lbt_judgei_remedy(lbt_triage *t, lbt_err *err)
 		lbt_deny_src s = deny_src(t, &t->src[i]);
 
 		if (lbt_deny_add(t->deny, &s, err) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < t->nprefixes; i++) {
+		lbt_deny_src p = LBT_DENY_SRC_INIT;   /* its members merge into it */
+
+		p.net = t->prefixes[i].net;
+		p.requests = 0;
+		p.share = 0;
+		p.origin = LBT_DENY_FROM_ARG;
+		if (lbt_deny_add(t->deny, &p, err) < 0)
 			return -1;
 	}
 	if (lbt_deny_finish(t->deny, err) < 0)

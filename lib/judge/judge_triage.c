@@ -104,6 +104,7 @@ void lbt_triage_free(lbt_triage *t)
 	free(t->rule_lines);
 	free(t->rule_list);
 	free(t->limit_lines);
+	free(t->prefixes);
 	free(t);
 }
 
@@ -449,6 +450,100 @@ static int is_surge(lbt_triage *t)
 	return in >= SURGE_SHARE;
 }
 
+/* A new source's aggregate: its /24 or /48 and its top key. */
+struct member {
+	lbt_addr prefix;
+	const char *key;
+	size_t i;                    /* in t->src */
+};
+
+/* Order of members: by prefix, then key. */
+static int member_cmp(const void *pa, const void *pb)
+{
+	const struct member *a = pa, *b = pb;
+	int c = lbt_addr_cmp(&a->prefix, &b->prefix);
+
+	return c != 0 ? c : strcmp(a->key, b->key);
+}
+
+/* The prior sources inside prefix p: the legitimate traffic it holds. */
+static void legit_inside(const lbt_triage *t, lbt_triage_prefix *p)
+{
+	for (size_t i = 0; i < t->nsrc; i++) {
+		const lbt_triage_source *s = &t->src[i];
+
+		if (s->prior && lbt_addr_in(&s->row->net, &p->net.net, p->net.bits)) {
+			p->legit_sources++;
+			p->legit_requests += s->row->requests;
+		}
+	}
+}
+
+/*
+ * Members m[0..n) of one prefix and key: an aggregate when there are
+ * LBT_TRIAGE_PREFIX_MIN of them or more and together they have min_share
+ * of the requests since the jump.  Marks them and keeps the prefix.
+ * @return 0, or -1 when out of memory
+ */
+static int take_prefix(lbt_triage *t, const struct member *m, size_t n)
+{
+	lbt_triage_prefix p = { { m[0].prefix, m[0].prefix.family == 4 ? 24 : 48 }, m[0].key,
+		n, 0, 0, 0, 0 };
+
+	for (size_t k = 0; k < n; k++)
+		p.since += t->src[m[k].i].since;
+	p.share = t->sum.since_requests > 0 ? 100.0 * p.since / (double)t->sum.since_requests : 0;
+	if (n < LBT_TRIAGE_PREFIX_MIN || p.share < t->o.min_share)
+		return 0;
+	legit_inside(t, &p);
+	if (LBT_GROW(t->prefixes, t->capprefixes, t->nprefixes + 1, 4) < 0)
+		return -1;
+	t->prefixes[t->nprefixes++] = p;
+	for (size_t k = 0; k < n; k++) {
+		lbt_triage_source *s = &t->src[m[k].i];
+
+		t->sum.offenders += !s->offender;
+		s->offender = 1;
+		s->why = LBT_TRIAGE_NEW;
+		s->cause = LBT_TRIAGE_CAUSE_PREFIX;
+	}
+	return 0;
+}
+
+/*
+ * The distributed floods: the new sources that do not offend alone,
+ * grouped by /24 or /48 and top key (docs/judge.md).
+ * @return 0, or -1 when out of memory
+ */
+static int find_prefixes(lbt_triage *t)
+{
+	struct member *m = NULL;
+	size_t n = 0, cap = 0, from = 0;
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < t->nsrc; i++) {
+		const lbt_triage_source *s = &t->src[i];
+
+		if (!t->sum.baseline || s->prior || s->offender || s->row->nkeys == 0)
+			continue;
+		if ((rc = LBT_GROW(m, cap, n + 1, 64)) < 0)
+			break;
+		m[n].prefix = s->row->net;
+		lbt_addr_mask(&m[n].prefix, s->row->net.family == 4 ? 24 : 48);
+		m[n].key = s->row->keys[0].key;
+		m[n++].i = i;
+	}
+	if (rc == 0 && n > 0)
+		qsort(m, n, sizeof *m, member_cmp);
+	for (size_t k = 1; rc == 0 && k <= n; k++)
+		if (k == n || member_cmp(&m[from], &m[k]) != 0) {
+			rc = take_prefix(t, m + from, k - from);
+			from = k;
+		}
+	free(m);
+	return rc;
+}
+
 /* The cause of each offender, and what it calls for (docs/judge.md). */
 static void find_causes(lbt_triage *t)
 {
@@ -456,7 +551,9 @@ static void find_causes(lbt_triage *t)
 	for (size_t i = 0; i < t->nsrc; i++) {
 		lbt_triage_source *s = &t->src[i];
 
-		if (!s->offender)
+		if (s->cause == LBT_TRIAGE_CAUSE_PREFIX)
+			;                    /* a part of an aggregate (find_prefixes) */
+		else if (!s->offender)
 			s->cause = LBT_TRIAGE_CAUSE_NONE;
 		else if (t->sum.baseline && s->prior)
 			s->cause = t->sum.surge ? LBT_TRIAGE_CAUSE_SURGE : LBT_TRIAGE_CAUSE_CUSTOMER;
@@ -464,7 +561,8 @@ static void find_causes(lbt_triage *t)
 			s->cause = LBT_TRIAGE_CAUSE_FLOOD;
 		if (s->cause == LBT_TRIAGE_CAUSE_CUSTOMER)
 			set_limit(t, s);
-		t->sum.to_deny += s->cause == LBT_TRIAGE_CAUSE_FLOOD;
+		t->sum.to_deny += s->cause == LBT_TRIAGE_CAUSE_FLOOD ||
+		    s->cause == LBT_TRIAGE_CAUSE_PREFIX;
 		t->sum.to_limit += s->cause == LBT_TRIAGE_CAUSE_CUSTOMER;
 	}
 }
@@ -503,6 +601,8 @@ static int find_sources(lbt_triage *t, lbt_err *err)
 		s->offender = s->why != LBT_TRIAGE_NOT;
 		t->sum.offenders += s->offender;
 	}
+	if (find_prefixes(t) < 0)
+		return lbt_err_set(err, "out of memory");
 	find_causes(t);
 	if (n > 0)
 		qsort(t->src, n, sizeof t->src[0], source_cmp);
@@ -716,6 +816,18 @@ const lbt_triage_opts *lbt_triage_opts_get(const lbt_triage *t)
 	return &t->o;
 }
 
+/* How many aggregate prefixes. */
+size_t lbt_triage_nprefixes(const lbt_triage *t)
+{
+	return t->nprefixes;
+}
+
+/* Aggregate prefix i (< lbt_triage_nprefixes). */
+const lbt_triage_prefix *lbt_triage_prefix_at(const lbt_triage *t, size_t i)
+{
+	return i < t->nprefixes ? &t->prefixes[i] : NULL;
+}
+
 /* The analyses read. */
 const lbt_triage_input *lbt_triage_input_get(const lbt_triage *t)
 {
@@ -761,9 +873,9 @@ const lbt_triage_front *lbt_triage_front_at(const lbt_triage *t, size_t i)
 /* The cause's name in --json. */
 const char *lbt_triage_cause_name(lbt_triage_cause c)
 {
-	static const char *const name[] = { "none", "flood", "customer", "surge" };
+	static const char *const name[] = { "none", "flood", "customer", "surge", "prefix" };
 
-	return (unsigned)c < 4 ? name[c] : "?";
+	return (unsigned)c < 5 ? name[c] : "?";
 }
 
 /* The verdict's name in --json. */

@@ -269,19 +269,37 @@ static json_t *rule(const lbt_triage *t)
 	return r;
 }
 
+/* The aggregate prefixes, an array. */
+static json_t *prefixes(const lbt_triage *t)
+{
+	json_t *a = json_array();
+	char net[LBT_ADDR_STRLEN];
+
+	for (size_t i = 0; a && i < lbt_triage_nprefixes(t); i++) {
+		const lbt_triage_prefix *p = lbt_triage_prefix_at(t, i);
+
+		json_array_append_new(a, json_pack("{s:s, s:o, s:I, s:o, s:I, s:I}", "network",
+		    lbt_addr_format_net(&p->net.net, p->net.bits, net, sizeof net), "key",
+		    text(p->key), "sources", (json_int_t)p->sources, "share", num(p->share),
+		    "legit_sources", (json_int_t)p->legit_sources, "legit_requests",
+		    (json_int_t)p->legit_requests));
+	}
+	return a;
+}
+
 /* The remedies besides the deny rule: the customers' rate limit, or none
- * in a surge. */
+ * in a surge, and the aggregate prefixes of the deny rule. */
 static json_t *remedy(const lbt_triage *t)
 {
 	const lbt_triage_summary *m = lbt_triage_summary_get(t);
 
-	return json_pack("{s:b, s:o, s:o, s:I, s:o, s:i}", "surge", m->surge,
+	return json_pack("{s:b, s:o, s:o, s:I, s:o, s:i, s:o}", "surge", m->surge,
 	    "total_ratio", m->total_ratio > 0 ? num(m->total_ratio) : json_null(),
 	    "capacity", m->surge ? json_string("every source rose with the total: capacity "
 	    "(maxconn, backends) is the question") : json_null(),
 	    "rate_limited", (json_int_t)m->to_limit,
 	    "rate_limit_lines", lines(lbt_triage_limit_lines(t)),
-	    "retry_after", LBT_TRIAGE_RETRY_AFTER);
+	    "retry_after", LBT_TRIAGE_RETRY_AFTER, "prefixes", prefixes(t));
 }
 
 /* The anomaly's span, or null when calm. */

@@ -631,6 +631,27 @@ static int limit(struct scr *s)
 	return indented(s, lbt_triage_limit_lines(t));
 }
 
+/* The aggregate prefixes: what each holds, the legitimate traffic inside. */
+static int prefixes(struct scr *s)
+{
+	const lbt_triage *t = s->t;
+	char net[LBT_ADDR_STRLEN], k[40];
+
+	for (size_t i = 0; i < lbt_triage_nprefixes(t); i++) {
+		const lbt_triage_prefix *p = lbt_triage_prefix_at(t, i);
+
+		if (para(s, "", "  ", "aggregate: %s holds %zu new sources on %s, %.1f%% of the "
+		    "requests since the jump (none with %g%% alone); inside it %zu prior source%s "
+		    "sent %llu requests, which the prefix denies too",
+		    lbt_addr_format_net(&p->net.net, p->net.bits, net, sizeof net), p->sources,
+		    safe(p->key, 36, k, sizeof k), p->share, lbt_triage_opts_get(t)->min_share,
+		    p->legit_sources, p->legit_sources == 1 ? "" : "s",
+		    (unsigned long long)p->legit_requests) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The rule section: none and why, or its lines and the command. */
 static int rule(struct scr *s)
 {
@@ -642,7 +663,7 @@ static int rule(struct scr *s)
 		return para(s, "", "  ", "rule: none: every source rose with the total (%.1fx): "
 		    "this is demand, not an attack; capacity is the question (maxconn, backends)",
 		    m->total_ratio);
-	if (limit(s) < 0)
+	if (limit(s) < 0 || prefixes(s) < 0)
 		return -1;
 	if (d == NULL && m->to_limit > 0)
 		return 0;

@@ -217,7 +217,7 @@ expect_success '--json: one document with the documented keys (python3 json)' '
 	keys(d["damage"]["rises"][0], "status requests rise", "rises")
 	keys(d["rule"], "dialect action networks lines list_file command requests share collateral left_out", "rule")
 	keys(d["rule"]["collateral"], "requests partial_requests sources", "collateral")
-	keys(d["remedy"], "surge total_ratio capacity rate_limited rate_limit_lines retry_after", "remedy")
+	keys(d["remedy"], "surge total_ratio capacity rate_limited rate_limit_lines retry_after prefixes", "remedy")
 	assert d["lbt_triage"] and d["verdict"] == "over" and d["rule"]["dialect"] == "haproxy"
 	assert d["data"]["requests"] == sum(s for s in [d["damage"]["requests"]])
 	EOF

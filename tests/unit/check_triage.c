@@ -699,6 +699,48 @@ START_TEST(customer_rate_limited_not_denied)
 }
 END_TEST
 
+/*
+ * A distributed flood: 40 new sources, each in a /64 of its own inside
+ * 2001:db8:77::/48, each 2/s on KA from s = 60 to 120, with the three
+ * legitimate sources at 1/s and a prior customer inside the same /48,
+ * 2001:db8:77:ff::1, at 1/s all along (on KB).  Since the jump every
+ * request is 3 + 1 + 80 = 84 a second: each new source has 2 / 84 =
+ * 2.4 % (none offends alone), the 40 together 80 / 84 = 95.2 %.  The rule
+ * is the /48, and the legitimate traffic inside it, the customer's 120
+ * requests, is shown and counted as the rule's collateral.
+ */
+START_TEST(distributed_flood_prefix)
+{
+	struct run r;
+	const lbt_triage *t;
+	const lbt_triage_prefix *p;
+	char addr[64];
+
+	run_new(&r);
+	for (int s = 0; s < 120; s++) {
+		legit(&r, s, s + 1);
+		add(&r, (T0 + s) * SEC + 350000, "2001:db8:77:ff::1", 200, "----", 0, KB);
+		for (int k = 0; s >= 60 && k < 40; k++)
+			for (int i = 0; i < 2; i++) {
+				snprintf(addr, sizeof addr, "2001:db8:77:%x::1", k + 1);
+				add(&r, (T0 + s) * SEC + 400000 + k * 10000 + i * 1000, addr, 200, "----",
+				    0, KA);
+			}
+	}
+	t = triage(&r, NULL);
+	ck_assert_str_eq(lbt_triage_rule_list(t), "2001:db8:77::/48\n");
+	ck_assert_int_eq(lbt_deny_totals_get(lbt_triage_rule(t))->collateral, 120);
+	ck_assert_uint_eq(lbt_triage_nprefixes(t), 1);
+	p = lbt_triage_prefix_at(t, 0);
+	ck_assert_uint_eq(p->sources, 40);
+	ck_assert_str_eq(p->key, KA);
+	ck_assert(fabs(p->share - 8000.0 / 84) < 0.5);
+	ck_assert_uint_eq(p->legit_sources, 1);
+	ck_assert_uint_eq(p->legit_requests, 120);
+	run_free(&r);
+}
+END_TEST
+
 /* Bad options and misuse are errors, not crashes. */
 START_TEST(misuse)
 {
@@ -746,6 +788,7 @@ static Suite *triage_suite(void)
 	tcase_add_test(tc, ongoing_to_the_end);
 	tcase_add_test(tc, proportional_surge_no_rule);
 	tcase_add_test(tc, customer_rate_limited_not_denied);
+	tcase_add_test(tc, distributed_flood_prefix);
 	suite_add_tcase(s, tc);
 	return s;
 }
