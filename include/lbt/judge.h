@@ -136,8 +136,10 @@ typedef enum lbt_triage_why {
 	LBT_TRIAGE_NOT,           /* it is not */
 	LBT_TRIAGE_NEW,           /* absent from the baseline window */
 	LBT_TRIAGE_RATIO,         /* min_ratio times its own baseline rate or more */
-	LBT_TRIAGE_REFUSED        /* the proxy's own limits refused half of it or more
+	LBT_TRIAGE_REFUSED,       /* the proxy's own limits refused half of it or more
 	                             (429 or tarpitted): no baseline is needed */
+	LBT_TRIAGE_SLOW           /* half of its requests or more never sent whole
+	                             headers in time (408, "cR"): it holds slots */
 } lbt_triage_why;
 
 /* What the judge does about an offender: its cause decides (docs/judge.md). */
@@ -148,8 +150,9 @@ typedef enum lbt_triage_cause {
 	LBT_TRIAGE_CAUSE_CUSTOMER,/* a prior customer far above its own baseline:
 	                             a per-source rate limit with Retry-After */
 	LBT_TRIAGE_CAUSE_SURGE,   /* it rose with every other source: no rule */
-	LBT_TRIAGE_CAUSE_PREFIX   /* one of many new small sources in one /24 or /48
+	LBT_TRIAGE_CAUSE_PREFIX,  /* one of many new small sources in one /24 or /48
 	                             on one key: the prefix is denied */
+	LBT_TRIAGE_CAUSE_SLOW     /* slow headers: timeout http-request, no deny */
 } lbt_triage_cause;
 
 /* A distributed flood: many new sources inside one /24 (IPv4) or /48
@@ -221,7 +224,7 @@ typedef struct lbt_triage_summary {
 	int surge;                           /* every source rose with the total:
 	                                        capacity is the question, no rule */
 	double total_ratio;                  /* the total's rise over its baseline */
-	size_t to_deny, to_limit;            /* offenders by remedy */
+	size_t to_deny, to_limit, to_time;   /* offenders by remedy */
 	uint64_t header_aside;               /* requests that carried an X-Forwarded-For
 	                                        address, the connecting one counted */
 	uint64_t from_header;                /* ... whose client is the header's word,
@@ -317,6 +320,11 @@ const lbt_triage_prefix *lbt_triage_prefix_at(const lbt_triage *t, size_t i);
  * after each line; "" when no source needs it. */
 const char *lbt_triage_limit_lines(const lbt_triage *t);
 
+/* The remedy of slow headers: HAProxy's line, for the frontend (or its
+ * defaults); "" when no source sent slow headers. */
+const char *lbt_triage_timeout_line(const lbt_triage *t);
+#define LBT_TRIAGE_TIMEOUT_S 5
+
 /* Retry-After of the rate-limit remedy, s: the stick-table's period. */
 #define LBT_TRIAGE_RETRY_AFTER 10
 
@@ -324,7 +332,7 @@ const char *lbt_triage_limit_lines(const lbt_triage *t);
 #define LBT_TRIAGE_LIMIT_K 3
 
 /* The name of a cause in --json ("none", "flood", "customer", "surge",
- * "prefix"). */
+ * "prefix", "slow"). */
 const char *lbt_triage_cause_name(lbt_triage_cause c);
 
 /* The name of a verdict in --json ("no-records", "calm", "over", "ongoing"). */

@@ -137,6 +137,8 @@ typedef struct lbt_offender {
 	int nkeys;
 	uint64_t status[LBT_OFF_NSTATUS];
 	uint64_t tarpitted;           /* termination state starting with "PT" */
+	uint64_t slow;                /* requests whose headers never came whole in
+	                                 time: answered 408, or termination state "cR" */
 	uint64_t from_header;         /* requests whose client address came from a header
 	                                 nobody vouches for (client_from "header", rec.h):
 	                                 the address may be forged */

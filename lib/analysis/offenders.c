@@ -238,6 +238,7 @@ static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec, const
 	if (rec->have & LBT_BIT(LBT_F_STATUS))
 		s->status[lbt_offendersi_status_class(rec->status)]++;
 	s->from_header += (uint64_t)lbt_offendersi_from_header(rec);
+	s->slow += (uint64_t)lbt_offendersi_slow(rec);
 	if (rec->have & LBT_BIT(LBT_F_CONN))
 		lbt_offendersi_via(s, &rec->conn, 0);
 	if (lbt_offendersi_tarpitted(rec)) {
@@ -409,6 +410,7 @@ static int fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 	row_keys(o, &s->top, r);
 	memcpy(r->status, s->status, sizeof(r->status));
 	r->tarpitted = s->tarpitted;
+	r->slow = s->slow;
 	r->from_header = s->from_header;
 	r->via = s->via;
 	r->via_many = s->via_many;

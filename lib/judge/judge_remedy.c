@@ -258,6 +258,15 @@ const lbt_deny *lbt_triage_rule(const lbt_triage *t)
 	return t->sum.to_deny > 0 ? t->deny : NULL;
 }
 
+/* The slow-headers remedy ("" when no source sent slow headers). */
+const char *lbt_triage_timeout_line(const lbt_triage *t)
+{
+	static const char line[] = "timeout http-request 5s\n";
+
+	_Static_assert(LBT_TRIAGE_TIMEOUT_S == 5, "the line says 5s");
+	return t->sum.to_time > 0 && t->o.dialect == LBT_DENY_HAPROXY ? line : "";
+}
+
 /* The rate-limit lines ("" when no customer needs one). */
 const char *lbt_triage_limit_lines(const lbt_triage *t)
 {

@@ -393,6 +393,9 @@ static lbt_triage_why why_offends(const lbt_triage *t, const lbt_triage_source *
 	uint64_t refused = r->status[LBT_OFF_S429] > r->tarpitted ? r->status[LBT_OFF_S429] :
 	    r->tarpitted;
 
+	/* slow headers hold a slot each for long: few requests, any share */
+	if (r->slow >= min_events(t) && 2 * r->slow >= r->requests)
+		return LBT_TRIAGE_SLOW;
 	if (s->share < t->o.min_share || r->requests < min_events(t))
 		return LBT_TRIAGE_NOT;
 	if (t->sum.baseline && !s->prior)
@@ -555,6 +558,8 @@ static void find_causes(lbt_triage *t)
 			;                    /* a part of an aggregate (find_prefixes) */
 		else if (!s->offender)
 			s->cause = LBT_TRIAGE_CAUSE_NONE;
+		else if (s->why == LBT_TRIAGE_SLOW)
+			s->cause = LBT_TRIAGE_CAUSE_SLOW;
 		else if (t->sum.baseline && s->prior)
 			s->cause = t->sum.surge ? LBT_TRIAGE_CAUSE_SURGE : LBT_TRIAGE_CAUSE_CUSTOMER;
 		else
@@ -564,6 +569,7 @@ static void find_causes(lbt_triage *t)
 		t->sum.to_deny += s->cause == LBT_TRIAGE_CAUSE_FLOOD ||
 		    s->cause == LBT_TRIAGE_CAUSE_PREFIX;
 		t->sum.to_limit += s->cause == LBT_TRIAGE_CAUSE_CUSTOMER;
+		t->sum.to_time += s->cause == LBT_TRIAGE_CAUSE_SLOW;
 	}
 }
 
@@ -873,9 +879,10 @@ const lbt_triage_front *lbt_triage_front_at(const lbt_triage *t, size_t i)
 /* The cause's name in --json. */
 const char *lbt_triage_cause_name(lbt_triage_cause c)
 {
-	static const char *const name[] = { "none", "flood", "customer", "surge", "prefix" };
+	static const char *const name[] = { "none", "flood", "customer", "surge", "prefix",
+		"slow" };
 
-	return (unsigned)c < 5 ? name[c] : "?";
+	return (unsigned)c < 6 ? name[c] : "?";
 }
 
 /* The verdict's name in --json. */

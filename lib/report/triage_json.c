@@ -127,11 +127,11 @@ static json_t *source(const lbt_triage_source *s)
 	static const char *const cover[] = { "none", "part", "all" };
 	const lbt_offender *r = s->row;
 
-	static const char *const why[] = { NULL, "new", "ratio", "refused" };
+	static const char *const why[] = { NULL, "new", "ratio", "refused", "slow" };
 	char via[LBT_ADDR_STRLEN + 2];
 
 	return json_pack("{s:s, s:i, s:I, s:o, s:o, s:o, s:b, s:o, s:o, s:s, s:o, s:o, s:I, s:I, "
-	    "s:o, s:o, s:b, s:o, s:s, s:o, s:I, s:o}",
+	    "s:I, s:o, s:o, s:b, s:o, s:s, s:o, s:I, s:o}",
 	    "source", r->source, "family", r->net.family, "requests", (json_int_t)r->requests,
 	    "share", num(s->share), "share_all", num(r->share),
 	    "ratio", s->prior && s->ratio > 0 ? num(s->ratio) : json_null(),
@@ -139,7 +139,7 @@ static json_t *source(const lbt_triage_source *s)
 	    "resent_pct", num(s->resent_pct), "cause", lbt_triage_cause_name(s->cause),
 	    "limit", s->cause == LBT_TRIAGE_CAUSE_CUSTOMER ? json_integer(s->limit) : json_null(),
 	    "stopped", s->cause == LBT_TRIAGE_CAUSE_CUSTOMER ? json_integer((json_int_t)s->stopped) :
-	    json_null(), "peak_rps", (json_int_t)r->peak_count,
+	    json_null(), "slow", (json_int_t)r->slow, "peak_rps", (json_int_t)r->peak_count,
 	    "addresses", (json_int_t)r->addrs, "first", when(r->first_us), "last", when(r->last_us),
 	    "offender", s->offender, "why", s->offender ? json_string(why[s->why]) : json_null(),
 	    "in_rule", cover[s->in_rule], "status", classes(r),
@@ -293,13 +293,14 @@ static json_t *remedy(const lbt_triage *t)
 {
 	const lbt_triage_summary *m = lbt_triage_summary_get(t);
 
-	return json_pack("{s:b, s:o, s:o, s:I, s:o, s:i, s:o}", "surge", m->surge,
+	return json_pack("{s:b, s:o, s:o, s:I, s:o, s:i, s:o, s:o}", "surge", m->surge,
 	    "total_ratio", m->total_ratio > 0 ? num(m->total_ratio) : json_null(),
 	    "capacity", m->surge ? json_string("every source rose with the total: capacity "
 	    "(maxconn, backends) is the question") : json_null(),
 	    "rate_limited", (json_int_t)m->to_limit,
 	    "rate_limit_lines", lines(lbt_triage_limit_lines(t)),
-	    "retry_after", LBT_TRIAGE_RETRY_AFTER, "prefixes", prefixes(t));
+	    "retry_after", LBT_TRIAGE_RETRY_AFTER, "prefixes", prefixes(t),
+	    "timeout_lines", lines(lbt_triage_timeout_line(t)));
 }
 
 /* The anomaly's span, or null when calm. */

@@ -247,6 +247,9 @@ static const char *anomaly_parts(const struct scr *s, char *buf, size_t size)
 	if (m->to_limit > 0)
 		add(buf, size, &len, "%zu customer%s to rate-limit; ", m->to_limit,
 		    m->to_limit == 1 ? "" : "s");
+	if (m->to_time > 0)
+		add(buf, size, &len, "slow headers from %zu source%s; ", m->to_time,
+		    m->to_time == 1 ? "" : "s");
 	if (m->surge)
 		add(buf, size, &len, "every source rose with the total; ");
 	if (len >= 2)
@@ -346,6 +349,8 @@ static const char *remedy_txt(const lbt_triage_source *e)
 
 	if (e->cause == LBT_TRIAGE_CAUSE_CUSTOMER)
 		return "limit";
+	if (e->cause == LBT_TRIAGE_CAUSE_SLOW)
+		return "slow";
 	if (e->cause == LBT_TRIAGE_CAUSE_FLOOD && e->in_rule == LBT_IPSET_NONE)
 		return "left";
 	return cover[e->in_rule];
@@ -652,6 +657,24 @@ static int prefixes(struct scr *s)
 	return 0;
 }
 
+/* The sources of slow headers, and the timeout that frees their slots. */
+static int slow(struct scr *s)
+{
+	const lbt_triage *t = s->t;
+
+	for (size_t i = 0; i < lbt_triage_nsources(t); i++) {
+		const lbt_triage_source *e = lbt_triage_source_at(t, i);
+
+		if (e->cause == LBT_TRIAGE_CAUSE_SLOW && para(s, "", "  ", "rule: timeout: %s sent "
+		    "%llu of its %llu requests without whole headers in time (408 or cR), each "
+		    "holding a slot until a timeout: timeout http-request %ds in its frontend "
+		    "closes them sooner", e->row->source, (unsigned long long)e->row->slow,
+		    (unsigned long long)e->row->requests, LBT_TRIAGE_TIMEOUT_S) < 0)
+			return -1;
+	}
+	return indented(s, lbt_triage_timeout_line(t));
+}
+
 /* The rule section: none and why, or its lines and the command. */
 static int rule(struct scr *s)
 {
@@ -663,9 +686,9 @@ static int rule(struct scr *s)
 		return para(s, "", "  ", "rule: none: every source rose with the total (%.1fx): "
 		    "this is demand, not an attack; capacity is the question (maxconn, backends)",
 		    m->total_ratio);
-	if (limit(s) < 0 || prefixes(s) < 0)
+	if (limit(s) < 0 || prefixes(s) < 0 || slow(s) < 0)
 		return -1;
-	if (d == NULL && m->to_limit > 0)
+	if (d == NULL && (m->to_limit > 0 || m->to_time > 0))
 		return 0;
 
 	if (d == NULL && !lbt_triage_summary_get(t)->baseline)

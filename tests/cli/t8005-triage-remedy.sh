@@ -11,18 +11,25 @@
 #              3/s and the batch sender 198.51.100.51, 30 requests every
 #              10 s (s % 10 = 7)
 #   surge.log  ten sources at 1/s for 60 s, then 6/s each for 60 s
+#   slow.log   three sources at 1/s for 60 s, 198.51.100.77 at 2/s whose
+#              requests never send whole headers (408, cR--)
+#   dist.log   three sources at 1/s and a customer inside 2001:db8:77::/48
+#              at 1/s for 120 s; from s = 60, 40 new sources of that /48
+#              (a /64 each) at 2/s each; every request on one key
 . "$(dirname "$0")/lib.sh"
 
 test_have python3 || missing python3
 PATH=/usr/sbin:/sbin:$PATH
 test_have haproxy || missing haproxy
 
-# gen DURATION SPEC: SPEC is "ADDR FROM TO N STATUS [EVERY]" items joined by
+# gen DURATION SPEC [KEY]: SPEC is "ADDR FROM TO N STATUS [EVERY]" items joined by
 # ";": N requests a second from ADDR in seconds [FROM, TO), answered STATUS
-# (the first of each second 200 when STATUS is 429), only in the seconds
-# s % EVERY = 7 when EVERY is given; HAProxy httplog, in time order.
+# (the first of each second 200 when STATUS is 429; 408 ends cR--), only in the seconds
+# s % EVERY = 7 when EVERY is given; the key's last digit is KEY for
+# every line when given, else the item's number; HAProxy httplog, in time
+# order.
 gen() {
-	awk -v dur="$1" -v spec="$2" 'BEGIN {
+	awk -v dur="$1" -v spec="$2" -v key="${3-}" 'BEGIN {
 		ns = split(spec, sp, ";")
 		for (s = 0; s < dur; s++)
 			for (k = 1; k <= ns; k++) {
@@ -32,9 +39,10 @@ gen() {
 				for (i = 0; i < f[4]; i++) {
 					st = (f[5] == 429 && i == 0) ? 200 : f[5]
 					printf "%s:%d [01/Nov/2025:10:%02d:%02d.%03d] fe_http be_app/app1 " \
-					    "0/0/0/1/1 %d 135 - - ---- 1/1/0/0/0 0/0 {ping.example|curl/8.5.0} " \
+					    "0/0/0/1/1 %d 135 - - %s 1/1/0/0/0 0/0 {ping.example|curl/8.5.0} " \
 					    "\"GET /ping/0f000000-0000-4000-8000-00000000000%d HTTP/1.1\"\n",
-					    f[1], 10000 + i, int(s / 60), s % 60, (k * 37 + i * 7) % 1000, st, k % 10
+					    f[1], 10000 + i, int(s / 60), s % 60, (k * 37 + i * 7) % 1000, st,
+					    st == 408 ? "cR--" : "----", key != "" ? key : k % 10
 				}
 			}
 	}' | sort -s -k2,2
@@ -57,6 +65,11 @@ gen 120 "192.0.2.10 0 120 1 200;203.0.113.7 60 120 40 200" > lb1.log
 gen 120 "198.51.100.61 6 120 3 200;198.51.100.51 6 120 30 200 10" > lb2.log
 gen 120 "$(for k in 0 1 2 3 4 5 6 7 8 9; do
 	printf "198.51.100.%d 0 60 1 200;198.51.100.%d 60 120 6 200;" $((10 + k)) $((10 + k)); done)" > surge.log
+gen 60 "192.0.2.10 0 60 1 200;192.0.2.11 0 60 1 200;192.0.2.12 0 60 1 200;\
+198.51.100.77 0 60 2 408" > slow.log
+gen 120 "192.0.2.10 0 120 1 200;192.0.2.11 0 120 1 200;192.0.2.12 0 120 1 200;\
+2001:db8:77:ff::1 0 120 1 200;$(for k in $(seq 1 40); do
+	printf "2001:db8:77:%x::1 60 120 2 200;" "$k"; done)" 7 > dist.log
 
 expect_success 'a customer back at its rate for 90 s: over, exit 4, the document says so' '
 	test_expect_code 4 lbt-triage cust.log > screen &&
@@ -113,6 +126,27 @@ expect_success 'a proportional surge: no rule, capacity is the question' '
 	lbt-triage surge.log > surge.txt ;
 	grep -q "^rule: none: every source rose with the total" surge.txt &&
 	grep -q "capacity is the question" surge.txt && ! grep -q "http-request" surge.txt
+'
+
+expect_success 'slow headers: named, timeout http-request, not denied; haproxy -c reads it' '
+	lbt-triage --json slow.log > slow.json ;
+	test "$(js "[(s[\"source\"], s[\"cause\"], s[\"slow\"]) for s in d[\"sources\"] if s[\"offender\"]]" slow.json)" = \
+	    "[(${Q}198.51.100.77$Q, ${Q}slow$Q, 120)]" &&
+	test "$(js "d[\"rule\"]" slow.json)" = None &&
+	js "\"\\n\".join(d[\"remedy\"][\"timeout_lines\"])" slow.json > timeout &&
+	echo "timeout http-request 5s" > expect && test_cmp expect timeout &&
+	cfg timeout && haproxy -c -dW -f full.cfg
+'
+
+expect_success 'a distributed flood: the /48, with the customer inside it shown (120 requests)' '
+	lbt-triage --json dist.log > dist.json ;
+	test "$(js "d[\"rule\"][\"networks\"]" dist.json)" = "[${Q}2001:db8:77::/48$Q]" &&
+	test "$(js "[(p[\"sources\"], p[\"legit_sources\"], p[\"legit_requests\"]) for p in d[\"remedy\"][\"prefixes\"]]" dist.json)" = \
+	    "[(40, 1, $(grep -c "^2001:db8:77:ff::1:" dist.log))]" &&
+	lbt-triage dist.log > dist.txt ;
+	grep -q "^aggregate: 2001:db8:77::/48 holds 40 new sources" dist.txt && test -z "$(wide dist.txt)" &&
+	js "\"\\n\".join(d[\"rule\"][\"lines\"])" dist.json > deny48 && cfg deny48 &&
+	haproxy -c -dW -f full.cfg
 '
 
 test_done

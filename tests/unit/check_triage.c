@@ -741,6 +741,33 @@ START_TEST(distributed_flood_prefix)
 }
 END_TEST
 
+/*
+ * Slow headers: 198.51.100.77 opens 2 requests a second that never send
+ * whole headers (408, termination state cR--) for 60 s, beside the three
+ * legitimate sources; the total does not jump.  It offends (120 slow of
+ * 120 requests), its remedy is timeout http-request, and it is not denied.
+ */
+START_TEST(slow_headers_timeout)
+{
+	struct run r;
+	const lbt_triage *t;
+
+	run_new(&r);
+	for (int s = 0; s < 60; s++) {
+		legit(&r, s, s + 1);
+		for (int i = 0; i < 2; i++)
+			add(&r, (T0 + s) * SEC + 500000 + i * 1000, "198.51.100.77", 408, "cR--", 0, KB);
+	}
+	t = triage(&r, NULL);
+	ck_assert(offends(t, "198.51.100.77"));
+	ck_assert_ptr_null(lbt_triage_rule(t));
+	ck_assert_uint_eq(source_named(t, "198.51.100.77")->row->slow, 120);
+	ck_assert_int_eq(source_named(t, "198.51.100.77")->cause, LBT_TRIAGE_CAUSE_SLOW);
+	ck_assert_str_eq(lbt_triage_timeout_line(t), "timeout http-request 5s\n");
+	run_free(&r);
+}
+END_TEST
+
 /* Bad options and misuse are errors, not crashes. */
 START_TEST(misuse)
 {
@@ -789,6 +816,7 @@ static Suite *triage_suite(void)
 	tcase_add_test(tc, proportional_surge_no_rule);
 	tcase_add_test(tc, customer_rate_limited_not_denied);
 	tcase_add_test(tc, distributed_flood_prefix);
+	tcase_add_test(tc, slow_headers_timeout);
 	suite_add_tcase(s, tc);
 	return s;
 }
