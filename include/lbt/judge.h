@@ -1,9 +1,11 @@
 /*
  * judge.h - the judge of lbt-triage: what the analyses of one pass say
- * together, and the remedy that stops it (the screen: triage.h).  lbt-triage(1) runs four analyses
+ * together, and the remedy that stops it (the screen: triage.h).  It
+ * names its four analyses (lbt_triage_analyses), which the program runs
  * over one record stream (driver.h): rates per key and per status (rate.h,
- * 1 s buckets), sources (offenders.h) and the tarpit (tarpit.h); this
- * module reads their results through their accessors and decides:
+ * 1 s buckets), sources (offenders.h) and the tarpit (tarpit.h); it reads
+ * their results through their accessors and decides (the rules and why:
+ * docs/judge.md):
  *
  *   hot keys   each key's series, and the series of every request, from
  *              the first second of the input to "now", through the
@@ -12,13 +14,20 @@
  *              which rate to which, its peak, since when, until when or
  *              ongoing;
  *   who        the sources, ranked by their share of the requests since
- *              the total rate jumped (offenders' comparison window; of all
- *              requests when it did not jump), with the ratio to their own
- *              baseline; an offender is a source with at least min_share
- *              % of them that is new, or at least min_ratio times its
- *              baseline, or whose requests the proxy's own limits refused
- *              for half or more (429 or tarpitted: this needs no baseline,
- *              so a flood that fills the whole input is still told apart);
+ *              the total rate jumped (of all requests when it did not
+ *              jump), with the ratio to their own rate in the baseline
+ *              window (from where every input is read to the jump); an
+ *              offender is a source with at least min_share % of them
+ *              that is new (nothing in that window), or at least
+ *              min_ratio times its baseline, or whose requests the
+ *              proxy's own limits refused for half or more (429 or
+ *              tarpitted: this needs no baseline); or, whatever its
+ *              share, one whose headers never came whole (408, cR), or
+ *              one of many new sources of one /24 or /48 on one key;
+ *   cause      of each offender, its remedy: a flood is denied, a prior
+ *              customer rate-limited with Retry-After, a proportional
+ *              surge left alone (capacity), slow headers timed out, a
+ *              distributed flood denied by its prefix;
  *   pressure   per (load balancer, frontend): the tarpit's held seconds
  *              (sum of Tw over PT lines), the slot peak against maxconn,
  *              the peak had the tarpitted requests been denied at once,
