@@ -756,6 +756,8 @@ static void find_verdict(lbt_triage *t)
 		widen(s, s->baseline ? s->base_to_us : s->first_us, s->last_us);
 	s->verdict = s->records == 0 || s->requests == 0 ? LBT_TRIAGE_NO_RECORDS :
 	    ongoing ? LBT_TRIAGE_ONGOING : anomaly ? LBT_TRIAGE_OVER : LBT_TRIAGE_CALM;
+	if (s->verdict == LBT_TRIAGE_ONGOING)      /* the span says what the verdict says */
+		s->until_us = s->now_us > s->until_us ? s->now_us : s->until_us;
 }
 
 /* Build everything from the finished analyses of in.  @return 0 or -1 with err */

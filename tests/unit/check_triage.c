@@ -618,11 +618,14 @@ END_TEST
 /* The same burst cut at s = 60: it lasts to the end of the data, ongoing. */
 START_TEST(ongoing_to_the_end)
 {
+	const lbt_triage_summary *m;
 	struct run r;
 
 	run_new(&r);
 	customer_burst(&r, 60);
-	ck_assert_int_eq(lbt_triage_summary_get(triage(&r, NULL))->verdict, LBT_TRIAGE_ONGOING);
+	m = lbt_triage_summary_get(triage(&r, NULL));
+	ck_assert_int_eq(m->verdict, LBT_TRIAGE_ONGOING);
+	ck_assert_int_eq(m->until_us, m->now_us);     /* the span agrees with the verdict */
 	run_free(&r);
 }
 END_TEST
