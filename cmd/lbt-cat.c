@@ -15,8 +15,9 @@
 #include "lbt/cli.h"
 #include "lbt/rec_report.h"
 
-/* Print the original line of rec (--raw).  @return 0, or -1 when there is none. */
-static int print_raw(lbt_stream *in)
+/* Print the original line of rec (--raw), flushed when live.  @return 0, or -1
+ * when there is none. */
+static int print_raw(lbt_stream *in, int live)
 {
 	size_t len;
 	const char *line = lbt_stream_line(in, &len);
@@ -25,11 +26,13 @@ static int print_raw(lbt_stream *in)
 		return -1;
 	fwrite(line, 1, len, stdout);
 	putchar('\n');
+	if (live)
+		fflush(stdout);
 	return 0;
 }
 
 /* Read every record and print it as a row or as its raw line. */
-static void run(lbt_cli *cli, lbt_stream *in, lbt_out *out, const lbt_rec_cols *c)
+static void run(lbt_cli *cli, lbt_stream *in, lbt_out *out, const lbt_rec_cols *c, int live)
 {
 	lbt_rec *rec;
 	int raw_missing = 0;
@@ -37,7 +40,7 @@ static void run(lbt_cli *cli, lbt_stream *in, lbt_out *out, const lbt_rec_cols *
 	while (lbt_cli_next(cli, in, &rec)) {
 		if (out != NULL)
 			lbt_rec_row(out, rec, c);
-		else if (print_raw(in) < 0 && !raw_missing++)
+		else if (print_raw(in, live) < 0 && !raw_missing++)
 			lbt_cli_errorf(cli, "--raw: the index holds no raw lines "
 			    "(build it with lbt-index --keep-raw)");
 	}
@@ -53,7 +56,7 @@ int main(int argc, char **argv)
 		LBT_CLI_INPUT | LBT_CLI_FILTER | LBT_CLI_OUTPUT, 0, -1
 	};
 	const char *fields = NULL;
-	int raw = 0, events = 0;
+	int raw = 0, events = 0, live;
 	lbt_cli_opt opts[] = {
 		LBT_OPT_STR("fields", 'f', &fields, "LIST", "columns to print, comma-separated"),
 		LBT_OPT_FLAG("raw", 0, &raw, "print the matching lines as they are"),
@@ -77,8 +80,11 @@ int main(int argc, char **argv)
 	cli.in.events = events;
 	cli.in.wanted = LBT_BIT(LBT_F_LINE) | (raw ? 0 : lbt_rec_cols_fields(&c));
 	in = lbt_cli_stream(&cli);
-	if (!raw)
+	live = lbt_cli_live(&cli, in);       /* tail -f | lbt-cat: a row as a line comes */
+	if (!raw) {
 		out = lbt_cli_out(&cli, c.cols, c.n);
-	run(&cli, in, out, &c);
+		lbt_out_set_line_flush(out, live);
+	}
+	run(&cli, in, out, &c, live);
 	return lbt_cli_finish(&cli, in, out);
 }

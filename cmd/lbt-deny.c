@@ -4,8 +4,13 @@
  * (or NGINX, nftables, JSON) out.  The decision and the writers are in
  * lib/rule/ (deny.h); this file is options, messages and files.
  *
- * Exit status: 0 a rule was written, 1 bad usage or input, 2 nothing was
- * left to deny (no file written).
+ * With --into it places the rule into a haproxy.cfg and has HAProxy check
+ * it; with --runtime it adds the networks to a running HAProxy's ACL file
+ * (cli_apply.h, docs/placement.md).
+ *
+ * Exit status: 0 a rule was written, 1 bad usage or input (or --into's
+ * check refused the configuration, --runtime failed), 2 nothing was left
+ * to deny (no file written).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +20,7 @@
 
 #include "lbt/binds.h"
 #include "lbt/cli.h"
+#include "lbt/cli_apply.h"
 #include "lbt/deny.h"
 #include "lbt/esc.h"
 #include "lbt/num.h"
@@ -34,7 +40,8 @@ struct opts {
 	lbt_deny_gen g;
 	struct list allow, host, input, forced, cfg;
 	const char *rate, *action, *out, *acl_path;
-	int nginx, nft, json, tarpit_ok;
+	const char *into, *frontend, *backup, *runtime, *server;
+	int nginx, nft, json, tarpit_ok, in_place, undo;
 	int64_t sc, v4, v6, top, min_req;
 };
 
@@ -59,6 +66,55 @@ static int opt_share(void *ctx, const char *arg, lbt_err *err)
 static int opt_peak(void *ctx, const char *arg, lbt_err *err)
 {
 	return lbt_num_parse_double(arg, 0, 1, 1e12, "--peak-rate", ctx, err);
+}
+
+/* Usage error: say why, print the usage, exit. */
+static _Noreturn void refuse(lbt_cli *cli, const char *why)
+{
+	lbt_cli_errorf(cli, "%s", why);
+	lbt_cli_usage(cli);
+}
+
+/* The combinations of --into, --in-place, --backup, --runtime, --undo. */
+static void resolve_apply(lbt_cli *cli, const struct opts *o)
+{
+	if ((o->in_place || o->backup) && !o->into)
+		refuse(cli, "--in-place and --backup go with --into FILE");
+	if (o->backup && !o->in_place)
+		refuse(cli, "--backup names the copy --in-place keeps: give --in-place");
+	if (o->into && !o->out == !o->in_place)
+		refuse(cli, "--into FILE: write the new configuration to -o NEWFILE, or over "
+		    "FILE with --in-place (a backup kept)");
+	if (o->into && o->out && strcmp(o->into, o->out) == 0)
+		refuse(cli, "-o is --into's file itself: use --in-place (it keeps a backup, and "
+		    "never replaces the file with one haproxy -c refuses)");
+	if (o->into && o->g.dialect != LBT_DENY_HAPROXY && o->g.dialect != LBT_DENY_NGINX)
+		refuse(cli, "--into places HAProxy and NGINX rules (for nftables, load the "
+		    "printed table after nft -c -f)");
+	if (o->into && o->g.dialect == LBT_DENY_NGINX && o->rate)
+		refuse(cli, "--nginx --into places deny lines; --rate-limit's geo and zone go "
+		    "into the http block: paste the printed lines");
+	if (o->into && o->g.dialect == LBT_DENY_NGINX && o->frontend)
+		refuse(cli, "--nginx --into: name the server block with --server NAME");
+	if (o->server && !(o->into && o->g.dialect == LBT_DENY_NGINX))
+		refuse(cli, "--server names the server block of --nginx --into FILE");
+	if (o->runtime && (o->into || o->g.dialect != LBT_DENY_HAPROXY))
+		refuse(cli, "--runtime changes a running HAProxy's ACL file: not with --into, "
+		    "--nginx, --nftables or --json");
+	if (o->runtime && o->out)
+		refuse(cli, "--runtime changes the running HAProxy only: write the list file "
+		    "with a run of its own (-o FILE)");
+	if (o->runtime && !o->acl_path)
+		refuse(cli, "--runtime needs --acl-path FILE, the ACL file the running HAProxy "
+		    "loaded with src -f FILE");
+	if (o->undo && !o->runtime)
+		refuse(cli, "--undo takes back what --runtime added: give --runtime SOCKET");
+	if (o->undo && o->input.n > 0)
+		refuse(cli, "--undo removes the networks given as operands (as the --runtime run "
+		    "printed them), not --input");
+	if (o->frontend && !o->into && o->cfg.n != 1)
+		refuse(cli, "--frontend names the frontend of --into FILE or of one --haproxy-cfg "
+		    "FILE");
 }
 
 /* Check option combinations and fill o->g and o->d; exits on a bad one. */
@@ -91,7 +147,8 @@ static void resolve(lbt_cli *cli, struct opts *o)
 		lbt_cli_errorf(cli, "--host: at most %d names", LBT_DENY_MAX_HOSTS);
 		lbt_cli_usage(cli);
 	}
-	if (o->acl_path && !o->out) {
+	resolve_apply(cli, o);
+	if (o->acl_path && !o->out && !o->into && !o->runtime) {
 		lbt_cli_errorf(cli, "--acl-path names the file of -o: give -o FILE");
 		lbt_cli_usage(cli);
 	}
@@ -232,6 +289,76 @@ static void write_all(lbt_cli *cli, struct opts *o, const lbt_deny *d)
 		lbt_cli_die(cli, &err);
 }
 
+/* The kind of rule the action writes, for its place. */
+static lbt_place_kind place_kind(const struct opts *o)
+{
+	return o->g.action == LBT_DENY_ACT_REJECT ? LBT_PLACE_TCP_CONN : LBT_PLACE_HTTP;
+}
+
+/* The place of the rule in in->cfg, described; exits on a bad file or frontend. */
+static void find_place(lbt_cli *cli, const lbt_cli_into *in, lbt_place *p, char *desc,
+    size_t size)
+{
+	lbt_err err;
+
+	if (lbt_cli_place(in, p, desc, size, &err) < 0)
+		lbt_cli_die(cli, &err);
+	if (p->late_src)
+		lbt_cli_errorf(cli, "warning: %s:%llu rewrites the source address below the "
+		    "place of the rule: the rule matches the address before it", in->cfg,
+		    (unsigned long long)p->late_src);
+	if (p->shadow)
+		lbt_cli_errorf(cli, "warning: %s:%llu: %s", in->cfg,
+		    (unsigned long long)p->shadow, p->shadow_why);
+}
+
+/* --into: the rule placed into the configuration, checked.  @return the exit status */
+static int write_into(lbt_cli *cli, struct opts *o, const lbt_deny *d)
+{
+	int nginx = o->g.dialect == LBT_DENY_NGINX;
+	lbt_cli_into in = { o->into, nginx ? o->server : o->frontend, o->out, o->backup,
+		place_kind(o), nginx };
+	static char desc[512];
+	lbt_place p;
+	lbt_err err;
+
+	find_place(cli, &in, &p, desc, sizeof desc);
+	o->g.list_path = o->acl_path;
+	if (lbt_deny_gen_check(d, &o->g, &err) < 0)
+		lbt_cli_die(cli, &err);
+	lbt_deny_messages(d, &o->g, say, NULL);
+	if (o->acl_path)
+		write_file(cli, d, &o->g, LBT_DENY_PART_LIST, o->acl_path);
+	return lbt_cli_deny_into(cli->prog->name, &in, &p, d, &o->g);
+}
+
+/* The snippet's place: where the rule goes in the one --haproxy-cfg. */
+static void snippet_place(lbt_cli *cli, struct opts *o)
+{
+	static char desc[512];
+	lbt_cli_into in = { NULL, o->frontend, NULL, NULL, place_kind(o), 0 };
+	lbt_place p;
+
+	if (o->cfg.n != 1 || o->g.dialect != LBT_DENY_HAPROXY)
+		return;
+	o->g.cfg_path = o->cfg.v[0];
+	if (o->frontend == NULL)
+		return;
+	in.cfg = o->cfg.v[0];
+	find_place(cli, &in, &p, desc, sizeof desc);
+	o->g.place = desc;
+}
+
+/* --undo: the operands, exactly as given (normalised), out of the ACL file. */
+static int undo_runtime(lbt_cli *cli, struct opts *o)
+{
+	if (cli->nargs == 0)
+		refuse(cli, "--undo: give the networks to remove (the undo line of the --runtime "
+		    "run names them)");
+	return lbt_cli_runtime_undo(cli->prog->name, o->runtime, o->acl_path,
+	    (const char *const *)cli->args, (size_t)cli->nargs);
+}
+
 /* Options, the sources, the decision, the messages, the rule. */
 int main(int argc, char **argv)
 {
@@ -242,7 +369,8 @@ int main(int argc, char **argv)
 		"allowed or\ntoo wide network.", 0, 0, -1
 	};
 	struct opts o = { LBT_DENY_OPTS_INIT, LBT_DENY_GEN_INIT, { { 0 }, 0 }, { { 0 }, 0 },
-		{ { 0 }, 0 }, { { 0 }, 0 }, { { 0 }, 0 }, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 2, -1, -1, 0, -1 };
+		{ { 0 }, 0 }, { { 0 }, 0 }, { { 0 }, 0 }, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+		NULL, NULL, 0, 0, 0, 0, 0, 0, 2, -1, -1, 0, -1 };
 	lbt_cli_opt opts[] = {
 		LBT_OPT_STR("output", 'o', &o.out, "FILE", "write the list (ACL) file here"),
 		LBT_OPT_STR("acl-path", 0, &o.acl_path, "PATH",
@@ -287,6 +415,20 @@ int main(int argc, char **argv)
 		    "deny each IPv6 source's /BITS"),
 		LBT_OPT_FN("input", 'i', opt_list, &o.input, "FILE",
 		    "read lbt-offenders output from FILE (repeatable; default stdin)"),
+		LBT_OPT_STR("into", 0, &o.into, "FILE",
+		    "place the rule into this haproxy.cfg (with -o NEWFILE or --in-place)"),
+		LBT_OPT_STR("frontend", 0, &o.frontend, "NAME",
+		    "the frontend of --into (or of one --haproxy-cfg) the rule goes into"),
+		LBT_OPT_FLAG("in-place", 0, &o.in_place,
+		    "--into: write over FILE, the old one kept as FILE.bak"),
+		LBT_OPT_STR("backup", 0, &o.backup, "SUFFIX",
+		    "--in-place: the backup's suffix (default .bak)"),
+		LBT_OPT_STR("server", 0, &o.server, "NAME",
+		    "--nginx --into: the server block (a server_name) the rule goes into"),
+		LBT_OPT_STR("runtime", 0, &o.runtime, "SOCKET",
+		    "add the networks to --acl-path's list in a running HAProxy, no reload"),
+		LBT_OPT_FLAG("undo", 0, &o.undo,
+		    "--runtime: remove the networks given (as its run printed them)"),
 		LBT_OPT_ALIAS("v4-prefix", "deny-v4-prefix"),    /* old names (NEWS) */
 		LBT_OPT_ALIAS("v6-prefix", "deny-v6-prefix"),
 		LBT_OPT_END
@@ -302,6 +444,8 @@ int main(int argc, char **argv)
 		o.g.hosts[o.g.nhosts++] = o.host.v[i];
 	o.g.command = lbt_deny_command(argc, argv, cmd, sizeof cmd);
 	o.g.now_us = now(&cli);
+	if (o.undo)
+		return undo_runtime(&cli, &o);
 	if ((d = lbt_deny_new(&o.d, &err)) == NULL)
 		lbt_cli_die(&cli, &err);
 	load(&cli, &o, d);
@@ -315,7 +459,21 @@ int main(int argc, char **argv)
 		lbt_deny_free(d);
 		return LBT_EXIT_EMPTY;
 	}
+	if (o.into || o.runtime) {
+		int rc;
+
+		if (o.runtime)
+			lbt_deny_messages(d, &o.g, say, NULL);
+		rc = o.into ? write_into(&cli, &o, d) : lbt_cli_deny_runtime(cli.prog->name,
+		    o.runtime, o.acl_path, d);
+
+		lbt_deny_free(d);
+		return rc;
+	}
+	snippet_place(&cli, &o);
 	write_all(&cli, &o, d);
 	lbt_deny_free(d);
+	if (o.nft && o.out && lbt_cli_nft_check(cli.prog->name, o.out) != 0)
+		return LBT_EXIT_ERROR;
 	return lbt_cli_finish(&cli, NULL, NULL);
 }

@@ -123,7 +123,11 @@ static void do_explain(lbt_cli *cli, const struct mode *m)
 	lbt_cli_finish(cli, NULL, o);
 }
 
-/* --detect FILE: every built-in's score on the file's first lines, best first. */
+/*
+ * --detect FILE: every built-in's score on the file's first lines, best
+ * first.  When none reads a single one of them the file is unread, as
+ * every program would find it (exit 3, a note), not an answer.
+ */
 static void do_detect(lbt_cli *cli, const char *path, const char *log_tz)
 {
 	static const lbt_out_col cols[] = {
@@ -145,6 +149,11 @@ static void do_detect(lbt_cli *cli, const char *path, const char *log_tz)
 		lbt_out_int(o, sc[i].parsed);
 		lbt_out_int(o, sc[i].tried);
 		lbt_out_int(o, sc[i].fields);
+	}
+	if (tried > 0 && (n == 0 || sc[0].parsed == 0)) {
+		lbt_cli_note(cli, "%s: no known format reads any of its first %d lines: give its "
+		    "template (--log-format, --haproxy-cfg, --nginx-conf)", path, tried);
+		cli->unread = 1;
 	}
 	lbt_cli_finish(cli, NULL, o);
 }

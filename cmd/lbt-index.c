@@ -48,11 +48,12 @@ static void summary(const char *prog, const lbt_db_stats *st, double secs)
 	char dup[64] = "";
 
 	if (st->duplicates > 0)
-		snprintf(dup, sizeof dup, ", %llu left out as duplicates",
-		    (unsigned long long)st->duplicates);
-	fprintf(stderr, "%s: %llu files (%llu already indexed%s), %llu lines, %llu records, "
+		snprintf(dup, sizeof dup, ", %llu left out as %s",
+		    (unsigned long long)st->duplicates,
+		    st->duplicates == 1 ? "a duplicate" : "duplicates");
+	fprintf(stderr, "%s: %llu file%s (%llu already indexed%s), %llu lines, %llu records, "
 	    "%llu events, %llu malformed, %.2f s\n", prog, (unsigned long long)st->files,
-	    (unsigned long long)st->skipped, dup, (unsigned long long)st->lines,
+	    st->files == 1 ? "" : "s", (unsigned long long)st->skipped, dup, (unsigned long long)st->lines,
 	    (unsigned long long)st->records, (unsigned long long)st->events,
 	    (unsigned long long)st->malformed, secs);
 }
@@ -70,7 +71,7 @@ static int index_one(lbt_cli *cli, lbt_db *db, const char *path, const char *nam
 
 	if (pr.shown)
 		fputs("\r\033[K", stderr);
-	if (rc == 1)
+	if (rc == 1 || rc == 2)
 		lbt_cli_diag(cli, &err);   /* a duplicate left out: a note, not a failure */
 	if (rc < 0)
 		lbt_cli_error(cli, &err);

@@ -9,13 +9,15 @@
  * pass, the output, the status.
  *
  * Exit status (docs/exit-status.md): 0 calm, 1 bad usage or input, 2 no
- * records, 3 an input unread, 4 an anomaly that is over by now, 5 an
- * anomaly that is ongoing.
+ * records, 3 an input unread (or more than 1 % of its lines: then never
+ * "calm"), 4 an anomaly that is over by now, 5 an anomaly that is ongoing.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "lbt/cli.h"
+#include "lbt/input.h"
+#include "lbt/cli_apply.h"
 #include "lbt/num.h"
 #include "lbt/tarpit_cfg.h"
 #include "lbt/triage.h"
@@ -89,10 +91,12 @@ static int own_addr(void *ctx, const lbt_addr *a, const char *file, uint64_t lin
  * the LB's own addresses in. */
 static lbt_triage *triage(lbt_cli *cli, struct opts *o, lbt_analysis *v, lbt_stream *in)
 {
-	lbt_triage_input ti = lbt_triage_input_of(v, lbt_stream_stats(in)->lines);
+	const lbt_input_stats *st = lbt_stream_stats(in);
+	lbt_triage_input ti = lbt_triage_input_of(v, st->lines);
 	lbt_triage *t;
 	lbt_err err;
 
+	ti.unread = st->partial_files > 0 || st->unread_files > 0 ? st->malformed : 0;
 	o->t.now_us = cli->in.now_us;
 	if ((t = lbt_triage_new(&o->t, &err)) == NULL)
 		lbt_cli_die(cli, &err);
@@ -114,11 +118,32 @@ static void say_approx(lbt_cli *cli, const lbt_triage *t)
 		lbt_cli_note(cli, "%s", a.note);
 }
 
+/* With --haproxy-cfg and --frontend: where in it the rule goes, for the
+ * screen and the lbt-deny --into command (docs/placement.md). */
+static void place(const lbt_cli *cli, lbt_triage_opts *t)
+{
+	static char desc[512];
+	lbt_cli_into in = { cli->in.haproxy_cfg, cli->in.frontend, NULL, NULL, LBT_PLACE_HTTP,
+		0 };
+	lbt_place p;
+	lbt_err err;
+
+	if (in.cfg == NULL || in.frontend == NULL || t->dialect != LBT_DENY_HAPROXY)
+		return;
+	if (lbt_cli_place(&in, &p, desc, sizeof desc, &err) < 0) {
+		lbt_cli_note(cli, "the rule's place: %s", err.msg);
+		return;
+	}
+	t->place = desc;
+	t->place_cfg = in.cfg;
+	t->place_frontend = in.frontend;
+}
+
 /* The exit status of the verdict. */
 static int status_of(const lbt_triage *t)
 {
 	static const int by_verdict[] = { LBT_EXIT_EMPTY, LBT_EXIT_OK, LBT_EXIT_FOUND,
-		LBT_EXIT_ONGOING };
+		LBT_EXIT_ONGOING, LBT_EXIT_UNREAD };
 
 	return by_verdict[lbt_triage_summary_get(t)->verdict];
 }
@@ -183,6 +208,7 @@ int main(int argc, char **argv)
 	o.t.v4_bits = (int)o.v4;
 	o.t.v6_bits = (int)o.v6;
 	o.t.dialect = o.nginx ? LBT_DENY_NGINX : LBT_DENY_HAPROXY;
+	place(&cli, &o.t);
 	cfg = lbt_cli_tarpit_cfgs(&cli);
 	make_analyses(&cli, &o, cfg, v);
 	in = lbt_cli_run(&cli, v, LBT_TRIAGE_NANALYSES, 0);

@@ -216,6 +216,15 @@ void lbt_cli_diag(void *ctx, const lbt_err *err);
 lbt_stream *lbt_cli_stream(lbt_cli *cli);
 
 /*
+ * For a program that prints records as it reads them (lbt-cat): 1 when
+ * an input of s is live (lbt_input_live: a pipe, tail -f, a FIFO) and
+ * stdout a pipe, a socket or a terminal, where each record must come out
+ * as it is read (the caller flushes it: lbt_out_set_line_flush).  Then
+ * the default mode on a terminal is TSV: a table waits for its last row.
+ */
+int lbt_cli_live(lbt_cli *cli, lbt_stream *s);
+
+/*
  * Next record of `s`, printing (and counting in the exit status) the
  * error of an input that failed before going on with the next one.
  * @return 1 a record in *rec, 0 at the end of every input.
@@ -276,7 +285,8 @@ void lbt_cli_empty(lbt_cli *cli, const char *fmt, ...)
 /*
  * For a program that reads its inputs itself (lbt-index): an input of
  * `lines` lines, `malformed` of them, none read as a request (`requests`
- * 0) is named on stderr and makes the run LBT_EXIT_UNREAD.
+ * 0), or more than LBT_INPUT_UNREAD_PERCENT of its lines malformed, is
+ * named on stderr and makes the run LBT_EXIT_UNREAD.
  */
 void lbt_cli_check_read(lbt_cli *cli, const char *path, uint64_t lines, uint64_t malformed,
     uint64_t requests);

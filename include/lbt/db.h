@@ -144,10 +144,16 @@ typedef void (*lbt_db_progress_fn)(void *ctx, const char *file, uint64_t bytes_d
  * grown) resumes after the lines already indexed; rows and the new resume
  * point are committed together, batch by batch.  A new file whose first
  * requests are those of an indexed file (the same log under another syslog
- * wrapper or compression) is not stored again.  `st` is added to.
+ * wrapper or compression) is not stored again.  A stream (stdin, a FIFO)
+ * is read once: its fingerprint is taken from its first batch as it is
+ * loaded, and when it is an indexed input's, the stream's first lines (as
+ * many as that input has) are not stored again: the same lines piped in
+ * twice are stored once, and a stream that grew stores its new lines.
+ * `st` is added to (its rows once committed).
  * @return 0; 1 when the file was left out as such a duplicate (err names
- * the file it duplicates); or -1 with err (the rows committed so far stay,
- * and a rerun resumes from them).
+ * the file it duplicates); 2 when a stream's first lines were left out so
+ * (err says which, and what was stored); or -1 with err (the rows
+ * committed so far stay, and a rerun resumes from them).
  */
 int lbt_db_index_file(lbt_db *db, const char *path, const char *name,
     const lbt_input_opts *in, lbt_db_progress_fn progress, void *progress_ctx,

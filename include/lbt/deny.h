@@ -276,16 +276,25 @@ typedef struct lbt_deny_gen {
 	int64_t maxconn;          /* --maxconn, 0 unknown */
 	int64_t now_us;           /* when, for the header */
 	const char *command;      /* the command line, for the header */
+	const char *place;        /* HAProxy: where the lines go ("above haproxy.cfg:46,
+	                             fe_http's first http-request track-sc0"); NULL: the
+	                             rule of thumb */
+	const char *cfg_path;     /* the haproxy.cfg to check (haproxy -c -f), NULL: a
+	                             placeholder */
 } lbt_deny_gen;
 
 #define LBT_DENY_GEN_INIT { LBT_DENY_HAPROXY, LBT_DENY_ACT_DENY, NULL, { NULL }, 0, \
-	0, 0, 2, 0, -1.0, 0, 0, NULL }
+	0, 0, 2, 0, -1.0, 0, 0, NULL, NULL, NULL }
 
 /* What to write. */
 typedef enum lbt_deny_part {
 	LBT_DENY_PART_LIST,       /* the list file (-o): ACL file, NGINX include */
-	LBT_DENY_PART_CONFIG      /* what stdout gets: configuration lines, or the
+	LBT_DENY_PART_CONFIG,     /* what stdout gets: configuration lines, or the
 	                             whole nftables / JSON output */
+	LBT_DENY_PART_RULE,       /* HAProxy: the frontend's lines only, to be placed
+	                             into a haproxy.cfg (lbt-deny --into) */
+	LBT_DENY_PART_SECTIONS    /* HAProxy: the sections the rule needs besides
+	                             (--rate-limit's table), to be appended; may be empty */
 } lbt_deny_part;
 
 /*

@@ -181,6 +181,8 @@ typedef struct lbt_format_score {
 	int priority;         /* the descriptor's priority: third tie-breaker */
 	uint64_t lines;       /* bit i set when message i (i < 64) parsed: which lines
 	                         each format reads, for choosing several (lbt_input) */
+	int nfields;          /* fields the format can fill (its specificity after
+	                         literal: lbt_format_line_best) */
 } lbt_format_score;
 
 /*
@@ -200,5 +202,35 @@ int lbt_format_detect(const char *const *msgs, const size_t *lens, int n,
  * user (lbt_input), never settled silently.
  */
 int lbt_format_scores_tied(const lbt_format_score *a, const lbt_format_score *b);
+
+/*
+ * Specificity, the order in which a set of formats tries a line (the
+ * first that reads it wins): more fixed text (literal bytes, JSON keys),
+ * then more fields the format can fill, then the higher priority, then
+ * the name.  A fixed order, never the format of the line before, so a
+ * line's fields do not depend on its neighbours: "www.example.net:80 ..."
+ * is read by nginx-vhost-port (host without the port), before or after a
+ * nginx-vhost line.  @return < 0 when a comes first, > 0 when b does
+ */
+int lbt_format_specificity_cmp(const lbt_format *a, const lbt_format *b);
+
+/*
+ * A test that costs a count, for a set of formats that tries the most
+ * specific first: true when f certainly cannot read a message of len bytes
+ * that holds `quotes` '"' bytes (a text template's literal quotes are in
+ * every line it reads, unless the logger cut it: lines of 900 bytes or
+ * more are never rejected here).  False means "parse to know".  Exact:
+ * it never rejects a line f reads, so it cannot change an answer.
+ */
+int lbt_format_cannot_read(lbt_format *f, size_t len, unsigned quotes);
+
+/*
+ * The index in sc[0..n) of the most specific score (the order above, on
+ * the scores' literal, nfields, priority and name) whose format reads
+ * sample line i (i < 64: bit i of lines), or -1 when none does.  The
+ * format a line is read with when it is alone, which detection puts in
+ * the set of every file that has the line.
+ */
+int lbt_format_line_best(const lbt_format_score *sc, int n, int i);
 
 #endif

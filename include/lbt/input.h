@@ -105,7 +105,27 @@ typedef struct lbt_input_stats {
 	char unread_path[256];     /* ... its path as queued, "" none */
 	uint64_t parts;            /* parts of files read by other threads and joined
 	                              (lbt_input_stats_add) */
+	uint64_t partial_files;    /* files (or parts) that gave requests but left more
+	                              than LBT_INPUT_UNREAD_PERCENT of their lines
+	                              malformed */
+	uint64_t partial_lines;    /* ... the lines of the first of them */
+	uint64_t partial_malformed;   /* ... its malformed lines */
+	uint64_t partial_first;    /* ... the number of its first malformed line */
+	char partial_path[256];    /* ... its path as queued, "" none */
 } lbt_input_stats;
+
+/*
+ * The share of a file's lines that may be malformed before the answer
+ * stops being one: above it, every program says so on stderr with the
+ * counts and exits LBT_EXIT_UNREAD although records were read.  1 %:
+ * real logs have a few odd lines (a TLS hello on a plain port, a line cut
+ * by the logger, HAProxy's <BADREQ>), far below it; a flood in a format
+ * the run does not read is far above it (6,000 of 7,200 lines), and so is
+ * a proxy whose lines are not understood.  Between the two, a rate or a
+ * top-N computed without one line in a hundred can move a verdict, so the
+ * run must not look like a full answer.
+ */
+#define LBT_INPUT_UNREAD_PERCENT 1
 
 typedef struct lbt_input lbt_input;
 
@@ -156,6 +176,15 @@ const char *lbt_input_format_names(const lbt_input *in, char *buf, size_t size);
  * lbt_stream's --tier auto; does not change what lbt_input_next returns.
  */
 unsigned lbt_input_tiers(lbt_input *in);
+
+/*
+ * 1 when a queued input is a stream (source.h's lbt_source_stream: stdin
+ * from a pipe or a terminal, a FIFO, /dev/fd/N, a socket), known before
+ * reading, from stat(2) alone.  Such inputs are read once, on one thread,
+ * as their lines come; a program printing records as it reads (lbt-cat)
+ * flushes each one.
+ */
+int lbt_input_live(const lbt_input *in);
 
 /*
  * For lbt-index (lib/db/db_index.c; added by "index", implemented in input.c):

@@ -99,10 +99,15 @@ typedef struct lbt_triage_opts {
 	                             the connecting address as the client (an empty
 	                             list), so a forged X-Forwarded-For names nobody;
 	                             the screen warns when a header was set aside */
+	const char *place;        /* where the rule goes in place_cfg ("above
+	                             haproxy.cfg:46, fe_http's first http-request
+	                             track-sc0"), NULL: not known */
+	const char *place_cfg;    /* the haproxy.cfg and frontend of that place, for */
+	const char *place_frontend;  /* the command (lbt-deny --into) */
 } lbt_triage_opts;
 
 #define LBT_TRIAGE_OPTS_INIT { LBT_CP_OPTS_INIT, 5.0, 5.0, 3, 5, 0, -1, -1, \
-	LBT_DENY_HAPROXY, NULL, 0 }
+	LBT_DENY_HAPROXY, NULL, 0, NULL, NULL, NULL }
 
 /* The analyses of the pass, finished.  keys: rate by key; statuses: rate
  * by status (both 1 s buckets); tarpit may be NULL. */
@@ -112,13 +117,18 @@ typedef struct lbt_triage_input {
 	const lbt_offenders *offenders;
 	const lbt_tarpit *tarpit;
 	uint64_t lines;           /* lines read (lbt_input_stats), for the header */
+	uint64_t unread;          /* lines that could not be read when an input was read
+	                             only in part or not at all (the run exits
+	                             LBT_EXIT_UNREAD), else 0: then no verdict is calm */
 } lbt_triage_input;
 
 typedef enum lbt_triage_verdict {
 	LBT_TRIAGE_NO_RECORDS,    /* nothing was counted */
 	LBT_TRIAGE_CALM,
 	LBT_TRIAGE_OVER,          /* an anomaly, over by now */
-	LBT_TRIAGE_ONGOING        /* an anomaly lasting to now */
+	LBT_TRIAGE_ONGOING,       /* an anomaly lasting to now */
+	LBT_TRIAGE_UNREAD         /* nothing found in the lines read, but part of the
+	                             input could not be read: not calm */
 } lbt_triage_verdict;
 
 /* A rise of a rate: the latest one of a series. */
@@ -214,6 +224,7 @@ typedef struct lbt_triage_damage {
 typedef struct lbt_triage_summary {
 	lbt_triage_verdict verdict;
 	uint64_t lines, records, requests;   /* read, given to the analyses, counted */
+	uint64_t unread;                     /* lines that could not be read (input) */
 	int64_t first_us, last_us;           /* first and latest record read (the
 	                                        input's span, whatever was dropped) */
 	int64_t now_us;                      /* the present (opts, else last_us) */
@@ -260,7 +271,7 @@ int lbt_triage_analyses(size_t max_memory, const lbt_tarpit_cfgs *cfg, int32_t m
     lbt_analysis *v, lbt_err *err);
 
 /* The input of lbt_triage_build from the analyses of lbt_triage_analyses,
- * finished, and the lines read. */
+ * finished, and the lines read (unread 0: the caller sets it). */
 lbt_triage_input lbt_triage_input_of(const lbt_analysis *v, uint64_t lines);
 
 /* A new triage with options o (copied).  @return it, or NULL with err. */
@@ -316,6 +327,9 @@ const char *lbt_triage_rule_lines(const lbt_triage *t);
 const char *lbt_triage_rule_file(const lbt_triage *t);
 const char *lbt_triage_rule_list(const lbt_triage *t);
 const char *lbt_triage_command(const lbt_triage *t);
+
+/* Where the rule goes (lbt_triage_opts.place), or NULL. */
+const char *lbt_triage_place(const lbt_triage *t);
 
 /* The aggregate prefixes found, i < lbt_triage_nprefixes. */
 size_t lbt_triage_nprefixes(const lbt_triage *t);

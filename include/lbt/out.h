@@ -56,6 +56,11 @@ lbt_out *lbt_out_new(FILE *fp, lbt_out_mode mode, const lbt_out_col *cols, int n
  * always has one. */
 void lbt_out_set_header(lbt_out *o, int on);
 
+/* Flush the FILE after every row of a streamed mode (TSV, JSON) when on:
+ * for a live input (tail -f | lbt-cat | grep), where a row must not wait
+ * in a buffer for the next 4 KiB of output. */
+void lbt_out_set_line_flush(lbt_out *o, int on);
+
 /* Cells of the current row, left to right; a row ends after the last column. */
 void lbt_out_str(lbt_out *o, const char *s, size_t n);
 void lbt_out_cstr(lbt_out *o, const char *s);          /* NULL = absent */

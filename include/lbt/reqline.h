@@ -41,6 +41,13 @@ typedef struct lbt_uri {
 int lbt_reqline_split(const char *s, size_t n, lbt_reqline *r);
 
 /*
+ * True when r is a CONNECT to an authority ("CONNECT www.example.net:443
+ * HTTP/1.1", RFC 9110 9.3.6): its URI is the host and port the client
+ * asked a tunnel to, the record's host, and the request has no path.
+ */
+int lbt_reqline_authority(const lbt_reqline *r);
+
+/*
  * Split a URI: the host of an absolute URI (user info dropped), the path
  * and the query.  With `noquery` a '?' belongs to the path (NGINX $uri is
  * decoded and has no query).

@@ -13,7 +13,11 @@
  * Errors that stop a file (unreadable, truncated or corrupt compressed data)
  * are returned after every complete line before the damage has been
  * returned; the error names the file and the byte offset in the compressed
- * input where decoding broke.
+ * input where decoding broke.  A regular file is checked when its read
+ * ends: one that shrank (truncated in place while read: logrotate
+ * copytruncate) or was replaced (its path names another inode now) ends
+ * with such an error too, naming the sizes or the inodes: the answer
+ * would otherwise be partial and look whole.
  * Includes: err.h.
  */
 #ifndef LBT_SOURCE_H
@@ -73,6 +77,30 @@ int64_t lbt_source_mtime(const lbt_source *src);
 /* Size in bytes of a regular file (stdin redirected from one included); 0 for
  * pipes and terminals. */
 uint64_t lbt_source_size(const lbt_source *src);
+
+/*
+ * True when the input is not a regular file: standard input from a pipe or
+ * a terminal, a FIFO, a process substitution (/dev/fd/N), a socket.  Such
+ * an input is read once, from its start, as its bytes come: it is never
+ * opened again (detection replays its sample), cut into parts or waited
+ * on for more than the next line.
+ */
+int lbt_source_stream(const lbt_source *src);
+
+/*
+ * 1 when path names a regular file, which can be opened again (the
+ * tiers known ahead, lbt-index's head, the unread note) and read in
+ * parts; 0 for "-", a FIFO, /dev/fd/N, a socket, a missing path.  A
+ * stat(2), no open(2): a FIFO's writer is not consumed.
+ */
+int lbt_source_is_file(const char *path);
+
+/*
+ * For a stream: wait up to ms milliseconds for its next line (or its end)
+ * to be readable without blocking.  @return 1 it is (always for a regular
+ * file), 0 nothing came in time (the writer is slow or live: tail -f).
+ */
+int lbt_source_wait(lbt_source *src, int ms);
 
 /* Bytes read from the file so far (read ahead of the lines returned). */
 uint64_t lbt_source_bytes_read(const lbt_source *src);

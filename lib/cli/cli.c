@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -628,6 +629,26 @@ static void run_error(void *ctx, const lbt_err *err)
 	lbt_cli_error(ctx, err);
 }
 
+/*
+ * An index whose read broke (a block that does not decode, SQLite's
+ * "database disk image is malformed") gave the analyses only the requests
+ * before the damage: a table of them would look whole.  The error is
+ * printed already (run_error); exit with it and print no answer.
+ */
+static void damaged_index(lbt_cli *cli, lbt_stream *s)
+{
+	const lbt_input_stats *st = lbt_stream_stats(s);
+
+	if (lbt_stream_input(s) != NULL || st->failed_files == 0)
+		return;
+	fprintf(stderr, "%s: %s: the index is damaged: no answer printed (%llu requests "
+	    "read before the damage); check it with sqlite3 %s 'PRAGMA integrity_check', "
+	    "or index the logs again\n", cli->prog->name, cli->in.db,
+	    (unsigned long long)st->records, cli->in.db);
+	lbt_stream_free(s);
+	exit(LBT_EXIT_ERROR);
+}
+
 /* Read the operands once through v[0..n) (fields they read, and `also`);
  * exits when an analysis fails.  @return the stream, for lbt_cli_finish. */
 lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also)
@@ -642,11 +663,15 @@ lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also)
 	s = lbt_cli_stream(cli);
 	if ((fed = lbt_driver_run_par(s, v, n, cli->threads, run_error, cli, &err)) < 0 && err.kind == LBT_ERR_EMPTY) {
 		lbt_clii_say_err(cli, &err);       /* nothing to answer from, not a failure */
+		lbt_stream_free(s);
 		exit(cli->status != 0 ? cli->status : LBT_EXIT_EMPTY);
 	}
-	if (fed < 0)
+	if (fed < 0) {
+		lbt_stream_free(s);
 		lbt_cli_die(cli, &err);
+	}
 	cli->records += (uint64_t)fed;
+	damaged_index(cli, s);
 	return s;
 }
 
@@ -671,6 +696,20 @@ lbt_out *lbt_cli_out(lbt_cli *cli, const lbt_out_col *cols, int ncols)
 	return o;
 }
 
+/* Records of a live input printed as read?  See cli.h. */
+int lbt_cli_live(lbt_cli *cli, lbt_stream *s)
+{
+	lbt_input *in = lbt_stream_input(s);
+	struct stat st;
+
+	if (in == NULL || !lbt_input_live(in) || fstat(STDOUT_FILENO, &st) < 0 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode)))
+		return 0;
+	if (!cli->out_asked && cli->out_mode == LBT_OUT_TABLE)
+		cli->out_mode = LBT_OUT_TSV;
+	return 1;
+}
+
 /* The summary lines, only when lines were malformed or files failed. */
 void lbt_cli_summary(lbt_cli *cli, const lbt_input_stats *st)
 {
@@ -684,7 +723,11 @@ void lbt_cli_summary(lbt_cli *cli, const lbt_input_stats *st)
 			fprintf(stderr, " (first %d shown above)", shown);
 		fputc('\n', stderr);
 	}
-	if (st->failed_files > 0)
+	if (st->failed_files > 0 && cli->in.db != NULL)
+		fprintf(stderr, "%s: %s: the index is damaged: only the %llu requests before "
+		    "the damage were read\n", cli->prog->name, cli->in.db,
+		    (unsigned long long)st->records);
+	else if (st->failed_files > 0)
 		fprintf(stderr, "%s: %llu of %llu file%s failed (see above)\n", cli->prog->name,
 		    (unsigned long long)st->failed_files, (unsigned long long)st->files,
 		    st->files == 1 ? "" : "s");

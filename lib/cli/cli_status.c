@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli_int.h"
+#include "lbt/source.h"
 #include "lbt/timeparse.h"
 
 #define US_PER_DAY 86400000000LL
@@ -38,10 +39,13 @@ static void unread_note(const lbt_cli *cli, const lbt_input_stats *st)
 	int tried = 0, n;
 	lbt_err err;
 
-	if (strcmp(path, "-") == 0) {
-		lbt_cli_note(cli, "standard input: none of its %llu lines could be read "
-		    "(detection cannot read it twice: try lbt-formats --detect on a copy)",
-		    ULL(st->unread_lines));
+	if (!lbt_source_is_file(path)) {
+		lbt_cli_note(cli, "%s: none of its %llu lines could be read "
+		    "(detection cannot read a stream twice: try lbt-formats --detect on a copy)",
+		    strcmp(path, "-") == 0 ? "standard input" : path, ULL(st->unread_lines));
+		if (st->unread_files > 1)
+			lbt_cli_note(cli, "%llu inputs in all could not be read",
+			    ULL(st->unread_files));
 		return;
 	}
 	n = lbt_input_score_file(path, cli->in.log_tz, sc, NSCORES, &tried, &err);
@@ -55,6 +59,26 @@ static void unread_note(const lbt_cli *cli, const lbt_input_stats *st)
 		    "--haproxy-cfg, --nginx-conf)", path, ULL(st->unread_lines), tried);
 	if (st->unread_files > 1)
 		lbt_cli_note(cli, "%llu inputs in all could not be read", ULL(st->unread_files));
+}
+
+/*
+ * An input read only in part: more than LBT_INPUT_UNREAD_PERCENT of its
+ * lines malformed (input.h), so the answer leaves out what they said.
+ */
+static void partial_note(const lbt_cli *cli, const lbt_input_stats *st)
+{
+	double share = st->partial_lines ? 100.0 * (double)st->partial_malformed /
+	    (double)st->partial_lines : 0;
+
+	lbt_cli_note(cli, "%s: %llu of its %llu lines (%.1f %%) could not be read, the first "
+	    "at line %llu: more than %d %% of the input is missing from the answer; check "
+	    "--format, --haproxy-cfg, --nginx-conf (lbt-formats --detect shows what reads it)",
+	    strcmp(st->partial_path, "-") == 0 ? "standard input" : st->partial_path,
+	    ULL(st->partial_malformed), ULL(st->partial_lines), share,
+	    ULL(st->partial_first), LBT_INPUT_UNREAD_PERCENT);
+	if (st->partial_files > 1)
+		lbt_cli_note(cli, "%llu inputs in all were read only in part",
+		    ULL(st->partial_files));
 }
 
 /* True when the records read have a time span (input.h: an empty one is
@@ -93,12 +117,23 @@ static int window_outside(const lbt_filter *f, const lbt_input_stats *st)
 }
 
 /* An input of `lines` lines, `malformed` of them, `requests` read: when
- * none was read, say so and mark the run unread; see cli.h. */
+ * none was read, or more than LBT_INPUT_UNREAD_PERCENT of its lines, say
+ * so and mark the run unread; see cli.h. */
 void lbt_cli_check_read(lbt_cli *cli, const char *path, uint64_t lines, uint64_t malformed,
     uint64_t requests)
 {
-	if (lines == 0 || malformed == 0 || requests > 0)
+	if (lines == 0 || malformed == 0)
 		return;
+	if (requests > 0) {
+		if (malformed * 100 <= lines * LBT_INPUT_UNREAD_PERCENT)
+			return;
+		lbt_cli_note(cli, "%s: %llu of its %llu lines (%.1f %%) could not be read: more "
+		    "than %d %% of the input is missing (lbt-formats --detect %s shows what "
+		    "detection makes of it)", path, ULL(malformed), ULL(lines),
+		    100.0 * (double)malformed / (double)lines, LBT_INPUT_UNREAD_PERCENT, path);
+		cli->unread = 1;
+		return;
+	}
 	lbt_cli_note(cli, "%s: none of its %llu lines could be read (lbt-formats --detect "
 	    "%s shows what detection makes of it)", path, ULL(lines), path);
 	cli->unread = 1;
@@ -164,6 +199,10 @@ void lbt_clii_explain(lbt_cli *cli, const lbt_stream *s)
 	if (st->unread_files > 0) {
 		cli->unread = 1;
 		unread_note(cli, st);
+	}
+	if (st->partial_files > 0) {
+		cli->unread = 1;
+		partial_note(cli, st);
 	}
 	day_note(cli, s, st);
 	if (cli->records == 0) {

@@ -460,12 +460,30 @@ int lbt_dbi_raw_decode(lbt_dbi_raw *r, sqlite3 *h, int64_t dict_id, const void *
  */
 typedef struct lbt_dbi_pipe lbt_dbi_pipe;
 
+/*
+ * The content fingerprint of a file (files.content, db_index.c): its
+ * first LBT_DBI_CONTENT_RECORDS requests (time, client, port, method,
+ * path, status) folded into two FNV-1a lanes, then their count.  The
+ * same whether a file is read for it alone or streamed (the pipe folds
+ * the requests it reads: standard input cannot be read twice).
+ */
+#define LBT_DBI_CONTENT_RECORDS 64
+#define LBT_DBI_CONTENT_BYTES 16
+struct lbt_dbi_content {
+	uint64_t h[2];
+	int n;                  /* requests folded */
+};
+void lbt_dbi_content_init(struct lbt_dbi_content *c);
+void lbt_dbi_content_add(struct lbt_dbi_content *c, const lbt_rec *r);   /* up to the 64th */
+void lbt_dbi_content_end(const struct lbt_dbi_content *c, unsigned char out[LBT_DBI_CONTENT_BYTES]);
+
 /* What lbt_dbi_pipe_next says about the batch it took; zero it before the first call. */
 typedef struct lbt_dbi_batch {
 	size_t n;               /* records in it */
 	int ended;              /* the input ended after them */
 	int failed;             /* ... with an error (err filled) */
 	int taken;              /* internal: a batch is held */
+	struct lbt_dbi_content content;   /* of the requests read up to its end */
 } lbt_dbi_batch;
 
 /* Start the reading thread.  @return the pipe, or NULL with err. */

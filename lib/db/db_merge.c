@@ -118,7 +118,8 @@ static int decode_block(const struct lbt_dbi_merge *m, stream *s, lbt_err *err)
 	int q = LBT_DBI_Q_TEXTS;
 
 	if (n <= 0 || n > LBT_DBI_BLOCK)
-		return lbt_err_at(err, m->path, 0, "a block of %lld requests", (long long)n);
+		return lbt_err_at(err, m->path, 0, "a damaged block: it claims %lld requests, a "
+		    "block holds 1 to %d", (long long)n, LBT_DBI_BLOCK);
 	b->n = (size_t)n;
 	for (int c = 0; c < LBT_DBI_NCOL; c++) {
 		if (!m->want[c])

@@ -59,6 +59,7 @@ struct batch {
 	int last;               /* the input ended (or failed) after these records */
 	int failed;             /* ... with err */
 	lbt_err err;
+	struct lbt_dbi_content content;   /* the input's, up to the batch's end */
 };
 
 struct lbt_dbi_pipe {
@@ -75,6 +76,7 @@ struct lbt_dbi_pipe {
 	size_t str_off[NSTR];   /* offset in lbt_rec of each of str_fields */
 	int rd, wr;             /* next batch the writer takes / the reader fills */
 	int stop;               /* the writer gave up: the reader ends */
+	struct lbt_dbi_content content;   /* of the requests read so far (reader's) */
 	int started;            /* the thread runs (join it) */
 };
 
@@ -165,6 +167,8 @@ static void reader_fill(struct lbt_dbi_pipe *p, struct batch *b)
 			lbt_err_set(&b->err, "out of memory");
 			return;
 		}
+		if (rec->kind == LBT_KIND_REQUEST)
+			lbt_dbi_content_add(&p->content, rec);
 	}
 	if (p->tick != NULL)
 		p->tick(p->tick_ctx);
@@ -179,11 +183,57 @@ static void *reader_main(void *arg)
 	while ((b = reader_claim(p)) != NULL) {
 		b->last = b->failed = 0;
 		reader_fill(p, b);
+		b->content = p->content;
 		reader_publish(p);
 		if (b->last)
 			break;
 	}
 	return NULL;
+}
+
+/* Two FNV-1a 64-bit lanes over s[0..n) (a fingerprint, not a defence). */
+static void fnv2(uint64_t h[2], const void *s, size_t n)
+{
+	const unsigned char *p = s;
+
+	for (size_t i = 0; i < n; i++) {
+		h[0] = (h[0] ^ p[i]) * UINT64_C(0x100000001b3);
+		h[1] = (h[1] ^ p[i]) * UINT64_C(0x100000001b3) + 0x9e;
+	}
+}
+
+/* An empty fingerprint; see db_int.h. */
+void lbt_dbi_content_init(struct lbt_dbi_content *c)
+{
+	c->h[0] = UINT64_C(0xcbf29ce484222325);
+	c->h[1] = UINT64_C(0x84222325cbf29ce4);
+	c->n = 0;
+}
+
+/* Fold one request's identity in, up to LBT_DBI_CONTENT_RECORDS of them. */
+void lbt_dbi_content_add(struct lbt_dbi_content *c, const lbt_rec *r)
+{
+	int32_t nums[2] = { r->port, r->status };
+
+	if (c->n >= LBT_DBI_CONTENT_RECORDS)
+		return;
+	fnv2(c->h, &r->time_us, sizeof r->time_us);
+	fnv2(c->h, &r->client, sizeof r->client);
+	fnv2(c->h, nums, sizeof nums);
+	fnv2(c->h, r->method.p ? r->method.p : "", r->method.n);
+	fnv2(c->h, "\n", 1);
+	fnv2(c->h, r->path.p ? r->path.p : "", r->path.n);
+	fnv2(c->h, "\n", 1);
+	c->n++;
+}
+
+/* The fingerprint's bytes: the lanes with the count folded in. */
+void lbt_dbi_content_end(const struct lbt_dbi_content *c, unsigned char out[LBT_DBI_CONTENT_BYTES])
+{
+	uint64_t h[2] = { c->h[0], c->h[1] };
+
+	fnv2(h, &c->n, sizeof c->n);
+	memcpy(out, h, LBT_DBI_CONTENT_BYTES);
 }
 
 /* Free the batches of p and p; NULL accepted. */
@@ -227,6 +277,7 @@ lbt_dbi_pipe *lbt_dbi_pipe_start(lbt_input *in, lbt_db *db, int64_t file_id,
 	}
 	p->tick = tick;
 	p->tick_ctx = tick_ctx;
+	lbt_dbi_content_init(&p->content);
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	if (pthread_create(&p->thread, NULL, reader_main, p) != 0) {
@@ -273,6 +324,7 @@ int lbt_dbi_pipe_next(lbt_dbi_pipe *p, lbt_dbi_batch *out, lbt_err *err)
 	out->n = b->n;
 	out->ended = b->last;
 	out->failed = b->failed;
+	out->content = b->content;
 	if (b->failed)
 		*err = b->err;
 	return 1;

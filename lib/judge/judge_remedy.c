@@ -117,18 +117,34 @@ static void command(lbt_triage *t, const lbt_deny_gen *g)
 {
 	size_t n = lbt_deny_nrules(t->deny), k = 0;
 	char (*nets)[LBT_ADDR_STRLEN] = malloc((n ? n : 1) * sizeof *nets);
-	char **argv = malloc((n + 6) * sizeof *argv);
+	char **argv = malloc((n + 12) * sizeof *argv);
+	int into = t->o.place != NULL && g->dialect == LBT_DENY_HAPROXY;
+	char out[1024];
 
 	t->command[0] = '\0';
 	if (nets != NULL && argv != NULL) {
 		argv[k++] = "lbt-deny";
 		if (g->dialect == LBT_DENY_NGINX)
 			argv[k++] = "--nginx";
-		if (g->list_path != NULL) {
+		if (into) {                 /* placed, checked, the old file kept */
+			argv[k++] = "--into";
+			argv[k++] = (char *)t->o.place_cfg;
+			argv[k++] = "--frontend";
+			argv[k++] = (char *)t->o.place_frontend;
+			argv[k++] = "-o";       /* the operator reads the diff, then moves it */
+			snprintf(out, sizeof out, "%s.new", strrchr(t->o.place_cfg, '/') ?
+			    strrchr(t->o.place_cfg, '/') + 1 : t->o.place_cfg);
+			argv[k++] = out;
+		}
+		if (into && g->list_path != NULL) {
+			argv[k++] = "--acl-path";
+			argv[k++] = (char *)g->list_path;
+		}
+		if (!into && g->list_path != NULL) {
 			argv[k++] = "-o";
 			argv[k++] = (char *)g->list_path;
 		}
-		if (g->list_path != NULL && g->list_path[0] != '/') {
+		if (!into && g->list_path != NULL && g->list_path[0] != '/') {
 			argv[k++] = "--acl-path";         /* lbt-deny would make -o absolute */
 			argv[k++] = (char *)g->list_path;
 		}
@@ -295,4 +311,10 @@ const char *lbt_triage_rule_list(const lbt_triage *t)
 const char *lbt_triage_command(const lbt_triage *t)
 {
 	return t->has_rule ? t->command : "";
+}
+
+/* Where the rule goes, or NULL. */
+const char *lbt_triage_place(const lbt_triage *t)
+{
+	return t->o.place;
 }

@@ -65,7 +65,7 @@ int lbt_triage_analyses(size_t max_memory, const lbt_tarpit_cfgs *cfg, int32_t m
 /* The build's input from those analyses. */
 lbt_triage_input lbt_triage_input_of(const lbt_analysis *v, uint64_t lines)
 {
-	lbt_triage_input in = { v[0].acc, v[1].acc, v[2].acc, v[3].acc, lines };
+	lbt_triage_input in = { v[0].acc, v[1].acc, v[2].acc, v[3].acc, lines, 0 };
 
 	return in;
 }
@@ -755,7 +755,8 @@ static void find_verdict(lbt_triage *t)
 	if (anomaly && s->since_us == INT64_MAX)    /* offenders or tarpit alone */
 		widen(s, s->baseline ? s->base_to_us : s->first_us, s->last_us);
 	s->verdict = s->records == 0 || s->requests == 0 ? LBT_TRIAGE_NO_RECORDS :
-	    ongoing ? LBT_TRIAGE_ONGOING : anomaly ? LBT_TRIAGE_OVER : LBT_TRIAGE_CALM;
+	    ongoing ? LBT_TRIAGE_ONGOING : anomaly ? LBT_TRIAGE_OVER :
+	    s->unread > 0 ? LBT_TRIAGE_UNREAD : LBT_TRIAGE_CALM;   /* calm on what was read */
 	if (s->verdict == LBT_TRIAGE_ONGOING)      /* the span says what the verdict says */
 		s->until_us = s->now_us > s->until_us ? s->now_us : s->until_us;
 }
@@ -770,6 +771,7 @@ int lbt_triage_build(lbt_triage *t, const lbt_triage_input *in, lbt_err *err)
 	t->built = 1;
 	t->in = *in;
 	t->sum.lines = in->lines;
+	t->sum.unread = in->unread;
 	t->sum.records = lbt_rate_stats_get(in->statuses)->records;
 	t->sum.requests = lbt_offenders_stats_get(in->offenders)->counted;   /* a time, a client */
 	if (t->sum.requests == 0)                                   /* else a time, a status */
@@ -890,7 +892,7 @@ const char *lbt_triage_cause_name(lbt_triage_cause c)
 /* The verdict's name in --json. */
 const char *lbt_triage_verdict_name(lbt_triage_verdict v)
 {
-	static const char *const name[] = { "no-records", "calm", "over", "ongoing" };
+	static const char *const name[] = { "no-records", "calm", "over", "ongoing", "unread" };
 
-	return (unsigned)v < 4 ? name[v] : "?";
+	return (unsigned)v < sizeof name / sizeof name[0] ? name[v] : "?";
 }

@@ -93,6 +93,12 @@ lbt_out *lbt_out_new(FILE *fp, lbt_out_mode mode, const lbt_out_col *cols, int n
 	return o;
 }
 
+/* Flush the FILE after every streamed row when on; see out.h. */
+void lbt_out_set_line_flush(lbt_out *o, int on)
+{
+	o->line_flush = on;
+}
+
 /* Turn the header line off (TSV, TABLE) or on; Markdown always has one. */
 void lbt_out_set_header(lbt_out *o, int on)
 {
@@ -454,6 +460,8 @@ static void row_cell_end(lbt_out *o)
 		row_byte(o, '}');
 	row_byte(o, '\n');
 	row_flush(o);
+	if (o->line_flush)
+		fflush(o->fp);      /* its error stays in the FILE's flag (lbt_out_flush) */
 }
 
 /*

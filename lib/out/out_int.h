@@ -46,6 +46,7 @@ struct lbt_out {
 	int color;
 	int header;              /* print a header line (TSV, TABLE) */
 	int header_done;
+	int line_flush;          /* fflush after each streamed row (lbt_out_set_line_flush) */
 	int col;                 /* next column of the current row */
 	char *buf;               /* TABLE: text of the buffered cells; MD: scratch */
 	size_t len, cap;

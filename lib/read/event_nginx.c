@@ -155,11 +155,22 @@ static size_t quoted_end(const char *m, size_t len, size_t v)
 	return len;
 }
 
-/* Server field from an upstream value: the authority of "http://a:p/x", or the value. */
+/*
+ * Server field from an upstream value: the authority of "http://a:p/x", a
+ * unix socket whole ("fastcgi://unix:/run/php-fpm.sock:" and
+ * "http://unix:/run/app.sock:/x" give "unix:/run/php-fpm.sock", as
+ * $upstream_addr logs it, not "unix:"), or the value.
+ */
 static lbt_str upstream_server(const char *s, size_t n)
 {
+	const char *sep = n > 3 ? memmem(s, n, "://", 3) : NULL;
 	lbt_uri u;
 
+	if (sep != NULL && (size_t)(s + n - (sep + 3)) > 5 && memcmp(sep + 3, "unix:", 5) == 0) {
+		const char *a = sep + 3, *e = memchr(a + 5, ':', (size_t)(s + n - (a + 5)));
+
+		return lbt_str_make(a, (size_t)((e ? e : s + n) - a));
+	}
 	lbt_uri_split(s, n, 0, &u);
 	return u.host.n > 0 ? u.host : lbt_str_make(s, n);
 }
@@ -174,9 +185,13 @@ static void put_request(lbt_rec *rec, const char *s, size_t n)
 		lbt_eventi_put(rec, LBT_F_REQUEST, lbt_str_make(s, n));
 		return;
 	}
-	lbt_uri_split(r.uri.p, r.uri.n, 0, &u);
 	lbt_eventi_put(rec, LBT_F_METHOD, r.method);
 	lbt_eventi_put(rec, LBT_F_VERSION, r.version);
+	if (lbt_reqline_authority(&r)) {       /* CONNECT host:port */
+		lbt_eventi_put(rec, LBT_F_HOST, r.uri);
+		return;
+	}
+	lbt_uri_split(r.uri.p, r.uri.n, 0, &u);
 	lbt_eventi_put(rec, LBT_F_PATH, u.path);
 	lbt_eventi_put(rec, LBT_F_QUERY, u.query);
 	lbt_eventi_put(rec, LBT_F_HOST, u.host);

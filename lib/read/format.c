@@ -148,6 +148,20 @@ static int match_every_step(struct fmt_ctx *c, const char *msg, size_t len)
 }
 
 /*
+ * True when f, which can fill a time, a client or a request and was asked
+ * for one, filled none of them on this line: a record of nulls is no
+ * record (a JSON object of none of the known keys, a line all "-").
+ * lbt-cat TSV is exempt: its columns are what was asked of it.
+ */
+static int bound_nothing(const lbt_format *f, const lbt_rec *rec)
+{
+	const uint64_t core = LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_CLIENT) | LBT_BIT(LBT_F_METHOD) |
+	    LBT_BIT(LBT_F_PATH) | LBT_BIT(LBT_F_REQUEST);
+
+	return (f->fields & f->wanted & core) != 0 && (rec->have & core) == 0;
+}
+
+/*
  * Fill rec from one message: clear it, drop the previous line's JSON or
  * CBOR document, reserve scratch, then run the matcher of the encoding.
  * @return LBT_PARSE_OK, LBT_PARSE_SKIP (blank, TSV header) or LBT_PARSE_BAD.
@@ -195,7 +209,25 @@ int lbt_format_parse(lbt_format *f, const char *msg, size_t len, lbt_rec *rec, l
 	if (r < 0)
 		return LBT_PARSE_BAD;
 	lbt_fmti_ctx_finish(&c);
+	if (f->enc != ENC_TSV && bound_nothing(f, rec)) {
+		lbt_err_set(err, "no time, client or request in the line");
+		return LBT_PARSE_BAD;
+	}
 	return LBT_PARSE_OK;
+}
+
+/*
+ * True when f cannot read a message of len bytes holding `quotes` '"'
+ * bytes; see format.h.  Every literal byte of a text template is in every
+ * line it reads, at a place of its own, unless the logger cut the line.
+ */
+int lbt_format_cannot_read(lbt_format *f, size_t len, unsigned quotes)
+{
+	if (f->enc != ENC_TEXT || len >= CUT_MIN)
+		return 0;
+	if (!f->planned)
+		lbt_fmti_plan(f);
+	return quotes < f->lit_quotes;
 }
 
 /* Accessors: see format.h.  Never NULL. */

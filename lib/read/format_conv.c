@@ -664,7 +664,8 @@ static int badreq(struct fmt_ctx *c, const struct fmt_item *it, const char *s, s
 
 /*
  * Split a request line "METHOD URI VERSION" (already unescaped) into
- * method, version and the URI's parts.  A line that is no request
+ * method, version and the URI's parts (a CONNECT's authority is the host,
+ * of rank 1 as an absolute URI's: a Host capture or $host wins).  A line that is no request
  * (lbt_reqline_split: HELP, TLS bytes, several words without a version)
  * is kept whole in the request field, and method, path, query and version
  * stay absent.
@@ -680,7 +681,10 @@ static void conv_request(struct fmt_ctx *c, const struct fmt_item *it, const cha
 	}
 	set_str(c, LBT_F_METHOD, &c->rec->method, it->rank, r.method.p, r.method.n);
 	set_str(c, LBT_F_VERSION, &c->rec->version, it->rank, r.version.p, r.version.n);
-	conv_uri(c, it, r.uri.p, r.uri.n);
+	if (lbt_reqline_authority(&r))     /* CONNECT host:port: the host, no path */
+		set_str(c, LBT_F_HOST, &c->rec->host, 1, r.uri.p, r.uri.n);
+	else
+		conv_uri(c, it, r.uri.p, r.uri.n);
 }
 
 /*

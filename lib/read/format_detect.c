@@ -73,6 +73,64 @@ static int keyed_json(const lbt_format *f)
 }
 
 /*
+ * Specificity of formats: more fixed text first, then more fields the
+ * format can fill, then the descriptor's priority, then the name (a total
+ * order).  The same keys in the same order as the per-line choice of
+ * detection (lbt_format_line_best) and of a set of formats (lib/read/
+ * input_fmtset.c), so that a line gets the same format alone or in its file.
+ */
+static int spec_cmp(int lit_a, int nf_a, int pri_a, const char *na, int lit_b, int nf_b,
+    int pri_b, const char *nb)
+{
+	if (lit_a != lit_b)
+		return lit_b - lit_a;
+	if (nf_a != nf_b)
+		return nf_b - nf_a;
+	if (pri_a != pri_b)
+		return pri_b - pri_a;
+	return strcmp(na ? na : "", nb ? nb : "");
+}
+
+/*
+ * The fields a format's template binds, for its specificity: where the
+ * client came from and the connecting address are said of the client
+ * field, not read from words of their own, so they make no format more
+ * specific (else nginx-xff, which marks its client, would read every
+ * plain combined line before nginx-combined and call its address a
+ * header's).
+ */
+#define SAID_OF_CLIENT (LBT_BIT(LBT_F_CLIENT_FROM) | LBT_BIT(LBT_F_CONN))
+
+static int bound_fields(const lbt_format *f)
+{
+	return __builtin_popcountll(f->fields & ~SAID_OF_CLIENT);
+}
+
+/* Specificity order of two formats; see format.h.  @return < 0 when a comes first */
+int lbt_format_specificity_cmp(const lbt_format *a, const lbt_format *b)
+{
+	return spec_cmp(literal_bytes(a), bound_fields(a), a->priority, a->name,
+	    literal_bytes(b), bound_fields(b), b->priority, b->name);
+}
+
+/* The most specific of the scores that read sample line i (< 64); see format.h. */
+int lbt_format_line_best(const lbt_format_score *sc, int n, int i)
+{
+	int best = -1;
+
+	for (int k = 0; k < n; k++) {
+		const lbt_format_score *x = &sc[k], *y = best >= 0 ? &sc[best] : NULL;
+
+		if (!(x->lines & ((uint64_t)1 << i)))
+			continue;
+		if (y == NULL || spec_cmp(x->literal, x->nfields, x->priority, x->name,
+		    y->literal, y->nfields, y->priority, y->name) < 0)
+			best = k;
+	}
+	return best;
+}
+
+/*
  * Score format f on the messages into *s.  For JSON formats the fixed text
  * is the keys the lines had (on average over the lines parsed), not the
  * template's: a format that may lack keys, or has none (json), is as
@@ -102,10 +160,11 @@ static void score_one(lbt_format *f, const char *const *msgs, const size_t *lens
 			s->lines |= i < 64 ? (uint64_t)1 << i : 0;
 		}
 	}
-	s->fields = __builtin_popcountll(have);
+	s->fields = __builtin_popcountll(have & ~SAID_OF_CLIENT);
 	s->literal = keyed_json(f) ? (s->parsed > 0 ? (int)(keys / s->parsed) : 0) :
 	    literal_bytes(f);
 	s->priority = f->priority;
+	s->nfields = bound_fields(f);
 }
 
 /* Score every built-in on the messages, best first.  @return entries written */

@@ -197,6 +197,8 @@ struct fmt_step {
 };
 
 /* A text program: the compiled form of a text template. */
+#define CUT_MIN 900        /* shorter lines are never taken as cut by the logger */
+
 struct fmt_prog {
 	struct fmt_step *v;
 	size_t n, cap;
@@ -205,6 +207,8 @@ struct fmt_prog {
 	int nocut;                 /* never take a line as cut by the logger (NGINX JSON) */
 	int tail;                  /* text after the last step (after a space) is ignored
 	                              (descriptor key "trailing ignore") */
+	size_t cut_from;           /* a line cut by the logger must reach this step: its
+	                              time and its client or request (format_match.c) */
 };
 
 /* A value's place in the line (NGINX JSON layout, format_match.c -> format_json.c). */
@@ -242,6 +246,8 @@ struct lbt_format {
 	uint64_t wanted;           /* fields to convert */
 	uint64_t fields;           /* fields the format can fill */
 	int planned;               /* the matcher's plan of every program is made */
+	unsigned lit_quotes;       /* '"' bytes in the literal text of prog (planned):
+	                              an uncut line with fewer is not of this format */
 	int noskip;                /* plan no skipped word: every step taken (tests) */
 	lbt_tz *tz;                /* zone of %t/%tr, NULL = UTC; not owned */
 	lbt_ipset *trusted;        /* --trusted-proxies, NULL = none given; not owned */

@@ -42,7 +42,6 @@
 
 #define NPOS ((size_t)-1)
 #define CUT 2              /* match_item: the line ends inside this value */
-#define CUT_MIN 900        /* shorter lines are never taken as cut by the logger */
 
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define SWAR 1
@@ -267,13 +266,19 @@ static size_t skip_method_uri(const char *s, size_t len, size_t p)
 	return (size_t)(b - s) + 1;
 }
 
-/* End of an address followed by ':' (ip:port): the last colon of the word. */
+/*
+ * End of an address followed by ':' (ip:port): the last colon of the word,
+ * unless a ']' follows it: "[2001:db8::2]" is a bracketed address without
+ * a port (NGINX $host), not "[2001:db8:" and ":2]".
+ */
 static size_t end_address(const char *s, size_t len, size_t p)
 {
-	const char *sp = find_byte(s, p, len, ' ');
-	const char *col = memrchr(s + p, ':', (size_t)((sp ? sp : s + len) - (s + p)));
+	const char *sp = find_byte(s, p, len, ' '), *we = sp ? sp : s + len;
+	const char *col = memrchr(s + p, ':', (size_t)(we - (s + p)));
 
-	return col ? (size_t)(col - s) : NPOS;
+	if (col == NULL || memchr(col, ']', (size_t)(we - col)) != NULL)
+		return NPOS;
+	return (size_t)(col - s);
 }
 
 /*
@@ -400,12 +405,40 @@ static int req_skips(const struct fmt_prog *pg, size_t i)
 }
 
 /*
+ * The first step a line cut by the logger may end in: after the time
+ * item, and after the client or inside the request (the long part HAProxy
+ * cuts), whichever of them the template has.  A cut line that ends before
+ * its time and its client or request binds neither: a lone 1,000-byte word
+ * was read by nginx-xff as a request with every field null.
+ */
+static size_t cut_from(const struct fmt_prog *pg)
+{
+	size_t t = 0, who = NPOS;
+
+	for (size_t i = 0; i < pg->n; i++) {
+		const struct fmt_item *it = &pg->v[i].it;
+
+		if (pg->v[i].op != OP_ITEM)
+			continue;
+		if (it->kind == K_TIME)
+			t = i + 1;
+		else if (it->kind == K_CLIENT && who == NPOS)
+			who = i + 1;
+		else if ((it->kind == K_REQUEST || it->kind == K_URI || it->kind == K_PATH) &&
+		    who == NPOS)
+			who = i;
+	}
+	return who != NPOS && who > t ? who : t;
+}
+
+/*
  * Plan every item step of pg: its end rule, request skip and escape search,
  * whether it is fused with the step after it, and for a fused one the byte
  * that ends it and the fields that make it converted.
  */
 static void prog_plan(struct fmt_prog *pg)
 {
+	pg->cut_from = cut_from(pg);
 	for (size_t i = 0; i < pg->n; i++) {
 		struct fmt_step *st = &pg->v[i];
 
@@ -510,6 +543,10 @@ void lbt_fmti_plan(lbt_format *f)
 	for (size_t i = 0; i < f->nkeys; i++)
 		if (f->keys[i].sub != NULL)
 			pg[n++] = f->keys[i].sub;
+	f->lit_quotes = 0;
+	for (size_t i = 0; i < f->prog.n; i++)
+		for (size_t j = 0; f->prog.v[i].op == OP_LIT && j < f->prog.v[i].litlen; j++)
+			f->lit_quotes += f->prog.v[i].lit[j] == '"';
 	for (size_t k = 0; k < n; k++) {
 		prog_plan(pg[k]);
 		for (size_t i = 0; i < pg[k]->n; i++) {
@@ -950,6 +987,23 @@ static inline const struct fmt_step *skip_words(const struct fmt_step *st,
 }
 
 /*
+ * The line ends at p, in step st (cut by the logger): a record only when
+ * the cut comes after what every record needs (pg->cut_from).
+ * @return 0, or -1 with c->err
+ */
+static int cut_early(struct fmt_ctx *c, const struct fmt_prog *pg, const struct fmt_step *st,
+    size_t p)
+{
+	size_t i = (size_t)(st - pg->v);
+
+	if (i >= pg->cut_from)
+		return 0;
+	return lbt_err_set(c->err, "line ends at column %zu before %s: no time, client or "
+	    "request to read", p + 1, pg->v[pg->cut_from - 1].op == OP_ITEM ?
+	    pg->v[pg->cut_from - 1].it.what : "the time");
+}
+
+/*
  * Match line s[0..len) against program pg, filling c->rec.
  * @return 0, or -1 with c->err saying what was expected where.
  */
@@ -987,8 +1041,10 @@ int lbt_fmti_match(struct fmt_ctx *c, const struct fmt_prog *pg, const char *s, 
 			size_t p = pos;      /* copies: pos and quiet stay in registers */
 			int q = quiet;
 
-			if ((r = match_step(c, pg, st, s, len, &p, &q)) <= 0)
-				return r;
+			if ((r = match_step(c, pg, st, s, len, &p, &q)) < 0)
+				return -1;
+			if (r == 0)
+				return cut_early(c, pg, st, p);
 			pos = p;
 			quiet = q;
 		}

@@ -15,9 +15,11 @@
  * Per-line work allocates nothing: the record, the key buffer and the
  * format's scratch are reused.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "input_int.h"
@@ -137,6 +139,10 @@ void lbt_input_add(lbt_input *in, const char *path)
 /* Close the current file and forget its sample. */
 static void file_close(lbt_input *in)
 {
+	lbt_inputi_hold_flush(in);       /* none held but on an error */
+	in->widen_seen = in->widen_wait = 0;
+	in->src_eof = 0;
+	in->peeked = 0;
 	lbt_source_close(in->src);
 	in->src = NULL;
 	in->ns = in->si = 0;
@@ -225,6 +231,8 @@ static int file_open(lbt_input *in, lbt_err *err)
 	in->file_lines = in->st.lines;
 	in->file_bad = in->st.malformed;
 	in->undetected = 0;
+	in->file_partial = in->file_partial_named = 0;
+	in->file_first_bad = 0;
 	in->cp = in->prof[p->prof];
 	in->tz = in->cp->tz;
 	free(in->name);
@@ -255,7 +263,8 @@ static int line_next(lbt_input *in, struct sline *out, const char **line, lbt_er
 {
 	int r;
 
-	if (in->si < in->ns) {
+	in->replayed = in->si < in->ns;
+	if (in->replayed) {
 		*out = in->sl[in->si++];
 		*line = in->sbuf + out->off;
 		return 1;
@@ -265,35 +274,13 @@ static int line_next(lbt_input *in, struct sline *out, const char **line, lbt_er
 		*err = in->pend_err;
 		return -1;
 	}
-	r = lbt_source_next(in->src, line, &out->len, err);
-	if (r == 1) {
+	if (in->src_eof)
+		return 0;       /* lines read again after the end (input_detect.c) */
+	r = lbt_inputi_line_read(in, line, &out->len, &out->lineno, &out->trunc, err);
+	in->src_eof = r == 0;
+	if (r == 1)
 		in->st.lines++;
-		out->lineno = lbt_source_lineno(in->src);
-		out->trunc = lbt_source_truncated_line(in->src);
-	}
 	return r;
-}
-
-/*
- * Count a malformed line and report it (the first max_reported of the run)
- * through diag; under strict, fill err instead and stop.
- * @return 0 (go on), or -1 (strict).
- */
-static int malformed(lbt_input *in, uint64_t lineno, const char *why, lbt_err *err)
-{
-	lbt_err e;
-
-	in->st.malformed++;
-	if (in->o.strict) {
-		in->stopped = 1;
-		return lbt_err_at(err, in->name, lineno, "%s", why);
-	}
-	if (in->o.diag != NULL && in->reported < in->o.max_reported) {
-		in->reported++;
-		lbt_err_at(&e, in->name, lineno, "%s", why);
-		in->o.diag(in->o.diag_ctx, &e);
-	}
-	return 0;
 }
 
 /* Widen the span of the records read (before the filters) to t: two
@@ -302,6 +289,41 @@ static inline void span_add(lbt_input_stats *st, int64_t t)
 {
 	st->first_us = t < st->first_us ? t : st->first_us;
 	st->last_us = t > st->last_us ? t : st->last_us;
+}
+
+/*
+ * The file just ended (or a part of it joined) gave requests: count it as
+ * read only in part when more than LBT_INPUT_UNREAD_PERCENT of its lines
+ * were malformed (input.h); see input_int.h.  The first such file is named
+ * in the stats, with its counts.
+ */
+void lbt_inputi_partial_check(lbt_input *in)
+{
+	const struct path *p = &in->paths[in->next - 1];
+	uint64_t lines = in->st.lines - in->file_lines, bad = in->st.malformed - in->file_bad;
+	int over = in->st.records > in->file_read &&
+	    bad * 100 > lines * LBT_INPUT_UNREAD_PERCENT;
+
+	if (p->part) {            /* the file's input decides, with every part joined */
+		in->st.partial_first = in->file_first_bad;
+		return;
+	}
+	if (over && !in->file_partial) {
+		in->file_partial = 1;
+		in->file_partial_named = in->st.partial_files++ == 0;
+	} else if (!over && in->file_partial) {
+		in->file_partial = 0;
+		in->st.partial_files--;
+		if (in->file_partial_named)
+			in->st.partial_path[0] = '\0';
+		in->file_partial_named = 0;
+	}
+	if (in->file_partial && in->file_partial_named) {
+		in->st.partial_lines = lines;
+		in->st.partial_malformed = bad;
+		in->st.partial_first = in->file_first_bad;
+		snprintf(in->st.partial_path, sizeof in->st.partial_path, "%s", p->path);
+	}
 }
 
 /*
@@ -314,8 +336,12 @@ static void unread_check(lbt_input *in)
 {
 	uint64_t lines = in->undetected ? (uint64_t)in->ns : in->st.lines - in->file_lines;
 
-	if (lines == 0 || in->st.records != in->file_read)
+	if (lines == 0)
 		return;
+	if (in->st.records != in->file_read) {
+		lbt_inputi_partial_check(in);
+		return;
+	}
 	if (!in->undetected && in->st.malformed == in->file_bad)
 		return;
 	if (in->st.unread_files++ == 0) {
@@ -340,12 +366,15 @@ static int line_parse(lbt_input *in, const char *line, const struct sline *l, lb
 	if (l->len == 0)
 		return in->st.skipped++, 0;
 	if (l->trunc)
-		return malformed(in, l->lineno, "line longer than 1 MiB", err);
+		return lbt_inputi_malformed_err(in, l->lineno, "line longer than 1 MiB", err);
 	r = lbt_inputi_msg_parse(in, in->cur, line, l->len, l->lineno, &why, &in->rec);
+	if (r < 0)
+		return lbt_inputi_hold(in, line, l, why.msg) ? 0 :
+		    lbt_inputi_malformed_err(in, l->lineno, why.msg, err);
+	if (in->nh > 0 && lbt_inputi_stretch_end(in, line, l))
+		return 0;      /* the lines before it, and it, are read again */
 	if (r == 0)
 		return in->st.skipped++, 0;
-	if (r < 0)
-		return malformed(in, l->lineno, why.msg, err);
 	if (r == 2 && (in->st.events++, !in->o.events))
 		return 0;
 	in->st.records += r == 1;
@@ -373,7 +402,7 @@ int lbt_input_parse_line(lbt_input *in, lbt_format *f, const char *line, size_t 
     lbt_rec **rec, lbt_err *err)
 {
 	struct fmt_entry e = { f, NULL, 0, 0, 0, 0, LBT_TIER_NONE };
-	struct fmtset one = { &e, 1, 1, 0, 0, 0 };
+	struct fmtset one = { .v = &e, .n = 1, .cap = 1 };
 	int r;
 
 	if (f != NULL) {
@@ -439,6 +468,9 @@ int lbt_input_next(lbt_input *in, lbt_rec **rec, lbt_err *err)
 		if (in->pausing && !in->began++)
 			return 0;      /* a file just opened: the caller may cut it */
 		if ((r = line_next(in, &l, &line, err)) <= 0) {
+			if (r == 0 && lbt_inputi_stretch_end(in, NULL, NULL))
+				continue;      /* malformed lines read again (input_detect.c) */
+			lbt_inputi_hold_flush(in);
 			lbt_inputi_evtime_eof(in);
 			if (r == 0)
 				unread_check(in);
@@ -493,6 +525,26 @@ unsigned lbt_input_tiers(lbt_input *in)
 	return m;
 }
 
+/* True when path is read as a stream: stdin unless redirected from a file, or
+ * a path that exists and is no regular file (a directory fails at open). */
+static int path_live(const char *path)
+{
+	struct stat st;
+
+	if (strcmp(path, "-") == 0)
+		return fstat(0, &st) == 0 && !S_ISREG(st.st_mode);
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/* Is a queued input a stream?  See input.h. */
+int lbt_input_live(const lbt_input *in)
+{
+	for (size_t i = 0; i < in->npaths; i++)
+		if (path_live(in->paths[i].path))
+			return 1;
+	return 0;
+}
+
 /* The whole line of the last record (wrapper included), or NULL with *len 0. */
 const char *lbt_input_line(const lbt_input *in, size_t *len)
 {
@@ -528,6 +580,9 @@ void lbt_input_free(lbt_input *in)
 	lbt_filter_free(in->filter);
 	free(in->sbuf);
 	free(in->sl);
+	free(in->hbuf);
+	free(in->hl);
+	free(in->jbuf);
 	lbt_inputi_evtime_free(in);
 	free(in->part_format);
 	free(in);

@@ -9,6 +9,8 @@
  *   input_evtime.c  times for event lines without a stamp (the nearest
  *                   request line's), holding those that come first
  *   input_part.c    a file read in parts, one input a part (lib/run/par.c)
+ *   input_join.c    the lines of a file, an NGINX error event over several
+ *                   lines joined into one
  *   input_msg.c     one line's message made a record (syslog, formats, events,
  *                   completion), and the lines before a part parsed uncounted
  *
@@ -32,7 +34,18 @@
 #define SAMPLE_LINES 50            /* candidate lines scored */
 #define SAMPLE_STORED 1000         /* lines kept for the replay, events included */
 #define SAMPLE_BYTES (4u << 20)
+#define SAMPLE_WAIT_MS 250         /* a live stream's sample ends when its writer pauses */
 #define DEFAULT_REPORTED 5
+
+/*
+ * Detection past the sample (input_detect.c): up to WIDEN_LINES malformed
+ * lines in a row are held (copied, not yet counted) and the built-ins are
+ * scored on them, as on the first lines; the first attempt comes at the
+ * first malformed line, and after each attempt that found nothing the
+ * next waits for twice as many (up to WIDEN_LINES), so that a file of
+ * scattered junk pays a few scorings, not one a line.
+ */
+#define WIDEN_LINES SAMPLE_LINES
 
 #define HOLD_LINES 1024            /* event lines held at most until a request line */
 #define HOLD_BYTES (1u << 20)
@@ -73,8 +86,10 @@ struct fmt_entry {
 
 /*
  * The formats a file is read with: one (the common case, no extra cost),
- * or several, each line parsed by the one that read the line before and,
- * when that fails, by the others (input_fmtset.c).
+ * or several, each line parsed by the first of them, in a fixed order of
+ * specificity (lbt_format_specificity_cmp), that reads it: never by the
+ * format of the line before, so a line's fields do not depend on its
+ * neighbours (input_fmtset.c).
  */
 struct fmtset {
 	struct fmt_entry *v;
@@ -83,6 +98,8 @@ struct fmtset {
 	int byname;              /* the proxies of one haproxy.cfg: a line that names
 	                            another proxy (%ft) is read with that one's format */
 	int builtin;             /* every entry is a built-in by name (detected sets) */
+	size_t *ord;             /* the entries, most specific first (n of them, owned) */
+	int widened;             /* formats added past detection's sample (input_detect.c) */
 };
 
 /* The options of one input (a spec's over the global ones, or the global
@@ -107,6 +124,16 @@ struct path {
 	int part;                /* bytes [off, end) only, lines from line0 + 1
 	                            (input_part.c: a file read in parts) */
 	uint64_t off, end, line0;
+};
+
+/* A physical line read ahead (input_join.c): the source's view, valid
+ * until its next read; r is what lbt_source_next returned. */
+struct pline {
+	const char *p;
+	size_t len;
+	uint64_t lineno;
+	int trunc;
+	int r;
 };
 
 /* One line of the detection sample, in in->sbuf. */
@@ -140,6 +167,9 @@ struct lbt_input {
 	uint64_t file_read;      /* st.records when the file was opened */
 	uint64_t file_lines;     /* st.lines ... */
 	uint64_t file_bad;       /* st.malformed ... */
+	uint64_t file_first_bad; /* the number of the file's first malformed line */
+	int file_partial;        /* the file is counted in st.partial_files ... */
+	int file_partial_named;  /* ... as the first of them */
 	int undetected;          /* detection found no format for the current file */
 	int span;                /* keep st.first_us/last_us: a filter may leave
 	                            nothing, whose note gives the data's span */
@@ -161,6 +191,20 @@ struct lbt_input {
 	int began;               /* ... and after it opened one (0: not yet said) */
 	char *part_format;       /* a part's --format (the formats its file was
 	                            detected with), owned */
+	int src_eof;             /* the source of the current file has ended */
+	struct pline peek;       /* the line after a joined event (input_join.c) */
+	int peeked;              /* ... is waiting */
+	lbt_err peek_err;        /* ... its error, when peek.r < 0 */
+	char *jbuf;              /* the joined event */
+	size_t jcap;
+	int replayed;            /* the line being read comes from sbuf (read again) */
+	char *hbuf;              /* malformed lines held past the sample, each line
+	                            then its error (NUL-ended): input_detect.c */
+	size_t hlen, hcap;
+	struct sline *hl;        /* SAMPLE_STORED of them (they trade places with sl) */
+	int nh;
+	uint64_t widen_seen;     /* malformed lines since the last scoring */
+	uint64_t widen_wait;     /* ... needed before the next (0: 1) */
 };
 
 /*
@@ -177,7 +221,7 @@ struct lbt_input {
  *
  * lbt_inputi_set_parse: parse msg with the set (see struct fmtset); s->last
  * is the entry used.  @return LBT_PARSE_OK, _SKIP or _BAD (why from the
- * entry tried first).
+ * class of the entry that read the line before).
  *
  * lbt_inputi_set_names: the built-in names of a set as a comma list into
  * buf, or NULL.  lbt_inputi_set_tiers: LBT_BIT mask of the entries' tiers.
@@ -228,6 +272,54 @@ unsigned lbt_inputi_file_tiers(lbt_input *in, struct path *p);
  */
 int lbt_inputi_detect(lbt_input *in, lbt_err *err);
 int lbt_inputi_score(lbt_input *in, lbt_format_score **sc, int *tried);
+
+/*
+ * Detection past the sample, called by input.c only.
+ *
+ * lbt_inputi_hold: line (l, already counted in st.lines) failed every
+ * format of the current set, with error `why`: hold it when the set may
+ * be widened (built-ins chosen by detection, not --strict, not a replayed
+ * line).  A full stretch (WIDEN_LINES) is scored at once.  @return 1 held
+ * (or scored and handled), 0 not held: the caller counts it malformed.
+ *
+ * lbt_inputi_stretch_end: a line that is not malformed (line, l), or the
+ * end of the file (NULL), follows the held lines.  Scores them when it is
+ * time to; when built-ins not yet in the set read them, adds those to it,
+ * reports it through diag and queues the held lines (and `line`, copied)
+ * to be read again, in order.  Otherwise counts them malformed.  @return 1
+ * lines queued (the caller drops its parse of `line` and reads on), else 0.
+ *
+ * lbt_inputi_hold_flush: count the held lines malformed (no scoring).
+ */
+int lbt_inputi_hold(lbt_input *in, const char *line, const struct sline *l, const char *why);
+int lbt_inputi_stretch_end(lbt_input *in, const char *line, const struct sline *l);
+void lbt_inputi_hold_flush(lbt_input *in);
+
+/*
+ * input.c, and input_part.c when a part is joined: count the current file
+ * as read only in part, or no longer, from its counters so far (a part's
+ * input only keeps its first malformed line in st.partial_first).
+ */
+void lbt_inputi_partial_check(lbt_input *in);
+
+/* input.c: count a malformed line (never under --strict: held lines are
+ * not) and report it through diag within the run's limit. */
+void lbt_inputi_malformed(lbt_input *in, uint64_t lineno, const char *why);
+/* The same, under strict filling err and stopping (input_msg.c).
+ * @return 0 (go on) or -1 (strict) */
+int lbt_inputi_malformed_err(lbt_input *in, uint64_t lineno, const char *why, lbt_err *err);
+
+/*
+ * input_join.c, called by input.c and input_detect.c.
+ *
+ * lbt_inputi_line_read: the next line of the current file, as
+ * lbt_source_next with its number (*lineno) and cut flag (*trunc): an
+ * NGINX error-log line that leaves a quote open comes with the lines that
+ * continue it, newlines kept (counted in st.lines; the caller counts the
+ * first).  The line is valid until the next call.
+ */
+int lbt_inputi_line_read(lbt_input *in, const char **line, size_t *len, uint64_t *lineno,
+    int *trunc, lbt_err *err);
 
 /*
  * input_msg.c, called by input.c, input_evtime.c and input_part.c.

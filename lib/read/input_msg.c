@@ -5,9 +5,11 @@
  * before a part of a file, parsed uncounted for the times they give.
  *
  * The bottom of the input files: input.c (the stream), input_evtime.c
- * (events held for a time) and input_part.c (parts of a file) call it, and
- * it calls none of them.
+ * (events held for a time), input_part.c (parts of a file) and
+ * input_detect.c (a widening's held lines) call it, and it calls none of
+ * them; so is the count of a malformed line.
  */
+#include <assert.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,4 +157,34 @@ void lbt_inputi_part_prime(lbt_input *in, const struct path *p)
 	for (; s != NULL && s < e && (nl = memchr(s, '\n', (size_t)(e - s))) != NULL; s = nl + 1)
 		prime_line(in, s, (size_t)(nl - s) - (nl > s && nl[-1] == '\r'));
 	free(buf);
+}
+
+/*
+ * Count a malformed line and report it (the first max_reported of the run)
+ * through diag; under strict, fill err instead and stop.
+ * @return 0 (go on), or -1 (strict).
+ */
+int lbt_inputi_malformed_err(lbt_input *in, uint64_t lineno, const char *why, lbt_err *err)
+{
+	lbt_err e;
+
+	if (in->st.malformed++ == in->file_bad)
+		in->file_first_bad = lineno;
+	if (in->o.strict) {
+		in->stopped = 1;
+		return lbt_err_at(err, in->name, lineno, "%s", why);
+	}
+	if (in->o.diag != NULL && in->reported < in->o.max_reported) {
+		in->reported++;
+		lbt_err_at(&e, in->name, lineno, "%s", why);
+		in->o.diag(in->o.diag_ctx, &e);
+	}
+	return 0;
+}
+
+/* Count and report a malformed line, never stopping; see input_int.h. */
+void lbt_inputi_malformed(lbt_input *in, uint64_t lineno, const char *why)
+{
+	assert(!in->o.strict);
+	lbt_inputi_malformed_err(in, lineno, why, NULL);
 }

@@ -146,4 +146,8 @@ void lbt_input_stats_add(lbt_input *in, const lbt_input_stats *st)
 	in->st.first_us = st->first_us < in->st.first_us ? st->first_us : in->st.first_us;
 	in->st.last_us = st->last_us > in->st.last_us ? st->last_us : in->st.last_us;
 	in->st.parts++;
+	if (in->file_first_bad == 0)
+		in->file_first_bad = st->partial_first;   /* parts join in file order */
+	if (in->next > 0)
+		lbt_inputi_partial_check(in);       /* the file with this part */
 }

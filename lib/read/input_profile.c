@@ -233,7 +233,7 @@ unsigned lbt_inputi_file_tiers(lbt_input *in, struct path *q)
 		return lbt_inputi_set_tiers(&p->fixed);
 	if (q->probed != NULL)
 		return lbt_inputi_set_tiers(q->probed);
-	if (strcmp(q->path, "-") == 0 || q->skip > 0)
-		return 1u << LBT_TIER_NONE;       /* stdin cannot be read twice */
+	if (q->skip > 0 || !lbt_source_is_file(q->path))
+		return 1u << LBT_TIER_NONE;       /* a stream (stdin, a FIFO) cannot be read twice */
 	return probe(in, p, q);
 }

@@ -76,6 +76,15 @@ int lbt_reqline_split(const char *s, size_t n, lbt_reqline *r)
 	return 0;
 }
 
+/* True for a CONNECT whose URI is an authority (no '/', no scheme); see reqline.h. */
+int lbt_reqline_authority(const lbt_reqline *r)
+{
+	const lbt_str *u = &r->uri;
+
+	return r->method.n == 7 && memcmp(r->method.p, "CONNECT", 7) == 0 && u->n > 0 &&
+	    u->p[0] != '/' && memchr(u->p, '/', u->n) == NULL;
+}
+
 /* Split a URI into host, path and query; see reqline.h. */
 void lbt_uri_split(const char *s, size_t n, int noquery, lbt_uri *u)
 {

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,12 +254,25 @@ static int open_fd(lbt_source *s, const char *path, lbt_err *err)
 		return lbt_err_at(err, s->name, 0, "%s", strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return lbt_err_at(err, s->name, 0, "%s", strerror(EISDIR));
-	if (S_ISREG(st.st_mode)) {
+	s->stream = !S_ISREG(st.st_mode);
+	if (!s->stream) {
 		s->mtime = (int64_t)st.st_mtime;
 		s->size = (uint64_t)st.st_size;
+		s->dev = (uint64_t)st.st_dev;
+		s->ino = (uint64_t)st.st_ino;
+		if (s->own_fd && (s->path = strdup(path)) == NULL)
+			return lbt_err_at(err, s->name, 0, "out of memory");
 		posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	}
 	return 0;
+}
+
+/* 1 when path names a regular file (see source.h); "-" never does. */
+int lbt_source_is_file(const char *path)
+{
+	struct stat st;
+
+	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* Open path ("-" = stdin) under `name`; see the header.  @return source or NULL */
@@ -340,6 +354,33 @@ int lbt_source_set_limit(lbt_source *s, uint64_t end)
 	return 0;
 }
 
+/* True when a complete line (or a cut one) is buffered. */
+static int line_buffered(const lbt_source *s)
+{
+	return memchr(s->buf + s->scan, '\n', s->end - s->scan) != NULL ||
+	    s->end - s->start > LBT_SOURCE_MAX_LINE;
+}
+
+/* Wait up to ms for the next line of a stream; see source.h.  @return 1 or 0 */
+int lbt_source_wait(lbt_source *s, int ms)
+{
+	struct pollfd pfd = { s->fd, POLLIN, 0 };
+
+	if (!s->stream || s->done || s->ceof || line_buffered(s))
+		return 1;
+	if (s->ahead != NULL)
+		return lbt_sourcei_ahead_wait(s, ms);
+	if (s->comp != LBT_COMP_NONE && s->in_pos < s->in_len)
+		return 1;
+	return poll(&pfd, 1, ms) != 0;
+}
+
+/* True when the input is not a regular file (see source.h). */
+int lbt_source_stream(const lbt_source *s)
+{
+	return s->stream;
+}
+
 /* Bytes read from the file so far (compressed ones for compressed input). */
 uint64_t lbt_source_bytes_read(const lbt_source *s)
 {
@@ -411,5 +452,6 @@ void lbt_source_close(lbt_source *s)
 	free(s->in);
 	free(s->buf);
 	free(s->name);
+	free(s->path);
 	free(s);
 }

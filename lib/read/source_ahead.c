@@ -15,9 +15,11 @@
  * machine and parsing takes 2 to 5 times as long: one thread ahead is
  * enough, and the ring (2 MiB) keeps memory bounded.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "source_int.h"
 
@@ -126,6 +128,27 @@ size_t lbt_sourcei_ahead_take(lbt_source *s, char *dst, size_t cap)
 	pthread_cond_broadcast(&a->cv);
 	pthread_mutex_unlock(&a->mu);
 	return n;
+}
+
+/* Wait up to ms for a slot decoded ahead or the end.  @return 1 one is there, else 0 */
+int lbt_sourcei_ahead_wait(lbt_source *s, int ms)
+{
+	struct lbt_sourcei_ahead *a = s->ahead;
+	struct timespec until;
+	int rc = 0, ready;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&a->mu);
+	while (!(ready = a->tail != a->head || a->done) && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&a->cv, &a->mu, &until);
+	pthread_mutex_unlock(&a->mu);
+	return ready;
 }
 
 /* @return the compressed bytes consumed for the slots taken so far. */

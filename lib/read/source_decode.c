@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -41,6 +42,43 @@ static void set_pending(lbt_source *s, const char *what, uint64_t at, const char
 		lbt_err_at(&s->perr, s->name, 0, "%s at byte %llu", what, (unsigned long long)at);
 }
 
+/*
+ * At the end of a regular file (read(2) returned 0): did it shrink or was
+ * it replaced while it was read?  A file truncated in place (logrotate
+ * copytruncate) ends early and a file renamed away and created again holds
+ * lines this read never sees; either way the answer is partial, so it is
+ * an error (pending, after the lines read), with the sizes and inodes.
+ */
+static void end_check(lbt_source *s)
+{
+	struct stat now, named;
+
+	if (s->stream || s->has_perr || s->size == 0 || fstat(s->fd, &now) < 0)
+		return;
+	if (s->limit > 0 && s->raw_read < s->limit)
+		lbt_err_at(&s->perr, s->name, 0, "shrank while read: %llu bytes at open, "
+		    "%llu now; this part ended at byte %llu of %llu (truncated in place, "
+		    "e.g. logrotate copytruncate)", (unsigned long long)s->size,
+		    (unsigned long long)now.st_size, (unsigned long long)s->raw_read,
+		    (unsigned long long)s->limit);
+	else if (s->limit == 0 && ((uint64_t)now.st_size < s->size || s->raw_read < s->size ||
+	    (uint64_t)now.st_size < s->raw_read))
+		lbt_err_at(&s->perr, s->name, 0, "shrank while read: %llu bytes at open, "
+		    "%llu now; read to byte %llu (truncated in place, e.g. logrotate "
+		    "copytruncate): the lines after it are not in the answer",
+		    (unsigned long long)s->size, (unsigned long long)now.st_size,
+		    (unsigned long long)s->raw_read);
+	else if (s->limit == 0 && s->path != NULL && stat(s->path, &named) == 0 &&
+	    ((uint64_t)named.st_ino != s->ino || (uint64_t)named.st_dev != s->dev))
+		lbt_err_at(&s->perr, s->name, 0, "replaced while read: inode %llu at open, "
+		    "%llu now (%llu bytes read of the old file; the new one's lines are not "
+		    "in the answer)", (unsigned long long)s->ino,
+		    (unsigned long long)named.st_ino, (unsigned long long)s->raw_read);
+	else
+		return;
+	s->has_perr = 1;      /* returned after the lines read; the caller ends there */
+}
+
 /* Compressed bytes consumed so far (read minus still buffered). */
 static uint64_t raw_consumed(const lbt_source *s)
 {
@@ -63,6 +101,8 @@ static int read_in(lbt_source *s)
 	s->in_len = (size_t)r;
 	s->raw_read += (uint64_t)r;
 	s->in_eof = r == 0;
+	if (r == 0)
+		end_check(s);
 	return 0;
 }
 
@@ -83,6 +123,8 @@ static size_t fill_plain(lbt_source *s, char *dst, size_t cap)
 		return 0;
 	}
 	s->raw_read += (uint64_t)r;
+	if (r == 0 && cap > 0)
+		end_check(s);
 	if (r == 0)
 		s->eof = 1;
 	return (size_t)r;

@@ -31,6 +31,9 @@ struct lbt_source {
 	lbt_compression comp;
 	int64_t mtime;
 	uint64_t size;              /* of a regular file, else 0 */
+	int stream;                 /* not a regular file: read once, as it comes */
+	char *path;                 /* a regular file's path (to see it replaced), or NULL */
+	uint64_t dev, ino;          /* ... and its identity at open */
 
 	char *buf;                  /* decoded text, BUF_CAP bytes */
 	size_t start, end, scan;    /* next line, end of data, memchr resume point */
@@ -69,12 +72,14 @@ struct lbt_source {
  * source_ahead.c: lbt_sourcei_ahead_take hands the reader the next slot
  * decoded ahead (cap >= CHUNK), setting s->ceof at the end.  @return bytes
  * copied.  lbt_sourcei_ahead_raw: the raw offset of the last slot taken.
+ * lbt_sourcei_ahead_wait: wait up to ms for a slot or the end (1), else 0.
  * lbt_sourcei_ahead_stop: stop and join the thread, free the queue.
  */
 size_t lbt_sourcei_fill(lbt_source *s, char *dst, size_t cap);
 uint64_t lbt_sourcei_raw(const lbt_source *s);
 ssize_t lbt_sourcei_read_full(int fd, void *p, size_t n);
 size_t lbt_sourcei_ahead_take(lbt_source *s, char *dst, size_t cap);
+int lbt_sourcei_ahead_wait(lbt_source *s, int ms);
 uint64_t lbt_sourcei_ahead_raw(const lbt_source *s);
 void lbt_sourcei_ahead_stop(lbt_source *s);
 

@@ -34,24 +34,28 @@ static size_t word_len(const char *p, size_t n)
 }
 
 /*
- * True when p[0..n) is a syslog tag: NAME ":" or NAME "[" DIGITS "]" ":",
+ * True when p[0..n) is a syslog tag: NAME ":", NAME "[" DIGITS "]" ":", or
+ * NAME "[" DIGITS "]" without the colon, as rsyslog writes the tag of an
+ * RFC 5424 message (APP-NAME[PROCID]) in its file formats:
+ * "2026-12-01T18:30:58.661502+00:00 lb2 haproxy[20440] Server ...".
  * NAME without spaces, colons or brackets.
  */
 static int is_tag(const char *p, size_t n, size_t *name_len)
 {
-	size_t i = 0, name;
+	size_t i = 0, name, end;
 
-	if (n < 2 || p[n - 1] != ':')
+	if (n < 2 || (p[n - 1] != ':' && p[n - 1] != ']'))
 		return 0;
-	while (i < n - 1 && p[i] != '[' && p[i] != ']' && p[i] != ':')
+	end = p[n - 1] == ':' ? n - 1 : n;    /* without the colon */
+	while (i < end && p[i] != '[' && p[i] != ']' && p[i] != ':')
 		i++;
 	name = i;
-	if (name == 0)
-		return 0;
-	if (i < n - 1) {
-		if (p[i] != '[' || p[n - 2] != ']' || n - 3 <= i)
+	if (name == 0 || (i == end && end == n))
+		return 0;                     /* no name, or "]" alone ended it */
+	if (i < end) {
+		if (p[i] != '[' || p[end - 1] != ']' || end - 2 <= i)
 			return 0;
-		for (i++; i < n - 2; i++)
+		for (i++; i < end - 1; i++)
 			if (!is_digit(p[i]))
 				return 0;
 	}

@@ -87,8 +87,8 @@ static json_t *data(const lbt_triage *t)
 {
 	const lbt_triage_summary *m = lbt_triage_summary_get(t);
 
-	return json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:{s:b, s:I, s:I, s:I}}",
-	    "lines", (json_int_t)m->lines,
+	return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:{s:b, s:I, s:I, s:I}}",
+	    "lines", (json_int_t)m->lines, "unread", (json_int_t)m->unread,
 	    "records", (json_int_t)m->records, "requests", (json_int_t)m->requests,
 	    "first", m->requests ? when(m->first_us) : json_null(),
 	    "last", m->requests ? when(m->last_us) : json_null(),
@@ -262,6 +262,11 @@ static json_t *rule(const lbt_triage *t)
 	    "list_file", str(lbt_triage_rule_file(t)), "command", str(lbt_triage_command(t)),
 	    "requests", (json_int_t)tt->denied, "share", num(tt->input_requests > 0 ?
 	    100.0 * (double)tt->denied / tt->input_requests : 0));
+	if (r != NULL && lbt_triage_place(t) != NULL &&
+	    json_object_set_new(r, "place", str(lbt_triage_place(t))) < 0) {
+		json_decref(r);
+		return NULL;
+	}
 	if (r != NULL && rule_parts(d, r) < 0) {
 		json_decref(r);
 		return NULL;

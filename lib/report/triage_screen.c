@@ -267,6 +267,10 @@ static int verdict(struct scr *s)
 	if (m->verdict == LBT_TRIAGE_CALM)
 		rc = para(s, "", "  ", "calm: no rise of the requests or of a key, no full "
 		    "frontend, no source to deny");
+	else if (m->verdict == LBT_TRIAGE_UNREAD)
+		rc = para(s, "", "  ", "NOT KNOWN: %llu of the %llu lines could not be read; in "
+		    "the rest no rise of the requests or of a key, no full frontend, no source "
+		    "to deny", (unsigned long long)m->unread, (unsigned long long)m->lines);
 	else if (m->verdict == LBT_TRIAGE_ONGOING)
 		rc = para(s, "", "  ", "ANOMALY since %s, ONGOING: %s", clk(s, m->since_us, a,
 		    sizeof a), anomaly_parts(s, parts, sizeof parts));
@@ -712,6 +716,9 @@ static int rule(struct scr *s)
 		if (para(s, "", "  ", "%s, one network a line: %s", lbt_triage_rule_file(t), list) < 0)
 			return -1;
 	}
+	if (lbt_triage_place(t) != NULL && para(s, "", "  ", "insert %s",
+	    lbt_triage_place(t)) < 0)
+		return -1;
 	return line(s, 0, "written by:") < 0 ? -1 : command(s, lbt_triage_command(t));
 }
 

@@ -12,6 +12,8 @@
  */
 #include <string.h>
 
+#include "lbt/timeparse.h"
+#include "lbt/version.h"
 #include "deny_int.h"
 
 /* Name of the --rate-limit table's section. */
@@ -91,11 +93,9 @@ static int has_v6(const lbt_deny *d)
  */
 static void write_rate(const lbt_deny *d, const lbt_deny_gen *g, FILE *fp)
 {
-	char per[32], exp[32];
-	size_t size = 2 * d->nrules < 64 ? 64 : 2 * d->nrules;
+	char per[32];
 
 	lbt_denyi_period(g->rate_period_us, per, sizeof per);
-	lbt_denyi_period(2 * g->rate_period_us, exp, sizeof exp);
 	fprintf(fp, "    # count each source's requests over %s (sticky counter sc%d), "
 	    "429 above %lld\n", per, g->sc, (long long)g->rate_n);
 	fprintf(fp, "    http-request track-sc%d src,ipmask(%d,%d) table %s", g->sc,
@@ -106,7 +106,19 @@ static void write_rate(const lbt_deny *d, const lbt_deny_gen *g, FILE *fp)
 	put_host(g, fp);
 	fprintf(fp, " { sc_http_req_rate(%d,%s) gt %lld }\n", g->sc, RL_TABLE,
 	    (long long)g->rate_n);
-	fprintf(fp, "\n# the table of those counts, one entry a source "
+}
+
+/* --rate-limit's table, a section of its own (nothing for the other actions). */
+static void write_sections(const lbt_deny *d, const lbt_deny_gen *g, FILE *fp)
+{
+	char per[32], exp[32];
+	size_t size = 2 * d->nrules < 64 ? 64 : 2 * d->nrules;
+
+	if (g->action != LBT_DENY_ACT_RATE_LIMIT)
+		return;
+	lbt_denyi_period(g->rate_period_us, per, sizeof per);
+	lbt_denyi_period(2 * g->rate_period_us, exp, sizeof exp);
+	fprintf(fp, "# the table of lbt-deny's counts, one entry a source "
 	    "(a section of its own):\nbackend %s\n", RL_TABLE);
 	fprintf(fp, "    stick-table type %s size %zu expire %s store http_req_rate(%s)\n",
 	    has_v6(d) ? "ipv6" : "ip", size, exp, per);
@@ -131,16 +143,9 @@ static void write_tarpit(const lbt_deny *d, const lbt_deny_gen *g, FILE *fp)
 	put_cond(d, g, fp);
 }
 
-/* The configuration lines for the frontend section. */
-static int write_config(const lbt_deny *d, const lbt_deny_gen *g, FILE *fp)
+/* The frontend's rule lines, indented. */
+static void write_rule(const lbt_deny *d, const lbt_deny_gen *g, FILE *fp)
 {
-	lbt_denyi_header(d, g, LBT_DENY_PART_CONFIG, fp, "# ");
-	if (g->list_path == NULL)
-		fputs("# the networks:\n", fp);
-	if (g->list_path == NULL)
-		for (size_t i = 0; i < d->nrules; i++)
-			lbt_denyi_rule_comment(&d->rules[i], fp, "#   ");
-	fputs("\n# in the frontend section that receives the flood:\n", fp);
 	switch (g->action) {
 	case LBT_DENY_ACT_REJECT:
 		fputs("    tcp-request connection reject", fp);
@@ -161,11 +166,82 @@ static int write_config(const lbt_deny *d, const lbt_deny_gen *g, FILE *fp)
 		put_cond(d, g, fp);
 		break;
 	}
+}
+
+/* Where the lines go: the place found in the configuration, else the rule
+ * of thumb that keeps them from landing below a tarpit (docs/placement.md). */
+static void write_place(const lbt_deny_gen *g, FILE *fp)
+{
+	const char *kind = g->action == LBT_DENY_ACT_REJECT ? "tcp-request connection" :
+	    "http-request";
+
+	if (g->place) {
+		fputs("\n# in the frontend section, ", fp);
+		lbt_denyi_put_clean(fp, g->place);
+		fputs(":\n", fp);
+		return;
+	}
+	fprintf(fp, "\n# in the frontend section that receives the flood, above its first %s\n"
+	    "# rule that answers or counts (tarpit, deny, return, redirect, track-sc):\n"
+	    "# HAProxy runs them in order, and below a tarpit this rule never runs\n"
+	    "# (lbt-deny --into haproxy.cfg --frontend NAME puts it there):\n", kind);
+}
+
+/* How to check, apply and watch the rule: the three steps after pasting
+ * (comments in the first column, so that lbt-triage's screen, which shows
+ * the rule without its comments, leaves them out). */
+static void write_steps(const lbt_deny_gen *g, FILE *fp)
+{
+	fputs("# check: haproxy -c -f ", fp);
+	lbt_denyi_put_clean(fp, g->cfg_path ? g->cfg_path : "/etc/haproxy/haproxy.cfg");
+	fputs("\n# apply: reload HAProxy (systemctl reload haproxy)", fp);
+	if (g->list_path) {
+		fputs("; once this rule is loaded, more networks\n#   "
+		    "go in without a reload: lbt-deny --runtime SOCKET --acl-path ", fp);
+		lbt_denyi_put_clean(fp, g->list_path);
+	}
+	fputs("\n# watch: lbt-triage --follow LOG (the sources' requests answered at "
+	    "once)\n", fp);
+}
+
+/* The configuration lines for the frontend section. */
+static int write_config(const lbt_deny *d, const lbt_deny_gen *g, FILE *fp)
+{
+	lbt_denyi_header(d, g, LBT_DENY_PART_CONFIG, fp, "# ");
+	if (g->list_path == NULL)
+		fputs("# the networks:\n", fp);
+	if (g->list_path == NULL)
+		for (size_t i = 0; i < d->nrules; i++)
+			lbt_denyi_rule_comment(&d->rules[i], fp, "#   ");
+	write_place(g, fp);
+	write_rule(d, g, fp);
+	write_steps(g, fp);
+	if (g->action == LBT_DENY_ACT_RATE_LIMIT)
+		fputc('\n', fp);
+	write_sections(d, g, fp);
+	return 0;
+}
+
+/* The lines placed into a configuration: one comment saying who, then the rule. */
+static int write_placed(const lbt_deny *d, const lbt_deny_gen *g, FILE *fp)
+{
+	char when[48];
+
+	lbt_time_format_s(g->now_us - g->now_us % 1000000, when, sizeof when);
+	fprintf(fp, "    # lbt-deny %s at %s: ", LBT_VERSION, when);
+	lbt_denyi_put_clean(fp, g->command ? g->command : "lbt-deny");
+	fputc('\n', fp);
+	write_rule(d, g, fp);
 	return 0;
 }
 
 /* Write one part of the HAProxy rule.  @return 0 */
 int lbt_denyi_haproxy(const lbt_deny *d, const lbt_deny_gen *g, lbt_deny_part p, FILE *fp)
 {
-	return p == LBT_DENY_PART_LIST ? write_list(d, g, fp) : write_config(d, g, fp);
+	switch (p) {
+	case LBT_DENY_PART_LIST: return write_list(d, g, fp);
+	case LBT_DENY_PART_RULE: return write_placed(d, g, fp);
+	case LBT_DENY_PART_SECTIONS: write_sections(d, g, fp); return 0;
+	default: return write_config(d, g, fp);
+	}
 }

@@ -79,6 +79,9 @@ int lbt_denyi_nft(const lbt_deny *d, const lbt_deny_gen *g, FILE *fp);
 int lbt_denyi_json(const lbt_deny *d, const lbt_deny_gen *g, FILE *fp);
 
 /* Shared pieces of the writers (deny_write.c). */
+/* Write s with control characters as '?', so that a comment stays one line. */
+void lbt_denyi_put_clean(FILE *fp, const char *s);
+
 void lbt_denyi_header(const lbt_deny *d, const lbt_deny_gen *g, lbt_deny_part p, FILE *fp,
     const char *lead);
 void lbt_denyi_rule_comment(const lbt_deny_rule *r, FILE *fp, const char *lead);

@@ -46,6 +46,8 @@ static void put_rules(const lbt_deny_gen *g, FILE *fp, const char *match, int fa
 int lbt_denyi_nft(const lbt_deny *d, const lbt_deny_gen *g, FILE *fp)
 {
 	lbt_denyi_header(d, g, LBT_DENY_PART_CONFIG, fp, "# ");
+	fputs("# check: nft -c -f FILE (lbt-deny -o FILE runs it); apply: nft -f FILE;\n"
+	    "# watch: lbt-triage --follow LOG (the sources' requests stop)\n", fp);
 	fputs("\ntable inet lbt_deny\ndelete table inet lbt_deny\ntable inet lbt_deny {\n", fp);
 	put_set(d, fp, 4);
 	put_set(d, fp, 6);

@@ -9,6 +9,8 @@
  * limit_req lines.  Both act after the rewrite phase: a location that
  * answers with `return` answers before them, which the output says.
  */
+#include "lbt/timeparse.h"
+#include "lbt/version.h"
 #include "deny_int.h"
 
 /* The zone's name. */
@@ -40,7 +42,10 @@ static void put_caveat(FILE *fp)
 /* deny: the lines, or the include of the list file. */
 static void write_deny(const lbt_deny *d, const lbt_deny_gen *g, FILE *fp)
 {
-	fputs("\n# in the http, server or location block that receives the flood (403):\n", fp);
+	fputs("\n# in the http, server or location block that receives the flood (403),\n"
+	    "# above its first allow or deny: the first that matches wins, and a location\n"
+	    "# with allow/deny of its own ignores the server's (lbt-deny --nginx --into\n"
+	    "# nginx.conf --server NAME places them; check: nginx -t; apply: nginx -s reload):\n", fp);
 	put_caveat(fp);
 	if (g->list_path)
 		fprintf(fp, "include %s;\n", g->list_path);
@@ -76,9 +81,31 @@ static void write_rate(const lbt_deny *d, const lbt_deny_gen *g, FILE *fp)
 	fputs("limit_req_status 429;\n", fp);
 }
 
+/* The lines placed into a server block (lbt-deny --nginx --into): one
+ * comment saying who, then the deny lines or the include of the list. */
+static void write_placed(const lbt_deny *d, const lbt_deny_gen *g, FILE *fp)
+{
+	char when[48];
+
+	lbt_time_format_s(g->now_us - g->now_us % 1000000, when, sizeof when);
+	fprintf(fp, "        # lbt-deny %s at %s: ", LBT_VERSION, when);
+	lbt_denyi_put_clean(fp, g->command ? g->command : "lbt-deny");
+	fputc('\n', fp);
+	if (g->list_path)
+		fprintf(fp, "        include %s;\n", g->list_path);
+	else
+		put_lines(d, g, fp, "        ");
+}
+
 /* Write one part of the NGINX rule.  @return 0 */
 int lbt_denyi_nginx(const lbt_deny *d, const lbt_deny_gen *g, lbt_deny_part p, FILE *fp)
 {
+	if (p == LBT_DENY_PART_RULE) {
+		write_placed(d, g, fp);
+		return 0;
+	}
+	if (p == LBT_DENY_PART_SECTIONS)
+		return 0;
 	lbt_denyi_header(d, g, p, fp, "# ");
 	if (p == LBT_DENY_PART_LIST)
 		put_lines(d, g, fp, "");

@@ -180,6 +180,12 @@ static void put_clean(FILE *fp, const char *s)
 		fputc((unsigned char)*s < ' ' || *s == 0x7f ? '?' : *s, fp);
 }
 
+/* put_clean for the writers of each dialect. */
+void lbt_denyi_put_clean(FILE *fp, const char *s)
+{
+	put_clean(fp, s);
+}
+
 /* Write "N requests (P %)" or "requests not known". */
 static void put_requests(FILE *fp, int64_t req, double share)
 {

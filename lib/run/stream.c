@@ -57,9 +57,10 @@ lbt_stream *lbt_stream_open(const lbt_input_opts *opts, char *const *paths, int 
 		lbt_err_set(err, "--db reads the index: no log file operands expected");
 		return NULL;
 	}
-	if (opts->db != NULL)
+	if (opts->db != NULL) {
 		s->db = lbt_db_reader_open(opts->db, opts, err);
-	else if ((s->in = lbt_input_new(opts, err)) != NULL)
+		s->dbst.files = 1;         /* the index is the one input ("1 of 1 failed") */
+	} else if ((s->in = lbt_input_new(opts, err)) != NULL)
 		for (int i = 0; i < npaths; i++)
 			lbt_input_add(s->in, paths[i]);
 	if (s->db == NULL && s->in == NULL) {

@@ -74,11 +74,14 @@ expect_success 'malformed lines: file:line and order kept' '
 '
 # The first part all malformed (junk longer than the requests after it,
 # so the cut falls inside it): the part that read nothing does not make
-# the file unread; statuses, counts and reports as on one thread.
+# the file unread, the file is read in part (half its lines: exit 3, the
+# file's counts, not a part's); statuses, counts and reports as on one
+# thread.
 awk 'NR <= 20000 { printf "junk %0250d\n", NR } NR > 100 && NR <= 20100 { print }' gen.log > junkfirst.log
-expect_success 'a first part of malformed lines only: the same, exit 0' '
-	same rate --format haproxy-httplog --tsv junkfirst.log && test "$(cat rc.1)" = 0 &&
-	grep -qx "lbt-rate: 20000 malformed lines of 40000 (first 5 shown above)" err.1
+expect_success 'a first part of malformed lines only: the same, exit 3, the file counted' '
+	same rate --format haproxy-httplog --tsv junkfirst.log && test "$(cat rc.1)" = 3 &&
+	grep -qx "lbt-rate: 20000 malformed lines of 40000 (first 5 shown above)" err.1 &&
+	grep -q "^lbt-rate: junkfirst.log: 20000 of its 40000 lines (50.0 %) could not be read, the first at line 1: " err.1
 '
 
 # An event line without a stamp takes the time of the request line before

@@ -14,7 +14,7 @@ expect_success 'detection: httplog over legacy by priority, silently' '
 '
 
 expect_success 'detection: a poor match is reported' '
-	lbt-cat -f line,time bad.log >out 2>err &&
+	test_expect_code 3 lbt-cat -f line,time bad.log >out 2>err &&
 	head -n 1 err >got &&
 	echo "lbt-cat: bad.log: format detected as haproxy-httplog, but only 3 of 10 sample lines match, use --format to choose" >expect &&
 	test_cmp expect got

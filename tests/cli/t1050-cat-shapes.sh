@@ -97,7 +97,7 @@ expect_success 'a JSON line without time and request is malformed, with its reas
 		echo "{\"msec\":\"1796024402.760\",\"request\":\"GET /x HTTP/1.1\",\"status\":200}" &&
 		echo "{\"remote_addr\":\"192.0.2.10\",\"status\":200}"
 	} >j.log &&
-	lbt-cat --format nginx-json -f status j.log >out 2>err &&
+	test_expect_code 3 lbt-cat --format nginx-json -f status j.log >out 2>err &&
 	printf "status\n200\n" >expect && test_cmp expect out &&
 	grep -x "lbt-cat: j.log:2: no time and no request in the JSON object (2 known keys)" err &&
 	test_expect_code 1 lbt-cat --strict --format nginx-json -f status j.log >out 2>err &&

@@ -58,13 +58,14 @@ expect_success 'a bad sources line fails before anything is indexed' '
 	grep -F "lbt-index: bad.txt:2: " err
 '
 
+# (its fe_compact lines, a custom format, are unread: exit 3 both times)
 expect_success 'a grown mixed file resumes with the formats chosen for it' '
 	head -n 40 haproxy-mixed.log > grow.log &&
-	lbt-index -q -d g.db grow.log 2> /dev/null &&
+	test_expect_code 3 lbt-index -q -d g.db grow.log 2> /dev/null &&
 	f=$(sqlite3 g.db "SELECT format FROM files") &&
 	case "$f" in *,*) ;; *) echo "one format: $f"; false ;; esac &&
 	tail -n +41 haproxy-mixed.log >> grow.log &&
-	lbt-index -d g.db grow.log 2> err &&
+	test_expect_code 3 lbt-index -d g.db grow.log 2> err &&
 	compact=$(tail -n +41 haproxy-mixed.log | awk "\$9 == \"fe_compact\"" | wc -l) &&
 	grep -F " $compact malformed" err &&
 	test "$(sqlite3 g.db "SELECT count(*) FROM requests")" = \

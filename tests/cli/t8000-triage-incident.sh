@@ -119,12 +119,16 @@ expect_success 'the rule covers exactly the lab'"'"'s offenders list, with no co
 	grep -q "^rule: deny at once (429) for 2 networks, .*; no collateral$" screen
 '
 
-expect_success 'the rule lines are what the command shown writes, and haproxy -c -dW reads them' '
-	sed -n "/^written by:/,\$p" screen | sed 1d | sed "s/^ *//" > cmd &&
-	test "$(wc -l < cmd)" -eq 1 && grep -q "^lbt-deny " cmd &&
-	sh cmd > deny.out &&
-	grep "^    [a-z]" deny.out > expect &&
-	sed -n "/^rule: /,/^written by:/p" screen | grep "^    [a-z]" > got &&
+expect_success 'the rule lines are what the command shown places, above the line named' '
+	awk "/^[a-z]/ { skip = (\$2 == \"fe_https\") } !skip" "$INC/haproxy-tarpit.cfg" > inc.cfg &&
+	L=$(awk "/^[a-z]/ { f = (\$2 == \"fe_http\") } f && \$1 == \"http-request\" { print NR; exit }" inc.cfg) &&
+	test_expect_code 4 lbt-triage --haproxy-cfg inc.cfg --frontend fe_http httplog.log > screen_p &&
+	grep -q "^insert above inc.cfg:$L, fe_http.s first http-request track-sc0$" screen_p &&
+	sed -n "/^written by:/,\$p" screen_p | sed 1d | sed "s/^ *//; s/ \\\\\$//" | tr "\n" " " > cmd &&
+	grep -q "^lbt-deny --into inc.cfg --frontend fe_http -o inc.cfg.new " cmd &&
+	sh cmd > diff.out 2> deny.err && grep -q "the configuration is valid" deny.err &&
+	sed -n "$((L + 1))p" inc.cfg.new > expect &&
+	sed -n "/^rule: /,/^written by:/p" screen_p | grep "^    [a-z]" > got &&
 	test_cmp expect got &&
 	grep -q "http-request deny deny_status 429 if { src " got &&
 	printf "%s\n" "global" "    maxconn 100" "defaults" "    mode http" \
@@ -200,7 +204,7 @@ expect_success '--json: one document with the documented keys (python3 json)' '
 	def keys(o, want, what):
 	    assert sorted(o) == sorted(want.split()), (what, sorted(o))
 	keys(d, "lbt_triage verdict data anomaly total hot_keys baseline sources pressure damage rule remedy approximations", "top")
-	keys(d["data"], "lines records requests first last now sources x_forwarded_for", "data")
+	keys(d["data"], "lines unread records requests first last now sources x_forwarded_for", "data")
 	keys(d["data"]["x_forwarded_for"], "trusted_proxies set_aside unverified trusted", "xff")
 	keys(d["anomaly"], "since until", "anomaly")
 	rise = "from_rps to_rps now_rps peak_rps peak_at start end ongoing new"
@@ -215,7 +219,7 @@ expect_success '--json: one document with the documented keys (python3 json)' '
 	keys(d["damage"], "requests 429 503 5xx -1 legitimate rises", "damage")
 	keys(d["damage"]["legitimate"], "sources requests 429 5xx -1", "legitimate")
 	keys(d["damage"]["rises"][0], "status requests rise", "rises")
-	keys(d["rule"], "dialect action networks lines list_file command requests share collateral left_out", "rule")
+	keys(d["rule"], "dialect action networks lines list_file command requests share collateral left_out place", "rule")
 	keys(d["rule"]["collateral"], "requests partial_requests sources", "collateral")
 	keys(d["remedy"], "surge total_ratio capacity rate_limited rate_limit_lines retry_after prefixes timeout_lines", "remedy")
 	assert d["lbt_triage"] and d["verdict"] == "over" and d["rule"]["dialect"] == "haproxy"

@@ -68,10 +68,20 @@ expect_success 'a log none of whose lines is read: reported, exit 3 before the f
 	grep -F "lbt-audit: junk.log:1:" err && grep -q "^lbt-audit: junk.log: none of its 1 lines" err
 '
 
-expect_success 'some malformed lines among good ones: the status stays that of the findings' '
-	{ printf "not a log line\n"; cat "$DATA/audit/clean.log"; } > some.log &&
+# One malformed line among 100 good ones is 1 %, not more: the answer
+# stands; one among 5 is 17 %: the input is read only in part, exit 3.
+expect_success 'a malformed line among good ones (1 %): the status stays that of the findings' '
+	{ printf "not a log line\n"; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		cat "$DATA/audit/clean.log"; done; } > some.log &&
+	test "$(wc -l < some.log)" = 101 &&
 	test_expect_code 0 lbt-audit --frontend fe_clean clean.cfg some.log > out 2> err &&
 	grep -F "lbt-audit: some.log:1:" err
+'
+
+expect_success 'a malformed line among 5 (17 %): the input is read in part, exit 3' '
+	{ printf "not a log line\n"; cat "$DATA/audit/clean.log"; } > few.log &&
+	test_expect_code 3 lbt-audit --frontend fe_clean clean.cfg few.log > out 2> err &&
+	grep -q "^lbt-audit: few.log: 1 of its 6 lines (16.7 %) could not be read" err
 '
 
 test_done

@@ -700,7 +700,7 @@ END_TEST
 /* A tie is equality on every criterion; priority ranks on purpose. */
 START_TEST(detection_ties)
 {
-	lbt_format_score a = { "a", 40, 50, 12, 20, 10, 0 }, b = a;
+	lbt_format_score a = { "a", 40, 50, 12, 20, 10, 0, 0 }, b = a;
 
 	ck_assert(lbt_format_scores_tied(&a, &b));
 	b.priority = 0;
@@ -713,6 +713,55 @@ START_TEST(detection_ties)
 	ck_assert(!lbt_format_scores_tied(&a, &b));
 	a.parsed = b.parsed = 0;
 	ck_assert(!lbt_format_scores_tied(&a, &b));
+}
+END_TEST
+
+/*
+ * A long word of no spaces (1,000 bytes or more: long enough to have been
+ * cut by the logger) is no record for any built-in, all fields wanted or
+ * the few lbt-rate wants: nginx-xff read it as a request of nulls.  And a
+ * real line cut inside its request still is one.
+ */
+START_TEST(long_word_no_record)
+{
+	const char *const *names = lbt_format_builtin_names();
+	const uint64_t few = LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_KEY) | LBT_BIT(LBT_F_PATH);
+	static const size_t sizes[] = { 900, 1000, 1200, 5000 };
+	char *word = malloc(5001);
+	lbt_rec rec;
+	lbt_err err;
+
+	ck_assert_ptr_nonnull(word);
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		memset(word, 'A', sizes[k]);
+		word[sizes[k]] = '\0';
+		for (int i = 0; names[i] != NULL; i++) {
+			for (int w = 0; w < 2; w++) {
+				lbt_format *f = lbt_format_open(names[i], &err);
+
+				ck_assert_ptr_nonnull(f);
+				if (w)
+					lbt_format_set_wanted(f, few);
+				ck_assert_msg(lbt_format_parse(f, word, sizes[k], &rec, &err) ==
+				    LBT_PARSE_BAD, "%s read a %zu-byte word", names[i], sizes[k]);
+				lbt_format_free(f);
+			}
+		}
+	}
+	{       /* a combined line cut at 1,024 bytes inside its URI */
+		lbt_format *f = lbt_format_open("nginx-combined", &err);
+		const char *head = "203.0.113.7 - - [30/Nov/2026:07:49:57 +0000] \"GET /";
+		size_t hn = strlen(head);
+
+		ck_assert_ptr_nonnull(f);
+		memcpy(word, head, hn);
+		memset(word + hn, 'a', 1024 - hn);
+		ck_assert_int_eq(lbt_format_parse(f, word, 1024, &rec, &err), LBT_PARSE_OK);
+		ck_assert(rec.have & LBT_BIT(LBT_F_TIME));
+		ck_assert(rec.have & LBT_BIT(LBT_F_CLIENT));
+		lbt_format_free(f);
+	}
+	free(word);
 }
 END_TEST
 
@@ -1224,6 +1273,14 @@ static void skip_same(lbt_format *f, uint64_t wanted, const char *line, size_t l
 	    "%s, wanted %llx, paths differ on '%.*s':\nsteps %d %.*s\nskips %d %.*s",
 	    lbt_format_name(f), (unsigned long long)wanted, (int)len, line, a.r, (int)a.n, a.b,
 	    b.r, (int)b.n, b.b);
+	{       /* the count of quotes never rules out a line the format reads */
+		unsigned q = 0;
+
+		for (size_t i = 0; i < len; i++)
+			q += line[i] == '"';
+		ck_assert_msg(!lbt_format_cannot_read(f, len, q) || b.r == LBT_PARSE_BAD,
+		    "%s read '%.*s' that its quotes ruled out", lbt_format_name(f), (int)len, line);
+	}
 }
 
 START_TEST(skipped_words_same)
@@ -1369,6 +1426,7 @@ Suite *format_suite(void)
 	tcase_add_test(tc, descriptors);
 	tcase_add_test(tc, detection);
 	tcase_add_test(tc, detection_ties);
+	tcase_add_test(tc, long_word_no_record);
 	tcase_add_test(tc, expand_log_vars);
 	tcase_add_test(tc, haproxy_cfg_real);
 	tcase_add_test(tc, haproxy_cfg_small);

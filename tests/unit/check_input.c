@@ -7,9 +7,12 @@
  * are read off those lines by hand.
  */
 #include <check.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lbt/input.h"
@@ -611,6 +614,94 @@ START_TEST(parse_one_line)
 }
 END_TEST
 
+/* Fork a writer of `first` then (after a byte on go, when go >= 0) `rest`
+ * to fd; the parent keeps neither end.  @return its pid */
+static pid_t writer(int fd, const char *first, int go, const char *rest)
+{
+	pid_t pid = fork();
+	char c;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid > 0)
+		return pid;
+	if (write(fd, first, strlen(first)) < 0 || (go >= 0 && read(go, &c, 1) != 1) ||
+	    write(fd, rest, strlen(rest)) < 0)
+		_exit(1);
+	_exit(0);
+}
+
+/* A FIFO is read once: the tiers known ahead do not open it (that read its
+ * first lines and lost them, then the second open waited for a writer that
+ * was gone), and every line comes out. */
+START_TEST(fifo_read_once)
+{
+	struct diag d;
+	lbt_input_opts o = opts_with(&d);
+	lbt_err err;
+	lbt_input *in;
+	lbt_rec *rec;
+	pid_t pid;
+	int fd;
+
+	ck_assert_int_eq(mkfifo("f", 0600), 0);
+	in = lbt_input_new(&o, &err);
+	ck_assert_ptr_nonnull(in);
+	lbt_input_add(in, "f");
+	ck_assert(lbt_input_live(in));
+	ck_assert_uint_eq(lbt_input_tiers(in), LBT_BIT(LBT_TIER_NONE));   /* no open: no block */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		fd = open("f", O_WRONLY);
+		_exit(fd < 0 || write(fd, L1 "\n" L2 "\n", strlen(L1 L2) + 2) < 0);
+	}
+	ck_assert_int_eq(lbt_input_next(in, &rec, &err), 1);
+	ck_assert_uint_eq(rec->line, 1);
+	ck_assert_int_eq(lbt_input_next(in, &rec, &err), 1);
+	ck_assert_uint_eq(rec->line, 2);
+	ck_assert_int_eq(lbt_input_next(in, &rec, &err), 0);
+	ck_assert_uint_eq(lbt_input_stats_get(in)->records, 2);
+	lbt_input_free(in);
+	waitpid(pid, NULL, 0);
+}
+END_TEST
+
+/* A live stream (tail -f): detection samples the lines written before the
+ * writer pauses, and the first record comes out before the second line is
+ * written (the writer waits for it). */
+START_TEST(live_stream_first_record)
+{
+	struct diag d;
+	lbt_input_opts o = opts_with(&d);
+	int data[2], go[2];
+	lbt_err err;
+	lbt_input *in;
+	lbt_rec *rec;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(data), 0);
+	ck_assert_int_eq(pipe(go), 0);
+	pid = writer(data[1], L1 "\n", go[0], L2 "\n");
+	close(data[1]);
+	close(go[0]);
+	ck_assert_int_eq(dup2(data[0], 0), 0);
+	close(data[0]);
+	in = lbt_input_new(&o, &err);
+	ck_assert_ptr_nonnull(in);
+	lbt_input_add(in, "-");
+	ck_assert(lbt_input_live(in));
+	ck_assert_int_eq(lbt_input_next(in, &rec, &err), 1);
+	ck_assert_str_eq(field(rec, LBT_F_CLIENT), "203.0.113.7");
+	ck_assert_int_eq(write(go[1], "g", 1), 1);
+	close(go[1]);
+	ck_assert_int_eq(lbt_input_next(in, &rec, &err), 1);
+	ck_assert_int_eq(rec->status, 500);
+	ck_assert_int_eq(lbt_input_next(in, &rec, &err), 0);
+	lbt_input_free(in);
+	waitpid(pid, NULL, 0);
+}
+END_TEST
+
 /* Build the suite. */
 static Suite *input_suite(void)
 {
@@ -633,6 +724,8 @@ static Suite *input_suite(void)
 	tcase_add_test(tc, long_line_and_resume);
 	tcase_add_test(tc, score_file);
 	tcase_add_test(tc, parse_one_line);
+	tcase_add_test(tc, fifo_read_once);
+	tcase_add_test(tc, live_stream_first_record);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -613,6 +613,104 @@ START_TEST(short_magic)
 }
 END_TEST
 
+/* Read the rest of src.  @return the lines, *rc the final status */
+static size_t read_rest(lbt_source *src, int *rc, lbt_err *err)
+{
+	const char *l;
+	size_t n, count = 0;
+
+	while ((*rc = lbt_source_next(src, &l, &n, err)) == 1)
+		count++;
+	return count;
+}
+
+/* A file truncated in place while read (copytruncate): the lines read, then
+ * an error naming the size at open and now; never a quiet short end. */
+START_TEST(shrink_while_read)
+{
+	size_t len;
+	char *text = gen_text(20000, &len);      /* > one 256 KiB read */
+	const char *path = put("t.log", text, len);
+	lbt_source *s = lbt_source_open(path, NULL, NULL);
+	char want[160];
+	lbt_err err;
+	size_t n;
+	int rc;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert(!lbt_source_stream(s));
+	EXPECT(s, "203.0.113.1:1025 [01/Nov/2025] line 1 x");
+	ck_assert_int_eq(truncate(path, 1000), 0);
+	n = read_rest(s, &rc, &err);
+	ck_assert_int_eq(rc, -1);
+	ck_assert_uint_lt(n, 20000);
+	snprintf(want, sizeof want, "shrank while read: %zu bytes at open, 1000 now;", len);
+	ck_assert_msg(strstr(err.msg, want) != NULL, "%s", err.msg);
+	ck_assert_str_eq(err.file, path);
+	lbt_source_close(s);
+	free(text);
+}
+END_TEST
+
+/* A file replaced while read (renamed away, created again): an error naming
+ * the inodes, after every line of the old file. */
+START_TEST(replaced_while_read)
+{
+	size_t len;
+	char *text = gen_text(20000, &len);
+	char path[160], next[160];
+	lbt_source *s;
+	struct stat old;
+	lbt_err err;
+	int rc;
+
+	snprintf(path, sizeof path, "%s", put("r.log", text, len));
+	snprintf(next, sizeof next, "%s", put("r.new", "x\n", 2));
+	ck_assert_int_eq(stat(path, &old), 0);
+	s = lbt_source_open(path, NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	EXPECT(s, "203.0.113.1:1025 [01/Nov/2025] line 1 x");
+	ck_assert_int_eq(rename(next, path), 0);
+	ck_assert_uint_eq(read_rest(s, &rc, &err), 20000 - 1);
+	ck_assert_int_eq(rc, -1);
+	ck_assert_msg(strstr(err.msg, "replaced while read: inode ") != NULL, "%s", err.msg);
+	lbt_source_close(s);
+	free(text);
+}
+END_TEST
+
+/* A pipe is a stream; lbt_source_wait says whether its next line came in time. */
+START_TEST(stream_wait)
+{
+	int fd[2];
+	char fifo[160];
+	lbt_source *s;
+
+	ck_assert_int_eq(pipe(fd), 0);
+	ck_assert_int_eq(dup2(fd[0], 0), 0);
+	close(fd[0]);
+	ck_assert_int_eq(write(fd[1], "a\n", 2), 2);
+	s = lbt_source_open("-", NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	EXPECT(s, "a");
+	ck_assert(lbt_source_stream(s));
+	ck_assert_int_eq(lbt_source_wait(s, 50), 0);
+	ck_assert_int_eq(write(fd[1], "b\n", 2), 2);
+	ck_assert_int_eq(lbt_source_wait(s, 50), 1);
+	EXPECT(s, "b");
+	close(fd[1]);
+	ck_assert_int_eq(lbt_source_wait(s, 50), 1);   /* the end is readable too */
+	expect_end(s);
+	lbt_source_close(s);
+	snprintf(fifo, sizeof fifo, "%s/f", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert(!lbt_source_is_file(fifo));           /* stat only: nobody writes it */
+	ck_assert(!lbt_source_is_file("-"));
+	ck_assert(!lbt_source_is_file(dir));
+	ck_assert(lbt_source_is_file(put("p.log", "x\n", 2)));
+}
+END_TEST
+
 /* The source suite. */
 static Suite *source_suite(void)
 {
@@ -636,6 +734,9 @@ static Suite *source_suite(void)
 	tcase_add_test(tc, stdin_pipe_read);
 	tcase_add_test(tc, stdin_incremental);
 	tcase_add_test(tc, short_magic);
+	tcase_add_test(tc, shrink_while_read);
+	tcase_add_test(tc, replaced_while_read);
+	tcase_add_test(tc, stream_wait);
 	suite_add_tcase(s, tc);
 	return s;
 }

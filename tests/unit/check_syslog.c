@@ -63,6 +63,12 @@ static const struct wcase cases[] = {
 	/* an event message after a tag */
 	{ "<133>Nov  1 23:24:01 haproxy[1]: Server be_app/app1 is DOWN, reason: Layer4 connection problem", LBT_SYSLOG_RFC3164, 133, 1, T0 * 1000000, "", "haproxy", "Server be_app/app1 is DOWN, reason: Layer4 connection problem" },
 	{ "<6>2025-11-01T23:24:01.000000+00:00 [WARNING]  (1234) : Server be/s is DOWN", LBT_SYSLOG_ISO, 6, 1, T0 * 1000000, "", "", "[WARNING]  (1234) : Server be/s is DOWN" },
+	/* rsyslog's file format of an RFC 5424 message: APP-NAME[PROCID], no colon */
+	{ "2025-11-01T23:24:01.661502+00:00 lb2 haproxy[20440] Server be/s is DOWN", LBT_SYSLOG_ISO, -1, 1, T0 * 1000000 + 661502, "lb2", "haproxy", "Server be/s is DOWN" },
+	{ "2025-11-01T23:24:01.661502+00:00 lb2 haproxy[20440] " M, LBT_SYSLOG_ISO, -1, 1, T0 * 1000000 + 661502, "lb2", "haproxy", M },
+	/* ... but a word in brackets is no tag, nor "[pid]" without a name */
+	{ "2025-11-01T23:24:01+00:00 lb2 haproxy[x] " M, LBT_SYSLOG_ISO, -1, 1, T0 * 1000000, "", "", "lb2 haproxy[x] " M },
+	{ "2025-11-01T23:24:01+00:00 lb2 [20440] " M, LBT_SYSLOG_ISO, -1, 1, T0 * 1000000, "", "", "lb2 [20440] " M },
 };
 
 /* Each wrapper gives the expected kind, pri, time, host, tag and message. */

@@ -146,7 +146,7 @@ static const lbt_triage *triage(struct run *r, const lbt_triage_opts *o)
 	ck_assert_int_eq(lbt_rate_finish(r->statuses, &err), 0);
 	ck_assert_int_eq(lbt_offenders_finish(r->off, &err), 0);
 	ck_assert_int_eq(lbt_tarpit_finish(r->tp, &err), 0);
-	in = (lbt_triage_input){ r->keys, r->statuses, r->off, r->tp, 1 };
+	in = (lbt_triage_input){ r->keys, r->statuses, r->off, r->tp, 1, 0 };
 	r->t = lbt_triage_new(o ? o : &d, &err);
 	ck_assert_msg(r->t != NULL, "%s", err.msg);
 	ck_assert_msg(lbt_triage_build(r->t, &in, &err) == 0, "%s", err.msg);
@@ -775,7 +775,7 @@ END_TEST
 START_TEST(misuse)
 {
 	lbt_triage_opts o = LBT_TRIAGE_OPTS_INIT;
-	lbt_triage_input in = { NULL, NULL, NULL, NULL, 0 };
+	lbt_triage_input in = { NULL, NULL, NULL, NULL, 0, 0 };
 	lbt_triage *t;
 	lbt_err err;
 
