@@ -189,6 +189,7 @@ typedef struct lbt_triage_prefix {
 
 typedef struct lbt_triage_source {
 	const lbt_offender *row;  /* owned by the offenders analysis */
+	size_t index;             /* its row's index there (lbt_offenders_changes) */
 	double share;             /* % of the requests since the jump (or of all) */
 	int offender;             /* an offender (any cause) */
 	lbt_triage_why why;

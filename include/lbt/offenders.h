@@ -242,6 +242,13 @@ const lbt_offender *lbt_offenders_row_at(const lbt_offenders *o, size_t i);
 const lbt_cp_result *lbt_offenders_changes(const lbt_offenders *o, size_t i, int64_t *origin);
 const lbt_offenders_stats *lbt_offenders_stats_get(const lbt_offenders *o);
 
+/*
+ * Row i's requests a second over the input's span, *n of them, index k
+ * being second *origin + k (as lbt_offenders_changes).  @return them
+ * (malloc'ed, the caller's), or NULL for a bad row or out of memory.
+ */
+int64_t *lbt_offenders_seconds(const lbt_offenders *o, size_t i, int64_t *origin, size_t *n);
+
 /* The options o was made with (baseline NULL: it was parsed). */
 const lbt_offenders_opts *lbt_offenders_opts_get(const lbt_offenders *o);
 

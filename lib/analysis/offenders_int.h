@@ -109,6 +109,7 @@ struct src_rank {
 /* A ranked row, its change points and the text it points to. */
 struct row {
 	lbt_offender pub;
+	const struct src *src;       /* its state (owned by the map) */
 	lbt_cp_result cp;            /* bucket index k = second cp_origin + k */
 	char text[LBT_ADDR_STRLEN];
 };

@@ -573,6 +573,25 @@ static void find_causes(lbt_triage *t)
 	}
 }
 
+/*
+ * The first change: the start of the total's rise, else the earliest
+ * start of a key's or an error status's rise (a re-send storm in bursts
+ * raises its keys and its 503s while the total's mean over the input
+ * does not jump).  @return it, or INT64_MAX when nothing rose.
+ */
+static int64_t first_change(const lbt_triage *t)
+{
+	int64_t at = INT64_MAX;
+
+	if (t->sum.total.found)
+		return t->sum.total.start_us;
+	for (size_t i = 0; i < t->nkeys; i++)
+		at = t->keys[i].rise.start_us < at ? t->keys[i].rise.start_us : at;
+	for (size_t i = 0; i < t->nerrs; i++)
+		at = t->errs[i].rise.start_us < at ? t->errs[i].rise.start_us : at;
+	return at;
+}
+
 /* Every source with its share since the jump, and whether it offends.
  * @return 0 or -1 with err */
 static int find_sources(lbt_triage *t, lbt_err *err)
@@ -580,14 +599,15 @@ static int find_sources(lbt_triage *t, lbt_err *err)
 	const lbt_offenders *o = t->in.offenders;
 	const lbt_offenders_stats *st = lbt_offenders_stats_get(o);
 	size_t n = lbt_offenders_nrows(o);
+	int64_t change = first_change(t);
 
 	/* Shares and ratios compare with before the jump: the --baseline
-	 * window, else from where every input is read to the rise of the
-	 * total rate, the same window for every source. */
-	t->sum.baseline = st->baseline == 2 || (st->baseline == 1 && t->sum.total.found);
+	 * window, else from where every input is read to the first change,
+	 * the same window for every source. */
+	t->sum.baseline = st->baseline == 2 || (st->baseline == 1 && change != INT64_MAX);
 	t->sum.base_from_us = st->baseline == 2 ? st->base_from_us :    /* whole seconds */
 	    lbt_bucket_of(t->sum.aligned_us, 1000000) * 1000000;
-	t->sum.base_to_us = st->baseline == 2 ? st->base_to_us : t->sum.total.start_us;
+	t->sum.base_to_us = st->baseline == 2 ? st->base_to_us : change;
 	if (t->sum.baseline && t->sum.base_to_us - t->sum.base_from_us <
 	    (int64_t)t->o.cp.min_buckets * 1000000)
 		t->sum.baseline = 0;     /* too short a window to say who was there */
@@ -602,6 +622,7 @@ static int find_sources(lbt_triage *t, lbt_err *err)
 		lbt_triage_source *s = &t->src[t->nsrc++];
 
 		s->row = lbt_offenders_row_at(o, i);
+		s->index = i;
 		weigh_source(t, i, s);
 		s->why = why_offends(t, s);
 		s->offender = s->why != LBT_TRIAGE_NOT;
@@ -700,6 +721,33 @@ static void widen(lbt_triage_summary *s, int64_t a, int64_t b)
 }
 
 /*
+ * Whether a customer is back in its band: its last min_buckets seconds
+ * before now hold at most its baseline's count over them plus 3 times its
+ * Poisson noise (+1).  One window of min_buckets seconds, not each second:
+ * a batch sender's batches are above any per-second band of its mean, but
+ * a window as long as the shortest episode holds its batches at their
+ * usual count.  The engine keeps an episode of bursts ongoing while
+ * they go on at the customer's own level.
+ */
+static int tail_in_band(const lbt_triage *t, const lbt_triage_source *s)
+{
+	int64_t origin = 0, now_s = t->sum.now_us / 1000000, sum = 0;
+	size_t n = 0, k = t->o.cp.min_buckets > 0 ? t->o.cp.min_buckets : 1;
+	int64_t *v;
+	double want = s->base_rate * (double)k, band = want + 3 * sqrt(want) + 1;
+
+	if (!t->sum.baseline || !s->prior)
+		return 0;
+	if ((v = lbt_offenders_seconds(t->in.offenders, s->index, &origin, &n)) == NULL)
+		return 0;                /* out of memory: as the engine says */
+	for (size_t b = 0; b < n; b++)
+		if (origin + (int64_t)b <= now_s && origin + (int64_t)b > now_s - (int64_t)k)
+			sum += v[b];
+	free(v);
+	return now_s - origin >= (int64_t)k && (double)sum <= band;
+}
+
+/*
  * An offender that makes the anomaly ongoing: its own rise lasts to the
  * end; without a rise, a customer is back in its band (what it sends now
  * is its baseline), and only a source without a baseline that still sent
@@ -712,7 +760,7 @@ static int source_ongoing(const lbt_triage *t, const lbt_triage_source *s)
 	if (!s->offender)
 		return 0;
 	if (r->cp.has_main && r->cp.kind == LBT_CP_RISE)
-		return r->cp.ongoing && r->last_us >= t->sum.now_us -
+		return r->cp.ongoing && !tail_in_band(t, s) && r->last_us >= t->sum.now_us -
 		    (int64_t)t->o.cp.min_buckets * 1000000;
 	if (t->sum.baseline && s->prior)
 		return 0;

@@ -246,13 +246,42 @@ static int rule_parts(const lbt_deny *d, json_t *r)
 	    "sources", coll)) | json_object_set_new(r, "left_out", left);
 }
 
-/* The rule, or null when no source was picked. */
+/*
+ * The rule when there is no source to deny but customers to rate-limit:
+ * the same keys, action "rate-limit", the customers as its networks, the
+ * rate limit's lines, the requests it would have stopped.
+ */
+static json_t *limit_rule(const lbt_triage *t)
+{
+	json_t *nets = json_array();
+	uint64_t stopped = 0, all = lbt_triage_summary_get(t)->requests;
+
+	for (size_t i = 0; nets && i < lbt_triage_nsources(t); i++) {
+		const lbt_triage_source *s = lbt_triage_source_at(t, i);
+
+		if (s->cause != LBT_TRIAGE_CAUSE_CUSTOMER)
+			continue;
+		json_array_append_new(nets, json_string(s->row->source));
+		stopped += s->stopped;
+	}
+	return json_pack("{s:s, s:s, s:o, s:o, s:n, s:s, s:I, s:o, s:{s:i, s:i, s:[]}, s:[]}",
+	    "dialect", "haproxy", "action", "rate-limit", "networks", nets, "lines",
+	    lines(lbt_triage_limit_lines(t)), "list_file", "command", "", "requests",
+	    (json_int_t)stopped, "share", num(all > 0 ? 100.0 * (double)stopped / (double)all : 0),
+	    "collateral", "requests", 0, "partial_requests", 0, "sources", "left_out");
+}
+
+/* The rule: the deny rule; without one, the customers' rate limit; else
+ * null. */
 static json_t *rule(const lbt_triage *t)
 {
 	const lbt_deny *d = lbt_triage_rule(t);
 	const lbt_deny_totals *tt;
 	json_t *r;
 
+	if (d == NULL && lbt_triage_summary_get(t)->to_limit > 0 &&
+	    lbt_triage_opts_get(t)->dialect == LBT_DENY_HAPROXY)
+		return limit_rule(t);
 	if (d == NULL)
 		return json_null();
 	tt = lbt_deny_totals_get(d);

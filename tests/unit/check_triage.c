@@ -771,6 +771,37 @@ START_TEST(slow_headers_timeout)
 }
 END_TEST
 
+/*
+ * A re-send storm of a batch sender: 198.51.100.50 sends 6 requests every
+ * 5 s over 45 s (1.2/s), and from s = 20 to 32 re-sends 40 a second
+ * answered 503; two customers at 1/s.  After the storm its batches go on
+ * at their usual count: 12 in its last 10 s, within 12 + 3 sqrt(12) + 1.
+ * It is a customer to rate-limit, and the anomaly is over, though the
+ * engine reads its bursts to the end as one rise.
+ */
+START_TEST(storm_of_batches_over)
+{
+	struct run r;
+	const lbt_triage *t;
+
+	run_new(&r);
+	for (int s = 0; s < 45; s++) {
+		add(&r, (T0 + s) * SEC + 100000, "192.0.2.10", 200, "----", 0, KB);
+		add(&r, (T0 + s) * SEC + 200000, "192.0.2.11", 200, "----", 0, KB);
+		for (int i = 0; s % 5 == 0 && i < 6; i++)
+			add(&r, (T0 + s) * SEC + 300000 + i * 1000, "198.51.100.50", 200, "----", 0, KA);
+		for (int i = 0; s >= 20 && s < 32 && i < 40; i++)
+			add(&r, (T0 + s) * SEC + 400000 + i * 1000, "198.51.100.50", 503, "SC--", 0, KA);
+	}
+	t = triage(&r, NULL);
+	ck_assert(offends(t, "198.51.100.50"));
+	ck_assert_ptr_null(lbt_triage_rule(t));
+	ck_assert_int_eq(source_named(t, "198.51.100.50")->cause, LBT_TRIAGE_CAUSE_CUSTOMER);
+	ck_assert_int_eq(lbt_triage_summary_get(t)->verdict, LBT_TRIAGE_OVER);
+	run_free(&r);
+}
+END_TEST
+
 /* Bad options and misuse are errors, not crashes. */
 START_TEST(misuse)
 {
@@ -820,6 +851,7 @@ static Suite *triage_suite(void)
 	tcase_add_test(tc, customer_rate_limited_not_denied);
 	tcase_add_test(tc, distributed_flood_prefix);
 	tcase_add_test(tc, slow_headers_timeout);
+	tcase_add_test(tc, storm_of_batches_over);
 	suite_add_tcase(s, tc);
 	return s;
 }
