@@ -85,7 +85,8 @@ expect_success 'cut at the end of its burst (--until 10:01:30): ongoing, exit 5'
 '
 
 expect_success 'the customer is rate-limited, never denied: 30 a 10 s window (3 x 1/s x 10 s)' '
-	test "$(js "d[\"rule\"]" cust.json)" = None &&
+	test "$(js "(d[\"rule\"][\"action\"], d[\"rule\"][\"networks\"])" cust.json)" = \
+	    "(${Q}rate-limit$Q, [${Q}198.51.100.50$Q])" &&
 	test "$(js "[(s[\"source\"], s[\"cause\"], s[\"limit\"], s[\"stopped\"])
 	    for s in d[\"sources\"] if s[\"offender\"]]" cust.json)" = \
 	    "[(${Q}198.51.100.50$Q, ${Q}customer$Q, 30, 810)]" &&
