@@ -4,8 +4,9 @@
  * pressure against maxconn, the damage, and the rule that stops it, on
  * one screen of 80 columns (or one JSON document).  The analyses are
  * lib/analysis (rate by key and by status, offenders, tarpit), run by the
- * driver; what they say together is lib/report/triage*.c, the rule
- * lib/rule.  This file is options, the pass, the output, the status.
+ * driver; what they say together is the judge (lib/judge/), its screen
+ * lib/report/triage*.c, the rule lib/rule.  This file is options, the
+ * pass, the output, the status.
  *
  * Exit status (docs/exit-status.md): 0 calm, 1 bad usage or input, 2 no
  * records, 3 an input unread (or more than 1 % of its lines: then never
@@ -22,9 +23,6 @@
 #include "lbt/triage.h"
 
 #define MAX_ALLOW 64
-#define RATE_KEYS 50      /* keys ranked by peak whose rises are looked for */
-#define ROW_BYTES 2048    /* a ranked source's row, with its change points (measured:
-                             ~1.3 KB on distinct /64s) */
 
 /* The options that are not plain values. */
 struct opts {
@@ -72,36 +70,13 @@ static int opt_share(void *ctx, const char *arg, lbt_err *err)
 	    &((lbt_triage_opts *)ctx)->min_share, err);
 }
 
-/* The four analyses of the pass, with the options given; exits on error. */
+/* The judge's analyses, with the options given; exits on error. */
 static void make_analyses(lbt_cli *cli, const struct opts *o, const lbt_tarpit_cfgs *cfg,
     lbt_analysis *v)
 {
-	lbt_rate_opts rk = LBT_RATE_OPTS_INIT, rs = LBT_RATE_OPTS_INIT;
-	lbt_offenders_opts of = LBT_OFFENDERS_OPTS_INIT;
-	lbt_tarpit_opts tp = LBT_TARPIT_OPTS_INIT;
 	lbt_err err;
 
-	/* --max-memory shared: half for the sources, a quarter for their rows
-	 * (the sources ranked), the rest for the keys, the statuses and the
-	 * tarpit's sources (docs/memory.md). */
-	rk.top = RATE_KEYS;
-	rk.max_memory = o->max_memory / 8;
-	rs.by = LBT_RATE_BY_STATUS;
-	rs.top = 0;
-	rs.max_memory = o->max_memory / 16;
-	of.top = o->max_memory / 4 / ROW_BYTES;
-	of.max_memory = o->max_memory / 2;
-	tp.max_memory = o->max_memory / 16;
-	tp.maxconn = (int32_t)o->maxconn;
-	lbt_tarpit_cfgs_use(&tp, cfg);
-	v[0] = lbt_rate_analysis(lbt_rate_new(&rk, &err));
-	if (v[0].acc != NULL)
-		v[1] = lbt_rate_analysis(lbt_rate_new(&rs, &err));
-	if (v[0].acc != NULL && v[1].acc != NULL)
-		v[2] = lbt_offenders_analysis(lbt_offenders_new(&of, &err));
-	if (v[0].acc != NULL && v[1].acc != NULL && v[2].acc != NULL)
-		v[3] = lbt_tarpit_analysis(lbt_tarpit_new(&tp, &err));
-	if (v[0].acc == NULL || v[1].acc == NULL || v[2].acc == NULL || v[3].acc == NULL)
+	if (lbt_triage_analyses(o->max_memory, cfg, (int32_t)o->maxconn, v, &err) < 0)
 		lbt_cli_die(cli, &err);
 }
 
@@ -117,11 +92,11 @@ static int own_addr(void *ctx, const lbt_addr *a, const char *file, uint64_t lin
 static lbt_triage *triage(lbt_cli *cli, struct opts *o, lbt_analysis *v, lbt_stream *in)
 {
 	const lbt_input_stats *st = lbt_stream_stats(in);
-	lbt_triage_input ti = { v[0].acc, v[1].acc, v[2].acc, v[3].acc, st->lines,
-		st->partial_files > 0 || st->unread_files > 0 ? st->malformed : 0 };
+	lbt_triage_input ti = lbt_triage_input_of(v, st->lines);
 	lbt_triage *t;
 	lbt_err err;
 
+	ti.unread = st->partial_files > 0 || st->unread_files > 0 ? st->malformed : 0;
 	o->t.now_us = cli->in.now_us;
 	if ((t = lbt_triage_new(&o->t, &err)) == NULL)
 		lbt_cli_die(cli, &err);
@@ -214,7 +189,7 @@ int main(int argc, char **argv)
 		LBT_OPT_ALIAS("v6-prefix", "deny-v6-prefix"),
 		LBT_OPT_END
 	};
-	lbt_analysis v[4] = { { 0 } };
+	lbt_analysis v[LBT_TRIAGE_NANALYSES] = { { 0 } };
 	lbt_triage_print pr = { 0, 80 };
 	lbt_tarpit_cfgs *cfg;
 	lbt_triage *t;
@@ -236,7 +211,7 @@ int main(int argc, char **argv)
 	place(&cli, &o.t);
 	cfg = lbt_cli_tarpit_cfgs(&cli);
 	make_analyses(&cli, &o, cfg, v);
-	in = lbt_cli_run(&cli, v, 4, 0);
+	in = lbt_cli_run(&cli, v, LBT_TRIAGE_NANALYSES, 0);
 	t = triage(&cli, &o, v, in);
 	if (lbt_triage_summary_get(t)->verdict == LBT_TRIAGE_NO_RECORDS && cli.records > 0)
 		lbt_cli_empty(&cli, "no records to triage: none of the %llu records has a time",
@@ -249,7 +224,7 @@ int main(int argc, char **argv)
 	if ((rc = lbt_cli_finish(&cli, in, NULL)) == LBT_EXIT_OK)   /* an error comes first */
 		rc = status_of(t);
 	lbt_triage_free(t);
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < LBT_TRIAGE_NANALYSES; i++)
 		lbt_analysis_free(&v[i]);
 	lbt_tarpit_cfgs_free(cfg);
 	return rc;

@@ -18,12 +18,13 @@ allowed() {
 	db) echo "base config read" ;;
 	analysis) echo "base" ;;
 	out) echo "base" ;;
-	report) echo "base analysis out audit rule" ;;
+	report) echo "base analysis out audit rule judge" ;;
 	run) echo "base config read db analysis" ;;
 	audit) echo "base config read analysis run" ;;
 	rule) echo "base" ;;
-	cli) echo "base config read db analysis out report run audit rule" ;;
-	cmd) echo "base config read db analysis out report run audit rule cli" ;;
+	judge) echo "base config read db analysis run audit rule" ;;
+	cli) echo "base config read db analysis out report run audit rule judge" ;;
+	cmd) echo "base config read db analysis out report run audit rule judge cli" ;;
 	*) echo "?" ;;
 	esac
 }

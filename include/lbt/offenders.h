@@ -100,6 +100,10 @@ typedef struct lbt_offenders_opts {
 	size_t addr_cap;              /* distinct addresses counted per source; 65536 */
 	lbt_geoip *geoip;             /* may be NULL; borrowed */
 	size_t max_memory;            /* bytes of source state (see above) */
+	int rising_only;              /* the engine only on the rows that may rise
+	                                 (lbt_cp_may_rise): the others get an empty
+	                                 lbt_cp_result (a judge that reads only
+	                                 rises; lbt-triage) */
 } lbt_offenders_opts;
 
 /* The default budget: ten million sources of one request (the IPv6 /64s
@@ -107,7 +111,7 @@ typedef struct lbt_offenders_opts {
 #define LBT_OFF_MAX_MEMORY ((size_t)1 << 30)
 
 #define LBT_OFFENDERS_OPTS_INIT { LBT_NETGROUP_INIT, LBT_OFF_BY_REQUESTS, 20, 0, 0, NULL, \
-	LBT_CP_OPTS_INIT, 10000000, 65536, NULL, LBT_OFF_MAX_MEMORY }
+	LBT_CP_OPTS_INIT, 10000000, 65536, NULL, LBT_OFF_MAX_MEMORY, 0 }
 
 typedef struct lbt_off_key {
 	const char *key;              /* owned by the accumulator */
@@ -133,6 +137,8 @@ typedef struct lbt_offender {
 	int nkeys;
 	uint64_t status[LBT_OFF_NSTATUS];
 	uint64_t tarpitted;           /* termination state starting with "PT" */
+	uint64_t slow;                /* requests whose headers never came whole in
+	                                 time: answered 408, or termination state "cR" */
 	uint64_t from_header;         /* requests whose client address came from a header
 	                                 nobody vouches for (client_from "header", rec.h):
 	                                 the address may be forged */
@@ -235,6 +241,13 @@ const lbt_offender *lbt_offenders_row_at(const lbt_offenders *o, size_t i);
  */
 const lbt_cp_result *lbt_offenders_changes(const lbt_offenders *o, size_t i, int64_t *origin);
 const lbt_offenders_stats *lbt_offenders_stats_get(const lbt_offenders *o);
+
+/*
+ * Row i's requests a second over the input's span, *n of them, index k
+ * being second *origin + k (as lbt_offenders_changes).  @return them
+ * (malloc'ed, the caller's), or NULL for a bad row or out of memory.
+ */
+int64_t *lbt_offenders_seconds(const lbt_offenders *o, size_t i, int64_t *origin, size_t *n);
 
 /* The options o was made with (baseline NULL: it was parsed). */
 const lbt_offenders_opts *lbt_offenders_opts_get(const lbt_offenders *o);

@@ -238,6 +238,7 @@ static int count_rest(lbt_offenders *o, struct src *s, const lbt_rec *rec, const
 	if (rec->have & LBT_BIT(LBT_F_STATUS))
 		s->status[lbt_offendersi_status_class(rec->status)]++;
 	s->from_header += (uint64_t)lbt_offendersi_from_header(rec);
+	s->slow += (uint64_t)lbt_offendersi_slow(rec);
 	if (rec->have & LBT_BIT(LBT_F_CONN))
 		lbt_offendersi_via(s, &rec->conn, 0);
 	if (lbt_offendersi_tarpitted(rec)) {
@@ -398,6 +399,7 @@ static int fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 	memset(row, 0, sizeof(*row));
 	if (s == NULL)
 		return -1;
+	row->src = s;
 	lbt_tally_peak(&s->sec, &r->peak_second, &r->peak_count);
 	memcpy(&r->net, e->key, sizeof(r->net));
 	r->source = lbt_netgroup_format(&o->o.net, &r->net, row->text, sizeof row->text);
@@ -409,6 +411,7 @@ static int fill_row(lbt_offenders *o, const lbt_hmap_entry *e, struct row *row)
 	row_keys(o, &s->top, r);
 	memcpy(r->status, s->status, sizeof(r->status));
 	r->tarpitted = s->tarpitted;
+	r->slow = s->slow;
 	r->from_header = s->from_header;
 	r->via = s->via;
 	r->via_many = s->via_many;
@@ -519,6 +522,16 @@ const lbt_cp_result *lbt_offenders_changes(const lbt_offenders *o, size_t i, int
 		return NULL;
 	*origin = o->cp_origin;
 	return &o->rows[i].cp;
+}
+
+/* Row i's requests a second over the span, malloc'ed.  @return them, or NULL */
+int64_t *lbt_offenders_seconds(const lbt_offenders *o, size_t i, int64_t *origin, size_t *n)
+{
+	if (i >= o->nrows || o->rows[i].src == NULL || o->cp_last < o->cp_origin)
+		return NULL;
+	*origin = o->cp_origin;
+	*n = (size_t)(o->cp_last - o->cp_origin + 1);
+	return lbt_tally_dense(&o->rows[i].src->sec, o->cp_origin, o->cp_last);
 }
 
 /* @return the counters and the --baseline window (owned by o). */

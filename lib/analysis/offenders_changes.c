@@ -8,6 +8,7 @@
  * its keys: the same engine on the same counts gives the same answer.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "lbt/timeparse.h"
 #include "offenders_int.h"
@@ -126,10 +127,38 @@ int lbt_offendersi_rank_ratio(lbt_offenders *o)
 	return 0;
 }
 
+/* Whether source s may have a rise (lbt_cp_may_rise on its seconds).
+ * @return 1, 0, or -1 when out of memory. */
+static int src_may_rise(const lbt_offenders *o, const struct src *s)
+{
+	size_t n = 0;
+	/* it sorts the offsets, as fill_row's lbt_tally_peak did: no count changes */
+	lbt_series_point *p = lbt_tally_points((lbt_tally *)&s->sec, &n);
+	int may;
+
+	if (p == NULL)
+		return -1;
+	may = lbt_cp_may_rise(p, n, 1.0, &o->cp);
+	free(p);
+	return may;
+}
+
 /* The change points of row `row` of source s, and their summary in the
- * public row.  @return 0 or -1 (no memory). */
+ * public row; with opts.rising_only none for a source that cannot rise
+ * (an empty result: no segment, no baseline).  @return 0 or -1 (no memory). */
 int lbt_offendersi_row_changes(lbt_offenders *o, const struct src *s, struct row *row)
 {
+	if (o->o.rising_only) {
+		int may = src_may_rise(o, s);
+
+		if (may < 0)
+			return -1;
+		if (may == 0) {
+			memset(&row->cp, 0, sizeof row->cp);
+			row->pub.cp = lbt_cp_summarize(&row->cp, o->cp_origin);
+			return 0;
+		}
+	}
 	o->st.changes++;
 	if (source_changes(o, s, &row->cp) < 0)
 		return -1;

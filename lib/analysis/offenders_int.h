@@ -47,6 +47,8 @@ struct src {
 	                                (time, file, line), whose time is first_us */
 	uint64_t status[LBT_OFF_NSTATUS];
 	uint64_t tarpitted;
+	uint64_t slow;               /* requests that never sent whole headers in
+	                                time (lbt_offendersi_slow) */
 	uint64_t from_header;        /* requests whose client came from a header
 	                                nobody vouches for (LBT_FROM_HEADER) */
 	int64_t held_ms;
@@ -83,6 +85,7 @@ struct src_entry {
 			uint8_t status;      /* status class + 1, 0: none */
 			uint8_t tarpitted;   /* its termination state starts with "PT" */
 			uint8_t from_header; /* its client came from an unverified header */
+			uint8_t slow;        /* lbt_offendersi_slow */
 		};
 		struct {             /* full != NULL, after finish() */
 			int64_t peak_count;  /* the busiest second's requests */
@@ -106,6 +109,7 @@ struct src_rank {
 /* A ranked row, its change points and the text it points to. */
 struct row {
 	lbt_offender pub;
+	const struct src *src;       /* its state (owned by the map) */
 	lbt_cp_result cp;            /* bucket index k = second cp_origin + k */
 	char text[LBT_ADDR_STRLEN];
 };
@@ -137,6 +141,11 @@ int lbt_offendersi_key_intern(lbt_offenders *o, const char *p, size_t n, uint32_
 /* offenders_state.c */
 int lbt_offendersi_status_class(int32_t st);
 int lbt_offendersi_tarpitted(const lbt_rec *rec);
+
+/* Non-zero when rec is a request whose headers never came whole in time:
+ * answered 408, or ended by the client's timeout while the proxy waited
+ * for its request (termination state "cR"). */
+int lbt_offendersi_slow(const lbt_rec *rec);
 int lbt_offendersi_from_header(const lbt_rec *rec);
 int lbt_offendersi_fits(const lbt_rec *rec, const lbt_addr *net);
 void lbt_offendersi_keep_one(struct src_entry *e, const lbt_rec *rec, uint32_t key,

@@ -144,6 +144,7 @@ static void merge_counts(struct src *s, const struct src *from)
 	for (int i = 0; i < LBT_OFF_NSTATUS; i++)
 		s->status[i] += from->status[i];
 	s->tarpitted += from->tarpitted;
+	s->slow += from->slow;
 	s->from_header += from->from_header;
 	lbt_offendersi_via(s, &from->via, from->via_many);
 	s->held_ms += from->held_ms;

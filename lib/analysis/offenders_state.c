@@ -23,6 +23,14 @@ int lbt_offendersi_tarpitted(const lbt_rec *rec)
 	    rec->term.p[1] == 'T';
 }
 
+/* Non-zero when rec's headers never came whole in time (408 or "cR"). */
+int lbt_offendersi_slow(const lbt_rec *rec)
+{
+	return ((rec->have & LBT_BIT(LBT_F_STATUS)) && rec->status == 408) ||
+	    ((rec->have & LBT_BIT(LBT_F_TERM)) && rec->term.n >= 2 && rec->term.p[0] == 'c' &&
+	    rec->term.p[1] == 'R');
+}
+
 /* 1 when rec's client came from a header nobody vouches for (rec.h). */
 int lbt_offendersi_from_header(const lbt_rec *rec)
 {
@@ -70,6 +78,7 @@ void lbt_offendersi_keep_one(struct src_entry *e, const lbt_rec *rec, uint32_t k
 	e->ev_file = file;
 	e->tarpitted = (uint8_t)lbt_offendersi_tarpitted(rec);
 	e->from_header = (uint8_t)lbt_offendersi_from_header(rec);
+	e->slow = (uint8_t)lbt_offendersi_slow(rec);
 	e->held_ms = held_of(rec);
 	e->status = (rec->have & LBT_BIT(LBT_F_STATUS)) ?
 	    (uint8_t)(lbt_offendersi_status_class(rec->status) + 1) : 0;
@@ -92,6 +101,7 @@ static int replay(lbt_offenders *o, const struct src_entry *e, const lbt_addr *n
 		s->status[e->status - 1]++;
 	s->tarpitted = e->tarpitted;
 	s->from_header = e->from_header;
+	s->slow = e->slow;
 	s->held_ms = e->held_ms;
 	memcpy(&hi, net->b, 8);
 	if (lbt_addrset_add(&s->addrs, hi, hi, e->addr_lo, o->o.addr_cap) < 0)

@@ -17,7 +17,7 @@
 #include "lbt/timeparse.h"
 #include "lbt/utf8.h"
 #include "lbt/version.h"
-#include "triage_int.h"
+#include "lbt/triage.h"
 
 /* A time, ISO 8601 UTC with milliseconds. */
 static json_t *when(int64_t us)
@@ -85,7 +85,7 @@ static json_t *rise(const lbt_triage_rise *r)
 /* The span of the data and the anomaly's. */
 static json_t *data(const lbt_triage *t)
 {
-	const lbt_triage_summary *m = &t->sum;
+	const lbt_triage_summary *m = lbt_triage_summary_get(t);
 
 	return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:{s:b, s:I, s:I, s:I}}",
 	    "lines", (json_int_t)m->lines, "unread", (json_int_t)m->unread,
@@ -93,7 +93,7 @@ static json_t *data(const lbt_triage *t)
 	    "first", m->requests ? when(m->first_us) : json_null(),
 	    "last", m->requests ? when(m->last_us) : json_null(),
 	    "now", m->requests ? when(m->now_us) : json_null(), "sources",
-	    (json_int_t)m->sources, "x_forwarded_for", "trusted_proxies", !t->o.conn_only,
+	    (json_int_t)m->sources, "x_forwarded_for", "trusted_proxies", !lbt_triage_opts_get(t)->conn_only,
 	    "set_aside", (json_int_t)m->header_aside, "unverified", (json_int_t)m->from_header,
 	    "trusted", (json_int_t)m->from_trusted);
 }
@@ -127,15 +127,19 @@ static json_t *source(const lbt_triage_source *s)
 	static const char *const cover[] = { "none", "part", "all" };
 	const lbt_offender *r = s->row;
 
-	static const char *const why[] = { NULL, "new", "ratio", "refused" };
+	static const char *const why[] = { NULL, "new", "ratio", "refused", "slow" };
 	char via[LBT_ADDR_STRLEN + 2];
 
-	return json_pack("{s:s, s:i, s:I, s:o, s:o, s:o, s:b, s:I, s:I, s:o, s:o, s:b, s:o, s:s, "
-	    "s:o, s:I, s:o}",
+	return json_pack("{s:s, s:i, s:I, s:o, s:o, s:o, s:b, s:o, s:o, s:s, s:o, s:o, s:I, s:I, "
+	    "s:I, s:o, s:o, s:b, s:o, s:s, s:o, s:I, s:o}",
 	    "source", r->source, "family", r->net.family, "requests", (json_int_t)r->requests,
 	    "share", num(s->share), "share_all", num(r->share),
-	    "ratio", r->cp.has_ratio ? num(r->cp.ratio) : json_null(),
-	    "new", r->cp.is_new, "peak_rps", (json_int_t)r->peak_count,
+	    "ratio", s->prior && s->ratio > 0 ? num(s->ratio) : json_null(),
+	    "new", !s->prior, "baseline_rate", s->prior ? num(s->base_rate) : json_null(),
+	    "resent_pct", num(s->resent_pct), "cause", lbt_triage_cause_name(s->cause),
+	    "limit", s->cause == LBT_TRIAGE_CAUSE_CUSTOMER ? json_integer(s->limit) : json_null(),
+	    "stopped", s->cause == LBT_TRIAGE_CAUSE_CUSTOMER ? json_integer((json_int_t)s->stopped) :
+	    json_null(), "slow", (json_int_t)r->slow, "peak_rps", (json_int_t)r->peak_count,
 	    "addresses", (json_int_t)r->addrs, "first", when(r->first_us), "last", when(r->last_us),
 	    "offender", s->offender, "why", s->offender ? json_string(why[s->why]) : json_null(),
 	    "in_rule", cover[s->in_rule], "status", classes(r),
@@ -149,8 +153,8 @@ static json_t *sources(const lbt_triage *t)
 {
 	json_t *a = json_array();
 
-	for (size_t i = 0; a && i < t->nsrc_shown; i++)
-		json_array_append_new(a, source(&t->src[i]));
+	for (size_t i = 0; a && i < lbt_triage_nsources(t); i++)
+		json_array_append_new(a, source(lbt_triage_source_at(t, i)));
 	return a;
 }
 
@@ -182,15 +186,15 @@ static json_t *fronts(const lbt_triage *t)
 {
 	json_t *a = json_array();
 
-	for (size_t i = 0; a && i < t->nfronts; i++)
-		json_array_append_new(a, front(&t->fronts[i]));
+	for (size_t i = 0; a && i < lbt_triage_nfronts(t); i++)
+		json_array_append_new(a, front(lbt_triage_front_at(t, i)));
 	return a;
 }
 
 /* The answers by class. */
 static json_t *damage(const lbt_triage *t)
 {
-	const lbt_triage_damage *d = &t->dmg;
+	const lbt_triage_damage *d = lbt_triage_damage_get(t);
 
 	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:o}",
 	    "requests", (json_int_t)d->requests, "429", (json_int_t)d->s429,
@@ -198,7 +202,7 @@ static json_t *damage(const lbt_triage *t)
 	    "legitimate", "sources", (json_int_t)d->legit_sources, "requests",
 	    (json_int_t)d->legit_requests, "429", (json_int_t)d->legit_429,
 	    "5xx", (json_int_t)d->legit_5xx, "-1", (json_int_t)d->legit_none,
-	    "rises", keys(t->errs, t->nerrs, "status"));
+	    "rises", keys(lbt_triage_error_at(t, 0), lbt_triage_nerrors(t), "status"));
 }
 
 /* The lines of text s (one a line) as an array of strings. */
@@ -242,18 +246,47 @@ static int rule_parts(const lbt_deny *d, json_t *r)
 	    "sources", coll)) | json_object_set_new(r, "left_out", left);
 }
 
-/* The rule, or null when no source was picked. */
+/*
+ * The rule when there is no source to deny but customers to rate-limit:
+ * the same keys, action "rate-limit", the customers as its networks, the
+ * rate limit's lines, the requests it would have stopped.
+ */
+static json_t *limit_rule(const lbt_triage *t)
+{
+	json_t *nets = json_array();
+	uint64_t stopped = 0, all = lbt_triage_summary_get(t)->requests;
+
+	for (size_t i = 0; nets && i < lbt_triage_nsources(t); i++) {
+		const lbt_triage_source *s = lbt_triage_source_at(t, i);
+
+		if (s->cause != LBT_TRIAGE_CAUSE_CUSTOMER)
+			continue;
+		json_array_append_new(nets, json_string(s->row->source));
+		stopped += s->stopped;
+	}
+	return json_pack("{s:s, s:s, s:o, s:o, s:n, s:s, s:I, s:o, s:{s:i, s:i, s:[]}, s:[]}",
+	    "dialect", "haproxy", "action", "rate-limit", "networks", nets, "lines",
+	    lines(lbt_triage_limit_lines(t)), "list_file", "command", "", "requests",
+	    (json_int_t)stopped, "share", num(all > 0 ? 100.0 * (double)stopped / (double)all : 0),
+	    "collateral", "requests", 0, "partial_requests", 0, "sources", "left_out");
+}
+
+/* The rule: the deny rule; without one, the customers' rate limit; else
+ * null. */
 static json_t *rule(const lbt_triage *t)
 {
 	const lbt_deny *d = lbt_triage_rule(t);
 	const lbt_deny_totals *tt;
 	json_t *r;
 
+	if (d == NULL && lbt_triage_summary_get(t)->to_limit > 0 &&
+	    lbt_triage_opts_get(t)->dialect == LBT_DENY_HAPROXY)
+		return limit_rule(t);
 	if (d == NULL)
 		return json_null();
 	tt = lbt_deny_totals_get(d);
 	r = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:I, s:o}", "dialect",
-	    t->o.dialect == LBT_DENY_NGINX ? "nginx" : "haproxy", "action", "deny",
+	    lbt_triage_opts_get(t)->dialect == LBT_DENY_NGINX ? "nginx" : "haproxy", "action", "deny",
 	    "networks", lines(lbt_triage_rule_list(t)), "lines", lines(lbt_triage_rule_lines(t)),
 	    "list_file", str(lbt_triage_rule_file(t)), "command", str(lbt_triage_command(t)),
 	    "requests", (json_int_t)tt->denied, "share", num(tt->input_requests > 0 ?
@@ -270,22 +303,56 @@ static json_t *rule(const lbt_triage *t)
 	return r;
 }
 
+/* The aggregate prefixes, an array. */
+static json_t *prefixes(const lbt_triage *t)
+{
+	json_t *a = json_array();
+	char net[LBT_ADDR_STRLEN];
+
+	for (size_t i = 0; a && i < lbt_triage_nprefixes(t); i++) {
+		const lbt_triage_prefix *p = lbt_triage_prefix_at(t, i);
+
+		json_array_append_new(a, json_pack("{s:s, s:o, s:I, s:o, s:I, s:I}", "network",
+		    lbt_addr_format_net(&p->net.net, p->net.bits, net, sizeof net), "key",
+		    text(p->key), "sources", (json_int_t)p->sources, "share", num(p->share),
+		    "legit_sources", (json_int_t)p->legit_sources, "legit_requests",
+		    (json_int_t)p->legit_requests));
+	}
+	return a;
+}
+
+/* The remedies besides the deny rule: the customers' rate limit, or none
+ * in a surge, and the aggregate prefixes of the deny rule. */
+static json_t *remedy(const lbt_triage *t)
+{
+	const lbt_triage_summary *m = lbt_triage_summary_get(t);
+
+	return json_pack("{s:b, s:o, s:o, s:I, s:o, s:i, s:o, s:o}", "surge", m->surge,
+	    "total_ratio", m->total_ratio > 0 ? num(m->total_ratio) : json_null(),
+	    "capacity", m->surge ? json_string("every source rose with the total: capacity "
+	    "(maxconn, backends) is the question") : json_null(),
+	    "rate_limited", (json_int_t)m->to_limit,
+	    "rate_limit_lines", lines(lbt_triage_limit_lines(t)),
+	    "retry_after", LBT_TRIAGE_RETRY_AFTER, "prefixes", prefixes(t),
+	    "timeout_lines", lines(lbt_triage_timeout_line(t)));
+}
+
 /* The anomaly's span, or null when calm. */
 static json_t *anomaly(const lbt_triage *t)
 {
-	if (t->sum.verdict != LBT_TRIAGE_OVER && t->sum.verdict != LBT_TRIAGE_ONGOING)
+	if (lbt_triage_summary_get(t)->verdict != LBT_TRIAGE_OVER && lbt_triage_summary_get(t)->verdict != LBT_TRIAGE_ONGOING)
 		return json_null();
-	return json_pack("{s:o, s:o}", "since", when(t->sum.since_us), "until",
-	    when(t->sum.until_us));
+	return json_pack("{s:o, s:o}", "since", when(lbt_triage_summary_get(t)->since_us), "until",
+	    when(lbt_triage_summary_get(t)->until_us));
 }
 
 /* The baseline window of the sources, or null. */
 static json_t *baseline(const lbt_triage *t)
 {
-	if (!t->sum.baseline)
+	if (!lbt_triage_summary_get(t)->baseline)
 		return json_null();
-	return json_pack("{s:o, s:o}", "from", when(t->sum.base_from_us), "to",
-	    when(t->sum.base_to_us));
+	return json_pack("{s:o, s:o}", "from", when(lbt_triage_summary_get(t)->base_from_us), "to",
+	    when(lbt_triage_summary_get(t)->base_to_us));
 }
 
 /* What was dropped or bounded (triage.h, lbt_triage_approx_at): [] when
@@ -308,13 +375,13 @@ int lbt_triage_write_json(const lbt_triage *t, FILE *fp, lbt_err *err)
 	json_t *doc;
 	int rc;
 
-	if (!t->built)
+	if (!lbt_triage_built(t))
 		return lbt_err_set(err, "lbt_triage_write_json before lbt_triage_build");
-	doc = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-	    "lbt_triage", LBT_VERSION, "verdict", lbt_triage_verdict_name(t->sum.verdict),
-	    "data", data(t), "anomaly", anomaly(t), "total", rise(&t->sum.total),
-	    "hot_keys", keys(t->keys, t->nkeys, "key"), "baseline", baseline(t), "sources", sources(t),
-	    "pressure", fronts(t), "damage", damage(t), "rule", rule(t),
+	doc = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	    "lbt_triage", LBT_VERSION, "verdict", lbt_triage_verdict_name(lbt_triage_summary_get(t)->verdict),
+	    "data", data(t), "anomaly", anomaly(t), "total", rise(&lbt_triage_summary_get(t)->total),
+	    "hot_keys", keys(lbt_triage_key_at(t, 0), lbt_triage_nkeys(t), "key"), "baseline", baseline(t), "sources", sources(t),
+	    "pressure", fronts(t), "damage", damage(t), "rule", rule(t), "remedy", remedy(t),
 	    "approximations", approximations(t));
 	if (doc == NULL)
 		return lbt_err_set(err, "out of memory");

@@ -16,7 +16,7 @@
 #include "lbt/offenders_report.h"
 #include "lbt/report.h"
 #include "lbt/timeparse.h"
-#include "triage_int.h"
+#include "lbt/triage.h"
 
 #define LINE 512
 #define NFRONTS 2          /* frontends shown */
@@ -121,10 +121,29 @@ static double pct(uint64_t num, uint64_t den)
 	return den > 0 ? 100.0 * (double)num / (double)den : 0.0;
 }
 
-/* A clock time of the data (lbt_triagei_clock). */
+/* "HH:MM:SS" on the UTC day of now (or of the latest request, when later),
+ * "MM-DD HH:MM:SS" on another day: the times at 00:11 stay short. */
+const char *lbt_triage_clock(const lbt_triage *t, int64_t us, char *buf, size_t size)
+{
+	const lbt_triage_summary *m = lbt_triage_summary_get(t);
+	char iso[48], today[48];
+
+	lbt_time_format_s(m->now_us > m->last_us ? m->now_us : m->last_us,
+	    today, sizeof today);
+	lbt_time_format_s(us - us % 1000000, iso, sizeof iso);
+	if (strlen(iso) < 19)
+		snprintf(buf, size, "%s", iso);
+	else if (strncmp(iso, today, 10) == 0)
+		snprintf(buf, size, "%.8s", iso + 11);
+	else
+		snprintf(buf, size, "%.5s %.8s", iso + 5, iso + 11);
+	return buf;
+}
+
+/* A clock time of the data (lbt_triage_clock). */
 static const char *clk(const struct scr *s, int64_t us, char *buf, size_t size)
 {
-	return lbt_triagei_clock(s->t, us, buf, size);
+	return lbt_triage_clock(s->t, us, buf, size);
 }
 
 /* "lb1/fe_http", "fe_http", "-": the group's name, safe and short. */
@@ -225,9 +244,17 @@ static const char *anomaly_parts(const struct scr *s, char *buf, size_t size)
 		add(buf, size, &len, "%s%s", safe(lbt_triage_error_at(t, i)->key, 4, st, sizeof st),
 		    i + 1 < ne ? ", " : " answers rose; ");
 	front_parts(s, buf, size, &len);
-	if (m->offenders > 0)
-		add(buf, size, &len, "%zu source%s to deny; ", m->offenders,
-		    m->offenders == 1 ? "" : "s");
+	if (m->to_deny > 0)
+		add(buf, size, &len, "%zu source%s to deny; ", m->to_deny,
+		    m->to_deny == 1 ? "" : "s");
+	if (m->to_limit > 0)
+		add(buf, size, &len, "%zu customer%s to rate-limit; ", m->to_limit,
+		    m->to_limit == 1 ? "" : "s");
+	if (m->to_time > 0)
+		add(buf, size, &len, "slow headers from %zu source%s; ", m->to_time,
+		    m->to_time == 1 ? "" : "s");
+	if (m->surge)
+		add(buf, size, &len, "every source rose with the total; ");
 	if (len >= 2)
 		buf[len - 2] = '\0';
 	return buf;
@@ -277,11 +304,11 @@ static int hot_keys(struct scr *s)
 	lbt_out *o;
 
 	if (lbt_triage_nkeys(t) == 0) {
-		const lbt_rate_stats *st = lbt_rate_stats_get(t->in.keys);
+		const lbt_rate_stats *st = lbt_rate_stats_get(lbt_triage_input_get(t)->keys);
 
 		return para(s, "", "  ", st->counted == 0 ? "hot keys: no request had a key (a UUID "
 		    "in the path by default; --key-regex)" : "hot keys: none (no key rose to "
-		    "%gx its baseline and %g req/s)", t->o.cp.factor, t->o.cp.floor) < 0 ||
+		    "%gx its baseline and %g req/s)", lbt_triage_opts_get(t)->cp.factor, lbt_triage_opts_get(t)->cp.floor) < 0 ||
 		    lbt_out_line(s->fp, "", 0) < 0 ? -1 : 0;
 	}
 	for (size_t i = 0; i < lbt_triage_nkeys(t); i++) {     /* the widest times */
@@ -307,14 +334,33 @@ static int hot_keys(struct scr *s)
 	return lbt_out_free(o) < 0 || lbt_out_line(s->fp, "", 0) < 0 ? -1 : 0;
 }
 
-/* A ratio in at most 6 characters, "new", or "-" without a baseline. */
-static const char *ratio_txt(const lbt_offender *r, char *buf, size_t size)
+/* The judge's ratio of a source in at most 6 characters, "new" (nothing
+ * in the baseline window), or "-" without a baseline. */
+static const char *ratio_txt(const lbt_triage *t, const lbt_triage_source *e, char *buf,
+    size_t size)
 {
-	if (r->cp.is_new)
-		return "new";
-	if (!r->cp.has_ratio)
+	if (!lbt_triage_summary_get(t)->baseline)
 		return "-";
-	return rate_txt(r->cp.ratio, buf, size);
+	if (!e->prior)
+		return "new";
+	if (!(e->ratio > 0))
+		return "-";
+	return rate_txt(e->ratio, buf, size);
+}
+
+/* The remedy column: the deny rule's cover of a flood, "limit" for a
+ * customer, "-" else. */
+static const char *remedy_txt(const lbt_triage_source *e)
+{
+	static const char *const cover[] = { "-", "part", "deny" };
+
+	if (e->cause == LBT_TRIAGE_CAUSE_CUSTOMER)
+		return "limit";
+	if (e->cause == LBT_TRIAGE_CAUSE_SLOW)
+		return "slow";
+	if (e->cause == LBT_TRIAGE_CAUSE_FLOOD && e->in_rule == LBT_IPSET_NONE)
+		return "left";
+	return cover[e->in_rule];
 }
 
 /* The sources table and what its shares are of. */
@@ -323,7 +369,6 @@ static int sources(struct scr *s)
 	static const lbt_out_col cols[] = { { "source", LBT_COL_STR },
 		{ "requests", LBT_COL_NUM }, { "share", LBT_COL_NUM }, { "ratio", LBT_COL_NUM },
 		{ "peak/s", LBT_COL_NUM }, { "last", LBT_COL_STR }, { "rule", LBT_COL_STR } };
-	static const char *const cover[] = { "-", "part", "deny" };
 	const lbt_triage *t = s->t;
 	const lbt_triage_summary *m = lbt_triage_summary_get(t);
 	char r[16], tm[24], a[24], b[24];
@@ -339,17 +384,16 @@ static int sources(struct scr *s)
 		lbt_out_cstr(o, e->row->source);
 		lbt_out_int(o, (int64_t)e->row->requests);
 		lbt_out_double(o, e->share, 1);
-		lbt_out_cstr(o, ratio_txt(e->row, r, sizeof r));
+		lbt_out_cstr(o, ratio_txt(t, e, r, sizeof r));
 		lbt_out_int(o, e->row->peak_count);
 		lbt_out_cstr(o, clk(s, e->row->last_us, tm, sizeof tm));
-		lbt_out_cstr(o, e->offender && e->in_rule == LBT_IPSET_NONE ? "left" :
-		    cover[e->in_rule]);
+		lbt_out_cstr(o, remedy_txt(e));
 	}
 	if (lbt_out_free(o) < 0)
 		return -1;
 	if (m->baseline)
-		return para(s, "", "  ", "%zu sources; share of the request rate since the jump at "
-		    "%s; ratio of a source's rise to its own rate before it (from %s)", m->sources,
+		return para(s, "", "  ", "%zu sources; share of the requests since the jump at %s; "
+		    "ratio of a source's rise to its own rate before it (from %s)", m->sources,
 		    clk(s, m->base_to_us, a, sizeof a), clk(s, m->base_from_us, b, sizeof b)) < 0 ||
 		    lbt_out_line(s->fp, "", 0) < 0 ? -1 : 0;
 	return para(s, "", "  ", "%zu sources; share of all requests (no jump of the total "
@@ -398,7 +442,7 @@ static int front(struct scr *s, const lbt_triage_front *f)
 		rc = para(s, "  ", "    ", "%s: fc at maxconn from %s to %s (%llu bucket%s of "
 		    "%g s)%s", f->full_now ? "FULL NOW" : "full", clk(s, f->full_from_us, a,
 		    sizeof a), clk(s, f->full_to_us, b, sizeof b), (unsigned long long)g->full_buckets,
-		    g->full_buckets == 1 ? "" : "s", (double)lbt_tarpit_opts_get(s->t->in.tarpit)->step_us
+		    g->full_buckets == 1 ? "" : "s", (double)lbt_tarpit_opts_get(lbt_triage_input_get(s->t)->tarpit)->step_us
 		    / 1e6, f->full_now ? "" : ", not now");
 	else if (rc == 0 && g->fc_n > 0)
 		rc = para(s, "  ", "    ", "never full: logged fc at most %d", g->fc_max);
@@ -560,18 +604,106 @@ static int rule_head(struct scr *s, const lbt_deny *d)
 	return 0;
 }
 
+/* Configuration lines, one a line, each indented as the rule's lines. */
+static int indented(struct scr *s, const char *text)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+
+		if (fprintf(s->fp, "    %.*s\n", (int)n, text) < 0)
+			return -1;
+		text += n + (text[n] == '\n');
+	}
+	return 0;
+}
+
+/* The rate limit of the customers: each one's numbers, then its lines. */
+static int limit(struct scr *s)
+{
+	const lbt_triage *t = s->t;
+
+	if (lbt_triage_summary_get(t)->to_limit == 0)
+		return 0;
+	for (size_t i = 0; i < lbt_triage_nsources(t); i++) {
+		const lbt_triage_source *e = lbt_triage_source_at(t, i);
+
+		if (e->cause != LBT_TRIAGE_CAUSE_CUSTOMER)
+			continue;
+		if (para(s, "", "  ", "rule: rate limit: %s is a customer (%.2f req/s before the "
+		    "jump) at %.1fx it, %.0f%% of its answers 429 "
+		    "or 5xx (a client that re-sends repeats them): at most %lld requests a 10 s "
+		    "window (%dx its baseline), 429 with Retry-After %d, would have stopped %llu "
+		    "requests", e->row->source, e->base_rate, e->ratio, e->resent_pct,
+		    (long long)e->limit, LBT_TRIAGE_LIMIT_K, LBT_TRIAGE_RETRY_AFTER,
+		    (unsigned long long)e->stopped) < 0)
+			return -1;
+	}
+	if (lbt_triage_opts_get(t)->dialect != LBT_DENY_HAPROXY)
+		return para(s, "", "  ", "(the rate limit is written for HAProxy only)");
+	return indented(s, lbt_triage_limit_lines(t));
+}
+
+/* The aggregate prefixes: what each holds, the legitimate traffic inside. */
+static int prefixes(struct scr *s)
+{
+	const lbt_triage *t = s->t;
+	char net[LBT_ADDR_STRLEN], k[40];
+
+	for (size_t i = 0; i < lbt_triage_nprefixes(t); i++) {
+		const lbt_triage_prefix *p = lbt_triage_prefix_at(t, i);
+
+		if (para(s, "", "  ", "aggregate: %s holds %zu new sources on %s, %.1f%% of the "
+		    "requests since the jump (none with %g%% alone); inside it %zu prior source%s "
+		    "sent %llu requests, which the prefix denies too",
+		    lbt_addr_format_net(&p->net.net, p->net.bits, net, sizeof net), p->sources,
+		    safe(p->key, 36, k, sizeof k), p->share, lbt_triage_opts_get(t)->min_share,
+		    p->legit_sources, p->legit_sources == 1 ? "" : "s",
+		    (unsigned long long)p->legit_requests) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The sources of slow headers, and the timeout that frees their slots. */
+static int slow(struct scr *s)
+{
+	const lbt_triage *t = s->t;
+
+	for (size_t i = 0; i < lbt_triage_nsources(t); i++) {
+		const lbt_triage_source *e = lbt_triage_source_at(t, i);
+
+		if (e->cause == LBT_TRIAGE_CAUSE_SLOW && para(s, "", "  ", "rule: timeout: %s sent "
+		    "%llu of its %llu requests without whole headers in time (408 or cR), each "
+		    "holding a slot until a timeout: timeout http-request %ds in its frontend "
+		    "closes them sooner", e->row->source, (unsigned long long)e->row->slow,
+		    (unsigned long long)e->row->requests, LBT_TRIAGE_TIMEOUT_S) < 0)
+			return -1;
+	}
+	return indented(s, lbt_triage_timeout_line(t));
+}
+
 /* The rule section: none and why, or its lines and the command. */
 static int rule(struct scr *s)
 {
 	const lbt_triage *t = s->t;
 	const lbt_deny *d = lbt_triage_rule(t);
+	const lbt_triage_summary *m = lbt_triage_summary_get(t);
+
+	if (m->surge)
+		return para(s, "", "  ", "rule: none: every source rose with the total (%.1fx): "
+		    "this is demand, not an attack; capacity is the question (maxconn, backends)",
+		    m->total_ratio);
+	if (limit(s) < 0 || prefixes(s) < 0 || slow(s) < 0)
+		return -1;
+	if (d == NULL && (m->to_limit > 0 || m->to_time > 0))
+		return 0;
 
 	if (d == NULL && !lbt_triage_summary_get(t)->baseline)
 		return para(s, "", "  ", "rule: none (the total rate did not jump: no source has a "
 		    "baseline to compare with; lbt-offenders --baseline FROM..TO)");
 	if (d == NULL)
 		return para(s, "", "  ", "rule: none (no source has %g%% of the requests since the "
-		    "jump and is new or %gx its baseline)", t->o.min_share, t->o.min_ratio);
+		    "jump and is new or %gx its baseline)", lbt_triage_opts_get(t)->min_share, lbt_triage_opts_get(t)->min_ratio);
 	if (rule_head(s, d) < 0)
 		return -1;
 	if (lbt_deny_nrules(d) == 0)
@@ -596,14 +728,14 @@ static int rule(struct scr *s)
 /* The screen.  @return 0, or -1 with err when writing failed */
 int lbt_triage_write(const lbt_triage *t, FILE *fp, const lbt_triage_print *p, lbt_err *err)
 {
-	struct scr s = { t, fp, p && p->width > 0 ? p->width : LBT_TRIAGEI_WIDTH,
+	struct scr s = { t, fp, p && p->width > 0 ? p->width : 80,
 		p ? p->color : 0 };
 	int rc;
 
-	if (!t->built)
+	if (!lbt_triage_built(t))
 		return lbt_err_set(err, "lbt_triage_write before lbt_triage_build");
 	rc = header(&s);
-	if (rc == 0 && t->sum.verdict != LBT_TRIAGE_NO_RECORDS)
+	if (rc == 0 && lbt_triage_summary_get(t)->verdict != LBT_TRIAGE_NO_RECORDS)
 		rc = verdict(&s) < 0 || hot_keys(&s) < 0 || sources(&s) < 0 || trust(&s) < 0 ||
 		    pressure(&s) < 0 ||
 		    damage(&s) < 0 || rule(&s) < 0 ? -1 : 0;

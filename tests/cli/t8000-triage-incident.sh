@@ -203,7 +203,7 @@ expect_success '--json: one document with the documented keys (python3 json)' '
 	d = json.load(open(sys.argv[1]))
 	def keys(o, want, what):
 	    assert sorted(o) == sorted(want.split()), (what, sorted(o))
-	keys(d, "lbt_triage verdict data anomaly total hot_keys baseline sources pressure damage rule approximations", "top")
+	keys(d, "lbt_triage verdict data anomaly total hot_keys baseline sources pressure damage rule remedy approximations", "top")
 	keys(d["data"], "lines unread records requests first last now sources x_forwarded_for", "data")
 	keys(d["data"]["x_forwarded_for"], "trusted_proxies set_aside unverified trusted", "xff")
 	keys(d["anomaly"], "since until", "anomaly")
@@ -213,7 +213,7 @@ expect_success '--json: one document with the documented keys (python3 json)' '
 	keys(d["hot_keys"][0]["rise"], rise, "rise")
 	keys(d["baseline"], "from to", "baseline")
 	for s in d["sources"]:
-	    keys(s, "source family requests share share_all ratio new peak_rps addresses first last offender why in_rule status from_header via", "source")
+	    keys(s, "source family requests share share_all ratio new baseline_rate resent_pct cause limit stopped slow peak_rps addresses first last offender why in_rule status from_header via", "source")
 	    keys(s["status"], "2xx 3xx 4xx 429 5xx -1 other", "status")
 	keys(d["pressure"][0], "lb frontend requests tarpitted held_s tarpit_slot_pct maxconn maxconn_from peak_slots peak_at peak_tarpitted peak_if_denied fc_max full_buckets full_from full_to full_now", "pressure")
 	keys(d["damage"], "requests 429 503 5xx -1 legitimate rises", "damage")
@@ -221,6 +221,7 @@ expect_success '--json: one document with the documented keys (python3 json)' '
 	keys(d["damage"]["rises"][0], "status requests rise", "rises")
 	keys(d["rule"], "dialect action networks lines list_file command requests share collateral left_out place", "rule")
 	keys(d["rule"]["collateral"], "requests partial_requests sources", "collateral")
+	keys(d["remedy"], "surge total_ratio capacity rate_limited rate_limit_lines retry_after prefixes timeout_lines", "remedy")
 	assert d["lbt_triage"] and d["verdict"] == "over" and d["rule"]["dialect"] == "haproxy"
 	assert d["data"]["requests"] == sum(s for s in [d["damage"]["requests"]])
 	EOF

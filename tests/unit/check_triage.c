@@ -1,5 +1,5 @@
 /*
- * check_triage.c - unit tests for lib/report/triage*.c on hand-built
+ * check_triage.c - unit tests for the judge (lib/judge) and its screen on hand-built
  * records, run through the four analyses lbt-triage runs (rate by key and
  * by status, offenders, tarpit), then the triage.
  *
@@ -77,6 +77,31 @@ static void add(struct run *r, int64_t t_us, const char *addr, int32_t status,
 	rec.key = lbt_str_make(key, strlen(key));
 	rec.frontend = lbt_str_make("fe", 2);
 	rec.file = "a.log";
+	rec.line = 1;
+	ck_assert_int_eq(lbt_rate_add(r->keys, &rec), 0);
+	ck_assert_int_eq(lbt_rate_add(r->statuses, &rec), 0);
+	ck_assert_int_eq(lbt_offenders_add(r->off, &rec), 0);
+	ck_assert_int_eq(lbt_tarpit_add(r->tp, &rec), 0);
+}
+
+/* One record as add() does, from load balancer lb (its own input). */
+static void add_lb(struct run *r, int64_t t_us, const char *addr, const char *lb)
+{
+	lbt_rec rec;
+
+	lbt_rec_clear(&rec);
+	rec.have = LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_CLIENT) | LBT_BIT(LBT_F_STATUS) |
+	    LBT_BIT(LBT_F_TERM) | LBT_BIT(LBT_F_KEY) | LBT_BIT(LBT_F_FRONTEND) |
+	    LBT_BIT(LBT_F_LB) | LBT_BIT(LBT_F_FILE) | LBT_BIT(LBT_F_LINE);
+	rec.clock = LBT_CLOCK_REQUEST;
+	rec.time_us = t_us;
+	ck_assert_int_eq(lbt_addr_parse(addr, strlen(addr), &rec.client), 0);
+	rec.status = 200;
+	rec.term = lbt_str_make("----", 4);
+	rec.key = lbt_str_make(KB, strlen(KB));
+	rec.frontend = lbt_str_make("fe", 2);
+	rec.lb = lbt_str_make(lb, strlen(lb));
+	rec.file = lb;
 	rec.line = 1;
 	ck_assert_int_eq(lbt_rate_add(r->keys, &rec), 0);
 	ck_assert_int_eq(lbt_rate_add(r->statuses, &rec), 0);
@@ -450,6 +475,333 @@ START_TEST(over_by_now)
 }
 END_TEST
 
+
+/* True when source `src` of t is among its sources and offends. */
+static int offends(const lbt_triage *t, const char *src)
+{
+	for (size_t i = 0; i < lbt_triage_nsources(t); i++)
+		if (strcmp(lbt_triage_source_at(t, i)->row->source, src) == 0)
+			return lbt_triage_source_at(t, i)->offender;
+	return 0;
+}
+
+/* The source `src` of t (it must be shown). */
+static const lbt_triage_source *source_named(const lbt_triage *t, const char *src)
+{
+	for (size_t i = 0; i < lbt_triage_nsources(t); i++)
+		if (strcmp(lbt_triage_source_at(t, i)->row->source, src) == 0)
+			return lbt_triage_source_at(t, i);
+	ck_abort_msg("%s is not shown", src);
+	return NULL;
+}
+
+/*
+ * A batch sender: 40 requests every 10 s from s = 7 (the engine reads its
+ * 7 s of silence at its first segment's rate as `new`), with the three
+ * legitimate sources over 120 s, and a flood of 50/s from 203.0.113.7 at
+ * s = 60.  By construction the sender sent 6 batches before the jump:
+ * a customer, 4/s before and after (ratio 1), share since the jump
+ * 4 / (3 + 4 + 50) = 7.0 %: no offender.  The flooder is new; the rule is
+ * its address alone.
+ */
+START_TEST(batch_sender_not_new)
+{
+	struct run r;
+	const lbt_triage *t;
+
+	run_new(&r);
+	for (int s = 0; s < 120; s++) {
+		legit(&r, s, s + 1);
+		for (int i = 0; s % 10 == 7 && i < 40; i++)
+			add(&r, (T0 + s) * SEC + 500000 + i * 1000, "198.51.100.50", 200, "----", 0, KB);
+		for (int i = 0; s >= 60 && i < 50; i++)
+			add(&r, (T0 + s) * SEC + 600000 + i * 1000, "203.0.113.7", 200, "----", 0, KA);
+	}
+	t = triage(&r, NULL);
+	ck_assert_int_ge(lbt_triage_summary_get(t)->total.start_us, (T0 + 55) * SEC);
+	ck_assert_int_le(lbt_triage_summary_get(t)->total.start_us, (T0 + 60) * SEC);
+	ck_assert(!offends(t, "198.51.100.50"));
+	ck_assert(offends(t, "203.0.113.7"));
+	ck_assert_str_eq(lbt_triage_rule_list(t), "203.0.113.7\n");
+	ck_assert(source_named(t, "198.51.100.50")->prior);
+	ck_assert(fabs(source_named(t, "198.51.100.50")->share - 400.0 / 57) < 0.5);
+	ck_assert(fabs(source_named(t, "198.51.100.50")->ratio - 1) < 0.2);
+	ck_assert_int_eq(source_named(t, "203.0.113.7")->cause, LBT_TRIAGE_CAUSE_FLOOD);
+	run_free(&r);
+}
+END_TEST
+
+/*
+ * Two load balancers read together whose logs begin 6 s apart: lb1's two
+ * sources at 1/s from s = 0, lb2's two at 4/s from s = 6.4, for 120 s; at
+ * s = 60 a flood of 60/s from 203.0.113.7 on lb1.  Nobody of lb2 is new
+ * (they sent from the first second of their input): each is a customer
+ * at ratio 1 with 4 / 70 = 5.7 % of the requests since the jump, no
+ * offender; the flooder alone is denied.  The baseline window starts
+ * where both inputs are read, s = 6.4.
+ */
+START_TEST(merged_inputs_nobody_new)
+{
+	static const char *const lb2[] = { "198.51.100.61", "198.51.100.62" };
+	struct run r;
+	const lbt_triage *t;
+
+	run_new(&r);
+	for (int s = 0; s < 120; s++) {
+		add_lb(&r, (T0 + s) * SEC + 100000, "192.0.2.10", "lb1");
+		add_lb(&r, (T0 + s) * SEC + 200000, "192.0.2.11", "lb1");
+		for (int k = 0; s >= 6 && k < 2; k++)
+			for (int i = 0; i < 4; i++)
+				add_lb(&r, (T0 + s) * SEC + 400000 + k * 10000 + i * 1000, lb2[k], "lb2");
+		for (int i = 0; s >= 60 && i < 60; i++)
+			add_lb(&r, (T0 + s) * SEC + 600000 + i * 1000, "203.0.113.7", "lb1");
+	}
+	t = triage(&r, NULL);
+	ck_assert_int_eq(lbt_triage_summary_get(t)->total.start_us, (T0 + 60) * SEC);
+	for (int k = 0; k < 2; k++)
+		ck_assert_msg(!offends(t, lb2[k]), "%s offends", lb2[k]);
+	ck_assert_str_eq(lbt_triage_rule_list(t), "203.0.113.7\n");
+	ck_assert_int_eq(lbt_triage_summary_get(t)->aligned_us, (T0 + 6) * SEC + 400000);
+	for (int k = 0; k < 2; k++) {
+		ck_assert(source_named(t, lb2[k])->prior);
+		ck_assert(fabs(source_named(t, lb2[k])->share - 400.0 / 70) < 0.3);
+	}
+	run_free(&r);
+}
+END_TEST
+
+/*
+ * A customer at 1/s that goes to 30/s from s = 30 to 60 and back to 1/s
+ * until s = 180, with the three legitimate sources all along: the rise is
+ * over at s = 60, 120 s before the end of the data, so the verdict (and
+ * with it the exit status and the document) is `over`, though the
+ * customer still sends at the end.  With --now at the end of its rise
+ * (s = 59) it is ongoing.
+ */
+static void customer_burst(struct run *r, int end)
+{
+	for (int s = 0; s < end; s++) {
+		legit(r, s, s + 1);
+		for (int i = 0; i < (s >= 30 && s < 60 ? 30 : 1); i++)
+			add(r, (T0 + s) * SEC + 500000 + i * 1000, "198.51.100.50",
+			    s >= 30 && s < 60 && i > 0 ? 429 : 200, "----", 0, KB);
+	}
+}
+
+START_TEST(over_when_back_in_band)
+{
+	struct run r;
+	const lbt_triage *t;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	json_t *doc;
+	lbt_err err;
+
+	run_new(&r);
+	customer_burst(&r, 180);
+	t = triage(&r, NULL);
+	ck_assert(offends(t, "198.51.100.50"));
+	ck_assert_int_eq(lbt_triage_summary_get(t)->verdict, LBT_TRIAGE_OVER);
+	ck_assert_int_eq(lbt_triage_summary_get(t)->total.ongoing, 0);
+	ck_assert_ptr_nonnull(fp = open_memstream(&buf, &len));
+	ck_assert_int_eq(lbt_triage_write_json(t, fp, &err), 0);
+	fclose(fp);
+	ck_assert_ptr_nonnull(doc = json_loads(buf, 0, NULL));
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "verdict")), "over");
+	json_decref(doc);
+	free(buf);
+	run_free(&r);
+}
+END_TEST
+
+/* The same burst cut at s = 60: it lasts to the end of the data, ongoing. */
+START_TEST(ongoing_to_the_end)
+{
+	const lbt_triage_summary *m;
+	struct run r;
+
+	run_new(&r);
+	customer_burst(&r, 60);
+	m = lbt_triage_summary_get(triage(&r, NULL));
+	ck_assert_int_eq(m->verdict, LBT_TRIAGE_ONGOING);
+	ck_assert_int_eq(m->until_us, m->now_us);     /* the span agrees with the verdict */
+	run_free(&r);
+}
+END_TEST
+
+/*
+ * A proportional surge: ten sources at 1/s for 60 s, then each at 6/s for
+ * 60 s.  Every source's ratio (6) is the total's: nobody stands out, so
+ * no rule and no rate limit; the anomaly is still told (the total rose).
+ */
+START_TEST(proportional_surge_no_rule)
+{
+	struct run r;
+	const lbt_triage *t;
+	char addr[32];
+
+	run_new(&r);
+	for (int s = 0; s < 120; s++)
+		for (int k = 0; k < 10; k++)
+			for (int i = 0; i < (s < 60 ? 1 : 6); i++) {
+				snprintf(addr, sizeof addr, "198.51.100.%d", 10 + k);
+				add(&r, (T0 + s) * SEC + k * 50000 + i * 5000, addr, 200, "----", 0, KB);
+			}
+	t = triage(&r, NULL);
+	ck_assert_ptr_null(lbt_triage_rule(t));
+	ck_assert_str_eq(lbt_triage_rule_list(t), "");
+	ck_assert_int_ne(lbt_triage_summary_get(t)->verdict, LBT_TRIAGE_CALM);
+	ck_assert(lbt_triage_summary_get(t)->surge);
+	ck_assert(fabs(lbt_triage_summary_get(t)->total_ratio - 6) < 0.1);
+	ck_assert_str_eq(lbt_triage_limit_lines(t), "");
+	run_free(&r);
+}
+END_TEST
+
+/*
+ * A prior customer at 30x its baseline whose requests are re-sends after
+ * 429: 198.51.100.50 at 1/s for 60 s, then 30/s (29 of them 429) for 60 s,
+ * with the three legitimate sources.  By construction its baseline is
+ * 60 requests over the 60 s window, 1/s; its rise's mean 30/s, ratio 30;
+ * 29 x 60 / 1860 = 93.5 % of its answers 429.  Remedy: a rate limit of
+ * 3 x 1/s x 10 s = 30 requests a 10 s window with Retry-After, never a
+ * deny; it would have stopped 30 x 60 - 3 x 60 = 1620 requests.
+ */
+START_TEST(customer_rate_limited_not_denied)
+{
+	struct run r;
+	const lbt_triage *t;
+	const lbt_triage_source *c;
+
+	run_new(&r);
+	for (int s = 0; s < 120; s++) {
+		legit(&r, s, s + 1);
+		for (int i = 0; i < (s < 60 ? 1 : 30); i++)
+			add(&r, (T0 + s) * SEC + 500000 + i * 1000, "198.51.100.50",
+			    s >= 60 && i > 0 ? 429 : 200, "PR--", 0, KB);
+	}
+	t = triage(&r, NULL);
+	ck_assert(offends(t, "198.51.100.50"));
+	ck_assert_ptr_null(lbt_triage_rule(t));
+	ck_assert_str_eq(lbt_triage_rule_list(t), "");
+	c = source_named(t, "198.51.100.50");
+	ck_assert_int_eq(c->cause, LBT_TRIAGE_CAUSE_CUSTOMER);
+	ck_assert(fabs(c->base_rate - 1) < 1e-9);
+	ck_assert(fabs(c->ratio - 30) < 0.5);
+	ck_assert(fabs(c->resent_pct - 100.0 * 29 * 60 / 1860) < 0.01);
+	ck_assert_int_eq(c->limit, 30);
+	ck_assert_uint_eq(c->stopped, 1620);
+	ck_assert_str_eq(lbt_triage_limit_lines(t),
+	    "stick-table type ipv6 size 1m expire 60s store http_req_rate(10s)\n"
+	    "http-request track-sc0 src,ipmask(32,64)\n"
+	    "acl lbt_c1 src 198.51.100.50\n"
+	    "acl lbt_c1_over sc0_http_req_rate gt 30\n"
+	    "http-request return status 429 hdr Retry-After 10 if lbt_c1 lbt_c1_over\n");
+	run_free(&r);
+}
+END_TEST
+
+/*
+ * A distributed flood: 40 new sources, each in a /64 of its own inside
+ * 2001:db8:77::/48, each 2/s on KA from s = 60 to 120, with the three
+ * legitimate sources at 1/s and a prior customer inside the same /48,
+ * 2001:db8:77:ff::1, at 1/s all along (on KB).  Since the jump every
+ * request is 3 + 1 + 80 = 84 a second: each new source has 2 / 84 =
+ * 2.4 % (none offends alone), the 40 together 80 / 84 = 95.2 %.  The rule
+ * is the /48, and the legitimate traffic inside it, the customer's 120
+ * requests, is shown and counted as the rule's collateral.
+ */
+START_TEST(distributed_flood_prefix)
+{
+	struct run r;
+	const lbt_triage *t;
+	const lbt_triage_prefix *p;
+	char addr[64];
+
+	run_new(&r);
+	for (int s = 0; s < 120; s++) {
+		legit(&r, s, s + 1);
+		add(&r, (T0 + s) * SEC + 350000, "2001:db8:77:ff::1", 200, "----", 0, KB);
+		for (int k = 0; s >= 60 && k < 40; k++)
+			for (int i = 0; i < 2; i++) {
+				snprintf(addr, sizeof addr, "2001:db8:77:%x::1", k + 1);
+				add(&r, (T0 + s) * SEC + 400000 + k * 10000 + i * 1000, addr, 200, "----",
+				    0, KA);
+			}
+	}
+	t = triage(&r, NULL);
+	ck_assert_str_eq(lbt_triage_rule_list(t), "2001:db8:77::/48\n");
+	ck_assert_int_eq(lbt_deny_totals_get(lbt_triage_rule(t))->collateral, 120);
+	ck_assert_uint_eq(lbt_triage_nprefixes(t), 1);
+	p = lbt_triage_prefix_at(t, 0);
+	ck_assert_uint_eq(p->sources, 40);
+	ck_assert_str_eq(p->key, KA);
+	ck_assert(fabs(p->share - 8000.0 / 84) < 0.5);
+	ck_assert_uint_eq(p->legit_sources, 1);
+	ck_assert_uint_eq(p->legit_requests, 120);
+	run_free(&r);
+}
+END_TEST
+
+/*
+ * Slow headers: 198.51.100.77 opens 2 requests a second that never send
+ * whole headers (408, termination state cR--) for 60 s, beside the three
+ * legitimate sources; the total does not jump.  It offends (120 slow of
+ * 120 requests), its remedy is timeout http-request, and it is not denied.
+ */
+START_TEST(slow_headers_timeout)
+{
+	struct run r;
+	const lbt_triage *t;
+
+	run_new(&r);
+	for (int s = 0; s < 60; s++) {
+		legit(&r, s, s + 1);
+		for (int i = 0; i < 2; i++)
+			add(&r, (T0 + s) * SEC + 500000 + i * 1000, "198.51.100.77", 408, "cR--", 0, KB);
+	}
+	t = triage(&r, NULL);
+	ck_assert(offends(t, "198.51.100.77"));
+	ck_assert_ptr_null(lbt_triage_rule(t));
+	ck_assert_uint_eq(source_named(t, "198.51.100.77")->row->slow, 120);
+	ck_assert_int_eq(source_named(t, "198.51.100.77")->cause, LBT_TRIAGE_CAUSE_SLOW);
+	ck_assert_str_eq(lbt_triage_timeout_line(t), "timeout http-request 5s\n");
+	run_free(&r);
+}
+END_TEST
+
+/*
+ * A re-send storm of a batch sender: 198.51.100.50 sends 6 requests every
+ * 5 s over 45 s (1.2/s), and from s = 20 to 32 re-sends 40 a second
+ * answered 503; two customers at 1/s.  After the storm its batches go on
+ * at their usual count: 12 in its last 10 s, within 12 + 3 sqrt(12) + 1.
+ * It is a customer to rate-limit, and the anomaly is over, though the
+ * engine reads its bursts to the end as one rise.
+ */
+START_TEST(storm_of_batches_over)
+{
+	struct run r;
+	const lbt_triage *t;
+
+	run_new(&r);
+	for (int s = 0; s < 45; s++) {
+		add(&r, (T0 + s) * SEC + 100000, "192.0.2.10", 200, "----", 0, KB);
+		add(&r, (T0 + s) * SEC + 200000, "192.0.2.11", 200, "----", 0, KB);
+		for (int i = 0; s % 5 == 0 && i < 6; i++)
+			add(&r, (T0 + s) * SEC + 300000 + i * 1000, "198.51.100.50", 200, "----", 0, KA);
+		for (int i = 0; s >= 20 && s < 32 && i < 40; i++)
+			add(&r, (T0 + s) * SEC + 400000 + i * 1000, "198.51.100.50", 503, "SC--", 0, KA);
+	}
+	t = triage(&r, NULL);
+	ck_assert(offends(t, "198.51.100.50"));
+	ck_assert_ptr_null(lbt_triage_rule(t));
+	ck_assert_int_eq(source_named(t, "198.51.100.50")->cause, LBT_TRIAGE_CAUSE_CUSTOMER);
+	ck_assert_int_eq(lbt_triage_summary_get(t)->verdict, LBT_TRIAGE_OVER);
+	run_free(&r);
+}
+END_TEST
+
 /* Bad options and misuse are errors, not crashes. */
 START_TEST(misuse)
 {
@@ -491,6 +843,15 @@ static Suite *triage_suite(void)
 	tcase_add_test(tc, refused_without_baseline);
 	tcase_add_test(tc, over_by_now);
 	tcase_add_test(tc, misuse);
+	tcase_add_test(tc, batch_sender_not_new);
+	tcase_add_test(tc, merged_inputs_nobody_new);
+	tcase_add_test(tc, over_when_back_in_band);
+	tcase_add_test(tc, ongoing_to_the_end);
+	tcase_add_test(tc, proportional_surge_no_rule);
+	tcase_add_test(tc, customer_rate_limited_not_denied);
+	tcase_add_test(tc, distributed_flood_prefix);
+	tcase_add_test(tc, slow_headers_timeout);
+	tcase_add_test(tc, storm_of_batches_over);
 	suite_add_tcase(s, tc);
 	return s;
 }

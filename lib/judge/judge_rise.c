@@ -1,6 +1,6 @@
 /*
  * triage_rise.c - the latest rise of a series of counts a second, for
- * lbt_triage (triage_int.h: lbt_triagei_rise), through the change-point
+ * lbt_triage (triage_int.h: lbt_judgei_rise), through the change-point
  * engine (changepoint.h).
  *
  * Long inputs.  PELT's pruning does little on a flat series, so the
@@ -17,10 +17,11 @@
  *     and its mean and peak are counted in the 1 s buckets.
  * An input of an hour or less goes to the engine as it is.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "triage_int.h"
+#include "judge_int.h"
 
 #define COARSE_MAX 3600       /* buckets the engine gets at most, but to refine */
 
@@ -224,8 +225,29 @@ static int long_rise(const lbt_cp_opts *o, const int64_t *v, size_t n, struct fo
 	return 1;
 }
 
-/* The latest rise of v[0..n), see triage_int.h.  @return 0 or -1 */
-int lbt_triagei_rise(const lbt_cp_opts *o, const int64_t *v, size_t n, int64_t b0,
+/*
+ * Where a rise that the engine leaves ongoing came back in its band: the
+ * first of the last buckets of v[start..n) that are all at most the rate
+ * before it plus BAND_SIGMA of its Poisson noise (+1 for a baseline of
+ * 0), when there are min_buckets of them or more: then the rise is over
+ * there (the engine folds a tail shorter than its segments into the rise,
+ * so a flood that ended a minute ago can read as ongoing).  @return that
+ * bucket, or n when the tail is not back in its band for long enough.
+ */
+#define BAND_SIGMA 3.0
+static size_t back_in_band(const lbt_cp_opts *o, const int64_t *v, size_t n, size_t start,
+    double from_per_bucket)
+{
+	double band = from_per_bucket + BAND_SIGMA * sqrt(from_per_bucket) + 1;
+	size_t k = o->min_buckets > 0 ? o->min_buckets : 1, b = n;
+
+	while (b > start && (double)v[b - 1] <= band)
+		b--;
+	return n - b >= k && b > start ? b : n;
+}
+
+/* The latest rise of v[0..n), see judge_int.h.  @return 0 or -1 */
+int lbt_judgei_rise(const lbt_cp_opts *o, const int64_t *v, size_t n, int64_t b0,
     int64_t step_us, int64_t now_us, lbt_triage_rise *r)
 {
 	double step_s = (double)step_us / 1e6;
@@ -243,6 +265,14 @@ int lbt_triagei_rise(const lbt_cp_opts *o, const int64_t *v, size_t n, int64_t b
 	 * as much as a flood that ended: the level before it was never seen,
 	 * and it asks nothing of the operator.  Begun inside the input, or
 	 * still going on (a tail of the logs at 00:11), it is a rise. */
+	if (f.e.ongoing) {
+		size_t back = back_in_band(o, v, n, f.e.start, f.e.from_rate * step_s);
+
+		if (back < n) {
+			f.e.ongoing = 0;
+			f.e.end = back;
+		}
+	}
 	if (f.e.start == 0 && !f.e.ongoing)
 		return 0;
 	r->found = 1;

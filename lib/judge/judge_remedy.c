@@ -1,19 +1,21 @@
 /*
- * triage_rule.c - the suggested rule of lbt_triage (triage.h): every
- * source of the offenders analysis goes into lib/rule's decision (deny.h),
- * the offenders picked, the others as data, so the same selection,
+ * judge_remedy.c - the remedies of lbt_triage (judge.h), by cause
+ * (docs/judge.md): a customer gets a per-source rate limit with
+ * Retry-After (limit_lines), a surge nothing, and a flood the deny rule:
+ * every source of the offenders analysis goes into lib/rule's decision
+ * (deny.h), the floods picked, the others as data, so the same selection,
  * safety checks, merging and collateral as lbt-deny's apply.  The rule is
  * written by lbt_deny_write, as lbt-deny writes it, and shown without its
  * comments: inline when it fits on one line of the screen, else naming a
  * list file.  The command given is lbt-deny with the rule's networks as
  * operands, which writes the same lines.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lbt/offenders_report.h"
-#include "triage_int.h"
+#include "judge_int.h"
 
 #define LIST_HAPROXY "/etc/haproxy/offenders.lst"
 #define LIST_NGINX "/etc/nginx/offenders.conf"
@@ -33,9 +35,15 @@ static lbt_deny_src deny_src(const lbt_triage *t, const lbt_triage_source *s)
 	d.first_us = r->first_us;
 	d.last_us = r->last_us;
 	d.from_header = (int64_t)r->from_header;   /* lib/rule leaves such a source out */
-	if (r->via.family != 0)
-		lbt_offender_via_str(r, d.via, sizeof d.via);
-	d.origin = s->offender ? LBT_DENY_FROM_ARG : LBT_DENY_FROM_DATA;
+	if (r->via.family != 0) {          /* as lbt-offenders writes it: "+" when others too */
+		char a[LBT_ADDR_STRLEN];
+
+		snprintf(d.via, sizeof d.via, "%s%s", lbt_addr_format(&r->via, a, sizeof a),
+		    r->via_many ? "+" : "");
+	}
+	/* only a flood is denied: a customer (a baseline) is limited or left */
+	d.origin = s->cause == LBT_TRIAGE_CAUSE_FLOOD || s->cause == LBT_TRIAGE_CAUSE_PREFIX ?
+	    LBT_DENY_FROM_ARG : LBT_DENY_FROM_DATA;
 	return d;
 }
 
@@ -165,7 +173,7 @@ static int write_rule(lbt_triage *t, lbt_err *err)
 	if (lbt_deny_nrules(t->deny) <= LBT_DENY_INLINE_MAX) {
 		if (config_lines(t, &g, &t->rule_lines, &widest, err) < 0)
 			return -1;
-		if (widest > LBT_TRIAGEI_WIDTH) {
+		if (widest > LBT_JUDGEI_WIDTH) {
 			free(t->rule_lines);
 			t->rule_lines = NULL;
 		}
@@ -181,17 +189,69 @@ static int write_rule(lbt_triage *t, lbt_err *err)
 	return 0;
 }
 
-/* Decide the rule for the picked sources of t->src.  @return 0 or -1 with err */
-int lbt_triagei_rule(lbt_triage *t, lbt_err *err)
+/*
+ * The rate-limit remedy of the customers (cause CUSTOMER), for HAProxy: a
+ * stick-table keyed on src,ipmask(32,64), so an IPv4 client is counted by
+ * its /32 and an IPv6 one by its /64 in one table, and per customer a 429
+ * with Retry-After past its limit a 10 s window.  Only HAProxy: NGINX's
+ * limit_req has no per-source rate of this shape (the screen says so).
+ * @return 0, or -1 with err
+ */
+static int limit_lines(lbt_triage *t, lbt_err *err)
+{
+	size_t cap = 256 + t->sum.to_limit * (LBT_ADDR_STRLEN + 192), len = 0, k = 0;
+	char net[LBT_ADDR_STRLEN];
+
+	if (t->sum.to_limit == 0 || t->o.dialect != LBT_DENY_HAPROXY)
+		return 0;
+	if ((t->limit_lines = malloc(cap)) == NULL)
+		return lbt_err_set(err, "out of memory");
+	len += (size_t)snprintf(t->limit_lines + len, cap - len, "stick-table type ipv6 "
+	    "size 1m expire 60s store http_req_rate(10s)\nhttp-request track-sc0 "
+	    "src,ipmask(32,64)\n");
+	for (size_t i = 0; i < t->nsrc; i++) {
+		const lbt_triage_source *s = &t->src[i];
+		const lbt_offender *r = s->row;
+		int bits = lbt_netgroup_bits(&lbt_offenders_opts_get(t->in.offenders)->net,
+		    r->net.family);
+
+		if (s->cause != LBT_TRIAGE_CAUSE_CUSTOMER)
+			continue;
+		lbt_addr_format_net(&r->net, bits, net, sizeof net);
+		k++;                  /* acls keep each line within the screen's 80 columns */
+		len += (size_t)snprintf(t->limit_lines + len, cap - len, "acl lbt_c%zu src %s\n"
+		    "acl lbt_c%zu_over sc0_http_req_rate gt %lld\nhttp-request return status 429 "
+		    "hdr Retry-After %d if lbt_c%zu lbt_c%zu_over\n", k, net, k,
+		    (long long)s->limit, LBT_TRIAGE_RETRY_AFTER, k, k);
+		assert(len < cap);
+	}
+	return 0;
+}
+
+/* Decide the remedies of the offenders of t->src: the deny rule of the
+ * floods, the rate limit of the customers.  @return 0 or -1 with err */
+int lbt_judgei_remedy(lbt_triage *t, lbt_err *err)
 {
 	lbt_ipset *covered;
 
-	if (t->sum.offenders == 0)
+	if (limit_lines(t, err) < 0)
+		return -1;
+	if (t->sum.to_deny == 0)
 		return 0;
 	for (size_t i = 0; i < t->nsrc; i++) {
 		lbt_deny_src s = deny_src(t, &t->src[i]);
 
 		if (lbt_deny_add(t->deny, &s, err) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < t->nprefixes; i++) {
+		lbt_deny_src p = LBT_DENY_SRC_INIT;   /* its members merge into it */
+
+		p.net = t->prefixes[i].net;
+		p.requests = 0;
+		p.share = 0;
+		p.origin = LBT_DENY_FROM_ARG;
+		if (lbt_deny_add(t->deny, &p, err) < 0)
 			return -1;
 	}
 	if (lbt_deny_finish(t->deny, err) < 0)
@@ -208,10 +268,25 @@ int lbt_triagei_rule(lbt_triage *t, lbt_err *err)
 	return write_rule(t, err);
 }
 
-/* The decision, or NULL when no source was picked. */
+/* The decision, or NULL when no source is to be denied. */
 const lbt_deny *lbt_triage_rule(const lbt_triage *t)
 {
-	return t->sum.offenders > 0 ? t->deny : NULL;
+	return t->sum.to_deny > 0 ? t->deny : NULL;
+}
+
+/* The slow-headers remedy ("" when no source sent slow headers). */
+const char *lbt_triage_timeout_line(const lbt_triage *t)
+{
+	static const char line[] = "timeout http-request 5s\n";
+
+	_Static_assert(LBT_TRIAGE_TIMEOUT_S == 5, "the line says 5s");
+	return t->sum.to_time > 0 && t->o.dialect == LBT_DENY_HAPROXY ? line : "";
+}
+
+/* The rate-limit lines ("" when no customer needs one). */
+const char *lbt_triage_limit_lines(const lbt_triage *t)
+{
+	return t->limit_lines ? t->limit_lines : "";
 }
 
 /* The configuration lines ("" without a rule). */
