@@ -159,24 +159,47 @@ def rule_networks(triage):
     return [n for n in (as_net(x) for x in rule.get("networks") or []) if n is not None]
 
 
+def is_rate_limit(rule):
+    action = str((rule or {}).get("action") or "")
+    return "rate" in action or "limit" in action
+
+
+def deny_networks(triage):
+    """The networks a rule denies: none when the rule is a rate limit."""
+    rule = (triage or {}).get("rule") or {}
+    return [] if is_rate_limit(rule) else rule_networks(triage)
+
+
+def limited_networks(triage):
+    """The sources lbt-triage rate-limits (cause customer), whatever its
+    deny rule: a reply may deny floods and limit customers at once."""
+    nets = [as_net(s.get("source")) for s in (triage or {}).get("sources") or []
+            if s.get("cause") == "customer"]
+    rule = (triage or {}).get("rule") or {}
+    if is_rate_limit(rule):
+        nets += rule_networks(triage)
+    return [n for n in nets if n is not None]
+
+
 def covered_by(src, nets):
     s = as_net(src)
     return [n for n in nets if s is not None and n.version == s.version and s.subnet_of(n)]
 
 
 def predicted_remedy(sources, triage, audit_checks, expected):
-    """What lbt's answers do about a set of sources: the triage's rule
-    (deny, or a prefix wider than a source that takes in several of them),
-    or nothing.  A remedy that changes the configuration rather than names
-    sources (timeout http-request) is given when the audit says it, for
-    the sets whose remedy it is: lbt names no slow source."""
-    nets = rule_networks(triage)
-    rule = (triage or {}).get("rule") or {}
+    """What lbt's answers do about a set of sources: a rate limit (the
+    sources lbt-triage limits as customers, or a rule whose action is a
+    limit), the triage's deny rule (deny, or a prefix wider than a source
+    that takes in several of them), or nothing.  A remedy that changes the
+    configuration rather than names sources (timeout http-request) is
+    given when the triage names the sources slow or the audit says it, for
+    the sets whose remedy it is."""
+    nets = deny_networks(triage)
+    limited = limited_networks(triage)
+    if sources and all(covered_by(s, limited) for s in sources):
+        return "rate-limit"
     cov = [covered_by(s, nets) for s in sources]
     if all(cov) and sources:
-        action = str(rule.get("action") or "")
-        if "rate" in action or "limit" in action:
-            return "rate-limit"
         wide = [n for c in cov for n in c
                 if n.prefixlen < (32 if n.version == 4 else 64)]
         if wide and len(sources) > 1:
@@ -184,7 +207,12 @@ def predicted_remedy(sources, triage, audit_checks, expected):
         return "deny"
     if any(cov):
         return "deny-part"
-    if expected == "timeout-http-request" and "http-request-timeout" in audit_checks:
+    slow = [as_net(x.get("source")) for x in (triage or {}).get("sources") or []
+            if x.get("cause") == "slow"]
+    slow = [n for n in slow if n is not None]
+    if expected == "timeout-http-request" and (
+            "http-request-timeout" in audit_checks or
+            (sources and all(covered_by(s, slow) for s in sources))):
         return "timeout-http-request"
     return "none"
 
@@ -221,7 +249,7 @@ def score_case(case, answers):
     r["verdict_ok"] = r["verdict"] == truth["verdict"]
     r["verdict_truth"] = truth["verdict"]
     checks = {f.get("check") for rows in audit.values() for f in rows}
-    nets = rule_networks(triage)
+    nets = deny_networks(triage)
     rem_ok, rem_all, wrong = 0, 0, []
     prior = set(truth["prior"])
     prior_denied = set()
