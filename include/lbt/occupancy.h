@@ -103,6 +103,11 @@ typedef struct lbt_occ lbt_occ;
 /* @return an empty occupancy, or NULL (out of memory, or step_us <= 0). */
 lbt_occ *lbt_occ_new(const lbt_occ_opts *opts);
 
+/* The bytes one input's stream costs an occupancy at least (its radix heap
+ * of pending endpoints): what a caller that makes one occupancy per key
+ * counts against a memory budget. */
+size_t lbt_occ_stream_bytes(void);
+
 /* NULL accepted. */
 void lbt_occ_free(lbt_occ *o);
 

@@ -188,6 +188,9 @@ typedef struct lbt_tarpit_stats {
 	uint64_t pt_no_tw, pt_no_ta;   /* PT lines without a usable Tw, Ta */
 	uint64_t fc_n;
 	size_t groups, sources;
+	uint64_t over_requests;   /* requests of frontends past max_groups: not
+	                             analysed (a note says so) */
+	size_t max_groups;        /* the frontends --max-memory leaves room for */
 	lbt_budget budget;        /* --max-memory: the sources dropped, the floor */
 } lbt_tarpit_stats;
 

@@ -61,6 +61,12 @@ static struct stream *stream_of(lbt_occ *o, const void *id)
 	return o->last_st = s;
 }
 
+/* The bytes of one stream; see occupancy.h. */
+size_t lbt_occ_stream_bytes(void)
+{
+	return sizeof(struct stream);
+}
+
 /* An empty occupancy with copied options; NULL on bad options or no memory. */
 lbt_occ *lbt_occ_new(const lbt_occ_opts *opts)
 {

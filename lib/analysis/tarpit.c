@@ -189,9 +189,24 @@ int lbt_tarpiti_group_init(lbt_tarpit *t, struct tp_group *g, size_t lb_len, siz
 	return g->occ != NULL && g->bk != NULL ? 0 : -1;
 }
 
+/*
+ * Room for a new group: each costs an occupancy stream per input (a radix
+ * heap of tens of KiB), so a log that writes a frontend name of its own on
+ * every line (damaged, or forged) would take gigabytes.  Frontends come
+ * from the LBs' configurations, tens or hundreds of them; the groups get a
+ * quarter of --max-memory, and the requests of any frontend past that are
+ * counted, not analysed, and said (tarpit_notes.c).
+ */
+int lbt_tarpiti_group_room(lbt_tarpit *t, const void *key, size_t klen)
+{
+	if (lbt_hmap_count(t->groups) < t->st.max_groups)
+		return 1;
+	return lbt_hmap_get(t->groups, key, klen) != NULL;
+}
+
 /* The group of the record's (lb, frontend), created when new.
- * @return it, or NULL when out of memory. */
-static struct tp_group *group_of(lbt_tarpit *t, const lbt_rec *r)
+ * @return it, or NULL when out of memory or past the groups' room (*over). */
+static struct tp_group *group_of(lbt_tarpit *t, const lbt_rec *r, int *over)
 {
 	lbt_str lb = t->o.name_inputs ? lbt_rec_lb_or_input(r) :
 	    (r->have & LBT_BIT(LBT_F_LB)) ? r->lb : LBT_STR_NULL;
@@ -217,6 +232,10 @@ static struct tp_group *group_of(lbt_tarpit *t, const lbt_rec *r)
 	t->kbuf[lb.n] = '\0';
 	if (fe.n)
 		memcpy(t->kbuf + lb.n + 1, fe.p, fe.n);
+	if (!lbt_tarpiti_group_room(t, t->kbuf, n)) {
+		*over = 1;
+		return NULL;
+	}
 	g = lbt_hmap_put(t->groups, t->kbuf, n, &created);
 	if (g == NULL || (created && lbt_tarpiti_group_init(t, g, lb.n, fe.n) < 0))
 		return NULL;
@@ -436,7 +455,7 @@ int lbt_tarpit_add(lbt_tarpit *t, const lbt_rec *r)
 {
 	struct tp_group *g;
 	const char *file;
-	int pt = 0, ct = 0;
+	int pt = 0, ct = 0, over = 0;
 
 	t->st.records++;
 	if (t->finished || r->kind != LBT_KIND_REQUEST)
@@ -451,8 +470,14 @@ int lbt_tarpit_add(lbt_tarpit *t, const lbt_rec *r)
 	t->st.ct += ct;
 	file = r->file == NULL ? NULL : t->last_file != NULL && strcmp(t->last_file, r->file) == 0 ?
 	    t->last_file : lbt_tarpiti_intern(t, r->file);     /* the same file: no call */
-	if (t->failed || (g = group_of(t, r)) == NULL)
+	if (t->failed)
 		return failed(t);
+	if ((g = group_of(t, r, &over)) == NULL) {
+		if (!over)
+			return failed(t);
+		t->st.over_requests++;
+		return 0;
+	}
 	group_count(t, g, r, pt, ct);
 	if (source_add(t, r, pt, ct, file) < 0 || lbt_tarpiti_budget(t, 0) < 0)
 		return failed(t);
@@ -480,6 +505,9 @@ lbt_tarpit *lbt_tarpit_new(const lbt_tarpit_opts *o, lbt_err *err)
 	}
 	t->o = *o;
 	t->st.budget.max = o->max_memory;
+	t->st.max_groups = (o->max_memory ? o->max_memory : LBT_BUDGET_DEFAULT) / 4 /
+	    (sizeof(struct tp_group) + lbt_occ_stream_bytes());
+	t->st.max_groups = t->st.max_groups < 16 ? 16 : t->st.max_groups;
 	t->groups = lbt_hmap_new(sizeof(struct tp_group));
 	t->sources = lbt_hmap_new(sizeof(struct tp_source));
 	t->files = lbt_hmap_new(sizeof(const char *));

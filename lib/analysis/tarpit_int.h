@@ -76,6 +76,7 @@ struct lbt_tarpit {
 const char *lbt_tarpiti_intern(lbt_tarpit *t, const char *file);
 int lbt_tarpiti_group_init(lbt_tarpit *t, struct tp_group *g, size_t lb_len, size_t fe_len);
 struct tp_bucket *lbt_tarpiti_group_bucket(struct tp_group *g, int64_t b);
+int lbt_tarpiti_group_room(lbt_tarpit *t, const void *key, size_t klen);
 
 int lbt_tarpiti_budget(lbt_tarpit *t, int now);
 

@@ -94,6 +94,10 @@ static int merge_group(lbt_tarpit *t, const lbt_hmap_entry *e)
 	const lbt_tarpit_group *fp = &from->pub;
 	int created = 0;
 
+	if (!lbt_tarpiti_group_room(t, e->key, e->klen)) {
+		t->st.over_requests += fp->requests;
+		return 0;
+	}
 	g = lbt_hmap_put(t->groups, e->key, e->klen, &created);
 	if (g == NULL || (created && lbt_tarpiti_group_init(t, g, from->lb_len,
 	    from->fe_len) < 0))
@@ -159,6 +163,7 @@ static void merge_stats(lbt_tarpit *t, const lbt_tarpit *src)
 	t->st.ct += src->st.ct;
 	t->st.pt_no_tw += src->st.pt_no_tw;
 	t->st.pt_no_ta += src->st.pt_no_ta;
+	t->st.over_requests += src->st.over_requests;
 }
 
 /* Merge src into t (see tarpit.h and the file comment); src is consumed.

@@ -361,12 +361,25 @@ static int note_budget(lbt_tarpit *t)
 	    "in the frontends' figures, not in --by-source)", buf);
 }
 
+/* Frontends past the groups' room (tarpit.c): their requests are not in
+ * any figure.  @return 0 or -1. */
+static int note_frontends_past(lbt_tarpit *t)
+{
+	if (t->st.over_requests == 0)
+		return 0;
+	return note(t, LBT_NOTE_BOUND, NULL, "%llu request%s of frontends past the first %zu "
+	    "were not analysed: each frontend's occupancy takes %zu KiB, and --max-memory "
+	    "leaves the frontends a quarter of itself (a log with a frontend name of its own "
+	    "on many lines is damaged, or not HAProxy's)", (unsigned long long)t->st.over_requests,
+	    pl(t->st.over_requests), t->st.max_groups, lbt_occ_stream_bytes() / 1024);
+}
+
 /* Every note, in reading order (see the file comment).  @return 0 or -1. */
 int lbt_tarpiti_notes_build(lbt_tarpit *t)
 {
 	size_t i;
 
-	if (notes_missing(t) < 0 || note_budget(t) < 0)
+	if (notes_missing(t) < 0 || note_budget(t) < 0 || note_frontends_past(t) < 0)
 		return -1;
 	for (i = 0; i < t->st.groups; i++)
 		if (note_no_maxconn(t, &t->gv[i]->pub) < 0)

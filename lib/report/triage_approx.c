@@ -50,12 +50,29 @@ static int sources_approx(const lbt_triage *t, int ranked, lbt_triage_approx *a)
 	return 1;
 }
 
+/* The frontends past the tarpit's room (tarpit.h max_groups): their
+ * requests are in no figure of slots.  @return 1 with a, or 0. */
+static int frontends_approx(const lbt_triage *t, lbt_triage_approx *a)
+{
+	const lbt_tarpit_stats *st = lbt_tarpit_stats_get(lbt_triage_input_get(t)->tarpit);
+
+	if (st->over_requests == 0)
+		return 0;
+	a->what = "frontends";
+	a->dropped = st->over_requests;
+	snprintf(a->note, sizeof a->note, "over --max-memory: %llu requests of frontends past "
+	    "the first %zu are in no figure of slots or tarpit (a frontend name of its own on "
+	    "many lines: a damaged log, or not HAProxy's)",
+	    (unsigned long long)st->over_requests, st->max_groups);
+	return 1;
+}
+
 /* Approximation i (see triage.h).  @return 1 with a, or 0 past the last. */
 int lbt_triage_approx_at(const lbt_triage *t, size_t i, lbt_triage_approx *a)
 {
 	size_t k = 0;
 
-	for (int j = 0; j < 5; j++) {
+	for (int j = 0; j < 6; j++) {
 		int has;
 
 		memset(a, 0, sizeof *a);
@@ -67,9 +84,10 @@ int lbt_triage_approx_at(const lbt_triage *t, size_t i, lbt_triage_approx *a)
 		case 3: has = budget_approx(&lbt_rate_stats_get(lbt_triage_input_get(t)->statuses)->budget,
 			    "statuses", a);
 			break;
-		default: has = budget_approx(&lbt_tarpit_stats_get(lbt_triage_input_get(t)->tarpit)->budget,
+		case 4: has = budget_approx(&lbt_tarpit_stats_get(lbt_triage_input_get(t)->tarpit)->budget,
 			    "tarpit sources", a);
 			break;
+		default: has = frontends_approx(t, a); break;
 		}
 		if (has && k++ == i)
 			return 1;
