@@ -331,6 +331,24 @@ static json_t *side_json(const lbt_watch_side *s)
 	    (json_int_t)s->s429, "backend", (json_int_t)s->backend);
 }
 
+/* A program's NDJSON rows (out.h) as one array; a line that is not JSON
+ * is left out (none is: the writer is ours). */
+static json_t *rows_json(const char *text, size_t len)
+{
+	json_t *a = json_array(), *row;
+	json_error_t je;
+
+	for (size_t at = 0; at < len; ) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t n = nl != NULL ? (size_t)(nl - text) - at : len - at;
+
+		if (n > 0 && (row = json_loadb(text + at, n, 0, &je)) != NULL)
+			json_array_append_new(a, row);
+		at += n + 1;
+	}
+	return a;
+}
+
 /* One NDJSON snapshot: the counters, the watch, the notes, the answer. */
 static int write_snapshot(struct follow *f, const lbt_ring_stats *rs, const char *answer,
     size_t len)
@@ -363,7 +381,9 @@ static int write_snapshot(struct follow *f, const lbt_ring_stats *rs, const char
 	json_object_set_new(o, "watch", w);
 	json_object_set_new(o, "notes", notes);
 	ans = json_loadb(answer, len, 0, &je);
-	json_object_set_new(o, "answer", ans != NULL ? ans : json_null());
+	if (ans == NULL)
+		ans = rows_json(answer, len);
+	json_object_set_new(o, "answer", ans);
 	rc = json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
 	json_decref(o);
 	fputc('\n', stdout);
@@ -465,6 +485,22 @@ static int run(struct follow *f, volatile sig_atomic_t *stop)
 	return f->cli->status;
 }
 
+/* The fields the program's analyses read: of a first set, made and freed. */
+static uint64_t wanted(struct follow *f)
+{
+	lbt_analysis v[MAX_ANALYSES] = { { 0 } };
+	uint64_t w;
+	lbt_err err;
+	int n;
+
+	if ((n = f->p->make(f->p->ctx, v, &err)) < 0)
+		lbt_cli_die(f->cli, &err);
+	w = lbt_analysis_fields(v, (size_t)n);
+	for (int i = 0; i < n; i++)
+		lbt_analysis_free(&v[i]);
+	return w;
+}
+
 int lbt_cli_follow(lbt_cli *cli, const lbt_follow_opts *fo, const lbt_follow_prog *p,
     volatile sig_atomic_t *stop)
 {
@@ -488,6 +524,8 @@ int lbt_cli_follow(lbt_cli *cli, const lbt_follow_opts *fo, const lbt_follow_pro
 	if (fo->watch != NULL && lbt_watch_add(f->watch, fo->watch, &err) < 0)
 		lbt_cli_die(cli, &err);
 	f->watch_given = fo->watch != NULL;
+	cli->in.wanted = wanted(f) | LBT_BIT(LBT_F_TIME) | LBT_BIT(LBT_F_CLIENT) |
+	    LBT_BIT(LBT_F_STATUS) | LBT_BIT(LBT_F_SERVER) | LBT_BIT(LBT_F_TERM);
 	add_inputs(f);
 	rc = run(f, stop);
 	for (size_t i = 0; i < f->n; i++) {
