@@ -79,11 +79,17 @@ static void drop_head(lbt_ring *r)
 	free(c);
 }
 
+/* The newest time seen minus the window (no record yet: the earliest). */
+static int64_t window_start(const lbt_ring *r)
+{
+	return r->last_us < INT64_MIN + r->window_us ? INT64_MIN : r->last_us - r->window_us;
+}
+
 /* Free the chunks wholly before the window, then the oldest while over
  * the budget (their records still in it are counted as dropped). */
 static void evict(lbt_ring *r)
 {
-	int64_t from = r->last_us - r->window_us;
+	int64_t from = window_start(r);
 
 	while (r->head != NULL && r->head != r->tail && r->head->max_us < from)
 		drop_head(r);
@@ -155,7 +161,7 @@ int lbt_ring_add(lbt_ring *r, const lbt_rec *rec)
  * budget cut it. */
 static int64_t window_from(const lbt_ring *r)
 {
-	int64_t from = r->last_us - r->window_us;
+	int64_t from = window_start(r);
 
 	return r->cut_us >= from ? r->cut_us + 1 : from;
 }
