@@ -24,6 +24,25 @@ expect_success 'the rows of the window, per source, the writer'"'"'s counts' '
 	PY
 '
 
+expect_success 'two load balancers at once (--sources): each its own rows' '
+	printf "%s\n" "lb1.log lb=lb1" "lb2.log lb=lb2" > lbs.txt &&
+	{ lbt-rate --by lb --follow --interval 500ms --sources lbs.txt > snaps 2> err & }
+	pid=$!
+	{ python3 writer.py lb1.log 3 60 9 > counts1 & }
+	w1=$!
+	python3 writer.py lb2.log 3 40 9 > counts2 && wait $w1 &&
+	sleep 1.5 && kill -INT $pid && wait $pid &&
+	read l1 x y < counts1 && read l2 x y < counts2 &&
+	python3 - "$l1" "$l2" snaps <<-PY
+	import json, sys
+	l1, l2 = int(sys.argv[1]), int(sys.argv[2])
+	last = [json.loads(l) for l in open(sys.argv[3])][-1]
+	assert last["lines"] == l1 + l2, (last["lines"], l1 + l2)
+	rows = {r["lb"]: r["total"] for r in last["answer"]}
+	assert rows == {"lb1": l1, "lb2": l2, "(total)": l1 + l2}, rows
+	PY
+'
+
 expect_failure 1 '--follow does not read an index' '
 	lbt-rate --follow --db none.db
 '
