@@ -140,6 +140,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	lbt_follow_check(&cli, &fo);
 	o.top = (size_t)top;
 	if (no_geoip && gf.n > 0) {
 		lbt_cli_errorf(&cli, "--no-geoip and --geoip exclude each other");

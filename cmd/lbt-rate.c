@@ -117,6 +117,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	lbt_follow_check(&cli, &fo);
 	o.top = (size_t)top;
 	o.name_inputs = lbt_cli_ninputs(&cli) > 1;
 	if (series && episodes) {

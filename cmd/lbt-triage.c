@@ -279,6 +279,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	lbt_follow_check(&cli, &o.fo);
 	if (cli.in.trusted_proxies == NULL) {     /* a forged header must name nobody */
 		cli.in.trusted_proxies = "";
 		o.t.conn_only = 1;

@@ -62,6 +62,9 @@ typedef struct lbt_follow_prog {
 	int (*write)(void *ctx, lbt_follow_view *view, FILE *fp, lbt_err *err);
 } lbt_follow_prog;
 
+/* --window, --interval or --watch without --follow: a usage error (exit 1). */
+void lbt_follow_check(lbt_cli *cli, const lbt_follow_opts *fo);
+
 /*
  * Follow the inputs of cli (operands, --input, --sources; none: stdin)
  * until *stop or the end of every input (stdin closed).

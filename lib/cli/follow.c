@@ -485,6 +485,17 @@ static int run(struct follow *f, volatile sig_atomic_t *stop)
 	return f->cli->status;
 }
 
+void lbt_follow_check(lbt_cli *cli, const lbt_follow_opts *fo)
+{
+	const lbt_follow_opts d = LBT_FOLLOW_OPTS_INIT;
+
+	if (fo->on || (fo->watch == NULL && fo->window_us == d.window_us &&
+	    fo->interval_us == d.interval_us))
+		return;
+	lbt_cli_errorf(cli, "--window, --interval and --watch need --follow");
+	lbt_cli_usage(cli);
+}
+
 /* The fields the program's analyses read: of a first set, made and freed. */
 static uint64_t wanted(struct follow *f)
 {

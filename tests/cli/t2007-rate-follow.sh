@@ -47,4 +47,8 @@ expect_failure 1 '--follow does not read an index' '
 	lbt-rate --follow --db none.db
 '
 
+expect_failure 1 '--watch, --window, --interval need --follow' '
+	lbt-rate --watch 203.0.113.0/24 grow.log
+'
+
 test_done
