@@ -46,6 +46,24 @@ expect_success 'without a terminal: one valid JSON snapshot a line, the writer'"
 	grep "follow.log: appeared: read from its start" err
 '
 
+expect_success 'no --watch: the networks of the rule proposed are watched, window recounted' '
+	{ lbt-triage --follow rule.log > snaps 2> err & }
+	pid=$!
+	python3 writer.py rule.log 8 100 4 > counts &&
+	sleep 1.5 && kill -TERM $pid && wait $pid &&
+	read lines w200 w429 < counts &&
+	python3 - "$w200" "$w429" snaps <<-PY
+	import json, sys
+	w200, w429 = int(sys.argv[1]), int(sys.argv[2])
+	last = [json.loads(l) for l in open(sys.argv[3])][-1]
+	assert last["answer"]["rule"]["networks"] == ["203.0.113.7"], last["answer"]["rule"]
+	w = last["watch"]
+	assert [x["net"] for x in w] == ["203.0.113.7"], w
+	assert w[0]["before"] == {"requests": w200, "429": 0, "backend": w200}, w
+	assert w[0]["after"] == {"requests": w429, "429": w429, "backend": 0}, w
+	PY
+'
+
 expect_success 'stdin followed: its end ends the run, exit 0' '
 	python3 writer.py piped.log 2 50 9 > counts &&
 	read lines w200 w429 < counts &&
