@@ -59,7 +59,7 @@ static int follow_write(void *ctx, lbt_follow_view *view, FILE *fp, lbt_err *err
 /* lbt-rate --follow: lib/cli/follow.c's loop until a signal. */
 static int follow(lbt_cli *cli, const lbt_follow_opts *fo, struct follow_ctx *f)
 {
-	lbt_follow_prog p = { f, follow_make, follow_write };
+	lbt_follow_prog p = { f, follow_make, follow_write, 1 };
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof sa);

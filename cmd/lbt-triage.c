@@ -210,7 +210,7 @@ fail:
 /* lbt-triage --follow: the loop of lib/cli/follow.c until a signal. */
 static int follow(lbt_cli *cli, struct opts *o, lbt_tarpit_cfgs *cfg)
 {
-	lbt_follow_prog p = { o, follow_make, follow_write };
+	lbt_follow_prog p = { o, follow_make, follow_write, 0 };
 	struct sigaction sa;
 	int rc;
 

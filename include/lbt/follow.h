@@ -34,9 +34,14 @@ typedef struct lbt_follow_opts {
 
 /* The four options, in a program's option table. */
 #define LBT_OPT_FOLLOW(fo) \
-	LBT_OPT_FLAG("follow", 0, &(fo)->on, "follow growing logs and stdin (tail -F), redraw"), \
+	LBT_OPT_FOLLOW_NO_WINDOW(fo), \
 	LBT_OPT_DURATION("window", 0, &(fo)->window_us, 1000000, 86400000000LL, "TIME", \
-	    "--follow: analyse the records of the last TIME (5m)"), \
+	    "--follow: analyse the records of the last TIME (5m)")
+
+/* Without --window, for a program whose --window means something else
+ * (lbt-tarpit's slot sweep): its window is the default, 5 min. */
+#define LBT_OPT_FOLLOW_NO_WINDOW(fo) \
+	LBT_OPT_FLAG("follow", 0, &(fo)->on, "follow growing logs and stdin (tail -F), redraw"), \
 	LBT_OPT_DURATION("interval", 0, &(fo)->interval_us, 100000, 3600000000LL, "TIME", \
 	    "--follow: refresh every TIME (1s)"), \
 	LBT_OPT_STR("watch", 0, &(fo)->watch, "NET[,NET...]", \
@@ -60,6 +65,8 @@ typedef struct lbt_follow_prog {
 	int (*make)(void *ctx, lbt_analysis *v, lbt_err *err);
 	/* The answer of view->v to fp.  @return 0, or -1 with err. */
 	int (*write)(void *ctx, lbt_follow_view *view, FILE *fp, lbt_err *err);
+	int rows;                  /* write() gives NDJSON rows (out.h): the snapshot's
+	                              answer is their array, else one document */
 } lbt_follow_prog;
 
 /* --window, --interval or --watch without --follow: a usage error (exit 1). */

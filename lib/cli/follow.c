@@ -380,9 +380,9 @@ static int write_snapshot(struct follow *f, const lbt_ring_stats *rs, const char
 	json_object_set_new(o, "dropped", json_integer((json_int_t)rs->dropped));
 	json_object_set_new(o, "watch", w);
 	json_object_set_new(o, "notes", notes);
-	ans = json_loadb(answer, len, 0, &je);
+	ans = f->p->rows ? rows_json(answer, len) : json_loadb(answer, len, 0, &je);
 	if (ans == NULL)
-		ans = rows_json(answer, len);
+		ans = json_null();
 	json_object_set_new(o, "answer", ans);
 	rc = json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
 	json_decref(o);
