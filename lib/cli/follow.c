@@ -475,7 +475,9 @@ static int run(struct follow *f, volatile sig_atomic_t *stop)
 				lbt_cli_error(f->cli, &err);
 				return LBT_EXIT_ERROR;
 			}
-			next = mono_us() + f->fo->interval_us;
+			next += f->fo->interval_us;     /* the cadence kept, */
+			if (next <= mono_us())          /* unless a refresh overran it */
+				next = mono_us() + f->fo->interval_us;
 			if (all_done(f))
 				break;
 		}
