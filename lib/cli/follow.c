@@ -54,7 +54,6 @@ struct follow {
 	uint64_t lines, records, malformed;
 	char note[NOTES][320];
 	unsigned nnotes;
-	int64_t started_us;
 };
 
 static int64_t mono_us(void)
