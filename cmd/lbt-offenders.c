@@ -5,9 +5,12 @@
  * lib/analysis/offenders.c and geoip.c, the table in
  * lib/report/offenders_report.c; this file is options.
  */
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lbt/cli.h"
+#include "lbt/follow.h"
 #include "lbt/offenders_report.h"
 
 #define MAX_GEOIP 16
@@ -28,6 +31,61 @@ static int opt_geoip(void *ctx, const char *arg, lbt_err *err)
 	return 0;
 }
 
+/* --follow: the options of each refresh's analysis. */
+struct follow_ctx {
+	lbt_cli *cli;
+	lbt_offenders_opts *o;
+	int episodes;
+};
+
+/* --follow: SIGINT and SIGTERM end the loop (the program owns signals). */
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* --follow: a fresh analysis.  @return 1, or -1 with err */
+static int follow_make(void *ctx, lbt_analysis *v, lbt_err *err)
+{
+	struct follow_ctx *f = ctx;
+
+	v[0] = lbt_offenders_analysis(lbt_offenders_new(f->o, err));
+	return v[0].acc != NULL ? 1 : -1;
+}
+
+/* --follow: the table of the window (NDJSON rows without a terminal). */
+static int follow_write(void *ctx, lbt_follow_view *view, FILE *fp, lbt_err *err)
+{
+	struct follow_ctx *f = ctx;
+	lbt_report_opts p = lbt_cli_report_opts(f->cli, 0);
+	int rc;
+
+	p.mode = view->json ? LBT_OUT_JSON : LBT_OUT_TABLE;
+	rc = f->episodes ? lbt_offenders_report_episodes(view->v[0].acc, fp, &p)
+	    : lbt_offenders_report(view->v[0].acc, fp, &p);
+	return rc < 0 ? lbt_err_set(err, "out of memory") : 0;
+}
+
+/* lbt-offenders --follow: lib/cli/follow.c's loop until a signal. */
+static int follow(lbt_cli *cli, const lbt_follow_opts *fo, struct follow_ctx *f)
+{
+	lbt_follow_prog p = { f, follow_make, follow_write, 1 };
+	struct sigaction sa;
+	int rc;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rc = lbt_cli_follow(cli, fo, &p, &stop);
+	lbt_geoip_free(f->o->geoip);
+	return rc;
+}
+
 /* Options, the analysis over the input, its table. */
 int main(int argc, char **argv)
 {
@@ -41,6 +99,7 @@ int main(int argc, char **argv)
 	struct geoip_files gf = { { NULL }, 0 };
 	int64_t top = 20;
 	int no_geoip = 0, episodes = 0;
+	lbt_follow_opts fo = LBT_FOLLOW_OPTS_INIT;
 	lbt_cli_opt opts[] = {
 		LBT_OPT_FN("by", 'b', lbt_offenders_opt_by, &o, "WHAT",
 		    "rank by requests (default), rate, held or ratio"),
@@ -69,6 +128,7 @@ int main(int argc, char **argv)
 		LBT_OPT_FLAG("no-geoip", 0, &no_geoip, "do not look for GeoIP databases"),
 		LBT_OPT_FN("max-memory", 0, lbt_offenders_opt_max_memory, &o, "SIZE",
 		    "memory for sources (default 1G); past it counts get a bound"),
+		LBT_OPT_FOLLOW(&fo),
 		LBT_OPT_END
 	};
 	lbt_cli cli;
@@ -80,6 +140,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	lbt_follow_check(&cli, &fo);
 	o.top = (size_t)top;
 	if (no_geoip && gf.n > 0) {
 		lbt_cli_errorf(&cli, "--no-geoip and --geoip exclude each other");
@@ -87,6 +148,11 @@ int main(int argc, char **argv)
 	}
 	if (!no_geoip && (o.geoip = lbt_geoip_open(gf.path, gf.n, NULL, &err)) == NULL)
 		lbt_cli_die(&cli, &err);
+	if (fo.on) {
+		struct follow_ctx f = { &cli, &o, episodes };
+
+		return follow(&cli, &fo, &f);
+	}
 	if ((a = lbt_offenders_analysis(lbt_offenders_new(&o, &err))).acc == NULL)
 		lbt_cli_die(&cli, &err);
 	in = lbt_cli_run(&cli, &a, 1, 0);

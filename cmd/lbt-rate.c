@@ -6,10 +6,69 @@
  * lib/analysis/rate.c, the rows in lib/report/rate_report.c; this file is
  * options.
  */
+#include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "lbt/cli.h"
+#include "lbt/follow.h"
 #include "lbt/rate_report.h"
+
+/* --follow: the options of each refresh's analysis. */
+struct follow_ctx {
+	lbt_cli *cli;
+	lbt_rate_opts *o;
+	int series, episodes;
+};
+
+/* --follow: SIGINT and SIGTERM end the loop (the program owns signals). */
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* --follow: a fresh analysis.  @return 1, or -1 with err */
+static int follow_make(void *ctx, lbt_analysis *v, lbt_err *err)
+{
+	struct follow_ctx *f = ctx;
+
+	v[0] = lbt_rate_analysis(lbt_rate_new(f->o, err));
+	return v[0].acc != NULL ? 1 : -1;
+}
+
+/* --follow: the rows of the window (NDJSON rows without a terminal). */
+static int follow_write(void *ctx, lbt_follow_view *view, FILE *fp, lbt_err *err)
+{
+	struct follow_ctx *f = ctx;
+	lbt_report_opts p = lbt_cli_report_opts(f->cli, 0);
+	int rc;
+
+	p.mode = view->json ? LBT_OUT_JSON : LBT_OUT_TABLE;
+	if (f->series)
+		rc = lbt_rate_report_series(view->v[0].acc, fp, &p);
+	else if (f->episodes)
+		rc = lbt_rate_report_episodes(view->v[0].acc, fp, &p);
+	else
+		rc = lbt_rate_report_rows(view->v[0].acc, fp, &p, 0);
+	return rc < 0 ? lbt_err_set(err, "out of memory") : 0;
+}
+
+/* lbt-rate --follow: lib/cli/follow.c's loop until a signal. */
+static int follow(lbt_cli *cli, const lbt_follow_opts *fo, struct follow_ctx *f)
+{
+	lbt_follow_prog p = { f, follow_make, follow_write, 1 };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	return lbt_cli_follow(cli, fo, &p, &stop);
+}
 
 /* Options, the analysis over the input, its rows. */
 int main(int argc, char **argv)
@@ -22,6 +81,7 @@ int main(int argc, char **argv)
 	lbt_rate_opts o = LBT_RATE_OPTS_INIT;
 	int64_t top = 10;
 	int series = 0, episodes = 0;
+	lbt_follow_opts fo = LBT_FOLLOW_OPTS_INIT;
 	lbt_cli_opt opts[] = {
 		LBT_OPT_FN("by", 'b', lbt_rate_opt_by, &o, "WHAT", "key (default), path, host, "
 		    "src, net, status, term, frontend, backend, server or lb"),
@@ -45,6 +105,7 @@ int main(int argc, char **argv)
 		LBT_OPT_FLAG("series", 0, &series, "print time, key, count for every bucket"),
 		LBT_OPT_FN("max-memory", 0, lbt_budget_opt, &o.max_memory, "SIZE",
 		    "memory for keys (default 1G); past it counts get a bound"),
+		LBT_OPT_FOLLOW(&fo),
 		LBT_OPT_END
 	};
 	lbt_cli cli;
@@ -56,11 +117,18 @@ int main(int argc, char **argv)
 	int rc;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	lbt_follow_check(&cli, &fo);
 	o.top = (size_t)top;
 	o.name_inputs = lbt_cli_ninputs(&cli) > 1;
 	if (series && episodes) {
 		lbt_cli_errorf(&cli, "--series and --episodes exclude each other");
 		lbt_cli_usage(&cli);
+	}
+	if (fo.on) {
+		struct follow_ctx f = { &cli, &o, series, episodes };
+
+		fo.max_memory = o.max_memory / 4;
+		return follow(&cli, &fo, &f);
 	}
 	a = lbt_rate_analysis(lbt_rate_new(&o, &err));
 	if (a.acc == NULL)

@@ -6,10 +6,13 @@
  * is in lib/analysis/tarpit*.c and occupancy*.c, the sections in
  * lib/report/tarpit_report.c; this file is options and which sections.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lbt/cli.h"
+#include "lbt/follow.h"
 #include "lbt/tarpit_cfg.h"
 #include "lbt/tarpit_report.h"
 
@@ -56,6 +59,68 @@ static int print(lbt_cli *cli, const lbt_tarpit *t, const int *show, int asked,
 	return rc;
 }
 
+/* --follow: the options of each refresh's analysis and what to show. */
+struct follow_ctx {
+	lbt_cli *cli;
+	lbt_tarpit_opts *o;
+	const int *asked;
+	int nasked;
+	int64_t top;
+};
+
+/* --follow: SIGINT and SIGTERM end the loop (the program owns signals). */
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* --follow: a fresh analysis.  @return 1, or -1 with err */
+static int follow_make(void *ctx, lbt_analysis *v, lbt_err *err)
+{
+	struct follow_ctx *f = ctx;
+
+	v[0] = lbt_tarpit_analysis(lbt_tarpit_new(f->o, err));
+	return v[0].acc != NULL ? 1 : -1;
+}
+
+/* --follow: the sections of the window, as on a terminal (every one but
+ * the series), or the summary's NDJSON rows without one. */
+static int follow_write(void *ctx, lbt_follow_view *view, FILE *fp, lbt_err *err)
+{
+	struct follow_ctx *f = ctx;
+	const lbt_tarpit *t = view->v[0].acc;
+	lbt_tarpit_print p = lbt_cli_report_opts(f->cli, f->top >= 0 ? (size_t)f->top :
+	    view->json ? 0 : 10);
+	int rc = 0;
+
+	p.mode = view->json ? LBT_OUT_JSON : LBT_OUT_TABLE;
+	for (int i = 0; i < NSECT && rc == 0; i++) {
+		int show = f->nasked > 0 ? f->asked[i] : view->json ? i == LBT_TARPIT_SUMMARY :
+		    i != LBT_TARPIT_SERIES;
+
+		if (show && (f->nasked > 0 || lbt_tarpit_has(t, (lbt_tarpit_section)i)))
+			rc = lbt_tarpit_write(t, (lbt_tarpit_section)i, fp, &p);
+	}
+	return rc < 0 ? lbt_err_set(err, "out of memory") : 0;
+}
+
+/* lbt-tarpit --follow: lib/cli/follow.c's loop until a signal. */
+static int follow(lbt_cli *cli, const lbt_follow_opts *fo, struct follow_ctx *f)
+{
+	lbt_follow_prog p = { f, follow_make, follow_write, 1 };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	return lbt_cli_follow(cli, fo, &p, &stop);
+}
+
 /* Options, the analysis over the input, the sections. */
 int main(int argc, char **argv)
 {
@@ -68,6 +133,7 @@ int main(int argc, char **argv)
 	lbt_tarpit_opts o = LBT_TARPIT_OPTS_INIT;
 	int64_t maxconn = 0, pct = 90, near = 1, top = -1;
 	int asked[NSECT] = { 0 }, show[NSECT], nasked;
+	lbt_follow_opts fo = LBT_FOLLOW_OPTS_INIT;
 	lbt_cli_opt opts[] = {
 		LBT_OPT_DURATION("step", 's', &o.step_us, 1000, 86400000000LL, "TIME",
 		    "bucket width (default 10s)"),
@@ -95,6 +161,7 @@ int main(int argc, char **argv)
 		LBT_OPT_FLAG("full", 0, &asked[LBT_TARPIT_FULL],
 		    "buckets where fc reached maxconn, with evidence"),
 		LBT_OPT_FLAG("notes", 0, &asked[LBT_TARPIT_NOTES], "findings and caveats"),
+		LBT_OPT_FOLLOW_NO_WINDOW(&fo),
 		LBT_OPT_END
 	};
 	lbt_tarpit_cfgs *cfg;
@@ -104,6 +171,7 @@ int main(int argc, char **argv)
 	lbt_err err;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	lbt_follow_check(&cli, &fo);
 	o.name_inputs = lbt_cli_ninputs(&cli) > 1;
 	nasked = pick_sections(&cli, asked, show);
 	o.maxconn = (int32_t)maxconn;
@@ -111,6 +179,15 @@ int main(int argc, char **argv)
 	o.near = (int32_t)near;
 	cfg = lbt_cli_tarpit_cfgs(&cli);
 	lbt_tarpit_cfgs_use(&o, cfg);
+	if (fo.on) {
+		struct follow_ctx f = { &cli, &o, asked, nasked, top };
+		int rc;
+
+		fo.max_memory = o.max_memory / 4;
+		rc = follow(&cli, &fo, &f);
+		lbt_tarpit_cfgs_free(cfg);
+		return rc;
+	}
 	if ((a = lbt_tarpit_analysis(lbt_tarpit_new(&o, &err))).acc == NULL)
 		lbt_cli_die(&cli, &err);
 	in = lbt_cli_run(&cli, &a, 1, 0);

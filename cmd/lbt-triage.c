@@ -12,10 +12,13 @@
  * records, 3 an input unread (or more than 1 % of its lines: then never
  * "calm"), 4 an anomaly that is over by now, 5 an anomaly that is ongoing.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lbt/cli.h"
+#include "lbt/follow.h"
 #include "lbt/input.h"
 #include "lbt/cli_apply.h"
 #include "lbt/num.h"
@@ -32,6 +35,9 @@ struct opts {
 	int64_t maxconn, keys, sources, v4, v6;
 	int json, nginx;
 	size_t max_memory;
+	lbt_follow_opts fo;
+	lbt_cli *cli;                 /* for --follow's callbacks */
+	const lbt_tarpit_cfgs *cfg;
 };
 
 /* --allow FILE|NETWORK, repeatable.  @return 0, or -1 with err when too many */
@@ -148,6 +154,76 @@ static int status_of(const lbt_triage *t)
 	return by_verdict[lbt_triage_summary_get(t)->verdict];
 }
 
+/* --follow: SIGINT and SIGTERM end the loop (the program owns signals). */
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* --follow's fresh analyses of a refresh.  @return 4 */
+static int follow_make(void *ctx, lbt_analysis *v, lbt_err *err)
+{
+	struct opts *o = ctx;
+
+	(void)err;
+	make_analyses(o->cli, o, o->cfg, v);
+	return 4;
+}
+
+/* --follow's answer of a refresh: the screen or the document of the
+ * window's triage; the rule's networks proposed for watching. */
+static int follow_write(void *ctx, lbt_follow_view *view, FILE *fp, lbt_err *err)
+{
+	struct opts *o = ctx;
+	lbt_analysis *v = view->v;
+	lbt_triage_input ti = { v[0].acc, v[1].acc, v[2].acc, v[3].acc, view->records, 0 };
+	lbt_triage_print pr = { view->color, view->width };
+	const char *list;
+	lbt_triage *t;
+	int rc;
+
+	o->t.now_us = view->now_us;
+	if ((t = lbt_triage_new(&o->t, err)) == NULL)
+		return -1;
+	for (size_t i = 0; i < o->nallow; i++)
+		if (lbt_triage_allow(t, o->allow[i], err) < 0)
+			goto fail;
+	lbt_cli_lb_addrs(o->cli, own_addr, t);
+	if (lbt_triage_build(t, &ti, err) < 0)
+		goto fail;
+	if ((list = lbt_triage_rule_list(t)) != NULL)
+		snprintf(view->watch, sizeof view->watch, "%s", list);
+	rc = view->json ? lbt_triage_write_json(t, fp, err) : lbt_triage_write(t, fp, &pr, err);
+	lbt_triage_free(t);
+	return rc;
+fail:
+	lbt_triage_free(t);
+	return -1;
+}
+
+/* lbt-triage --follow: the loop of lib/cli/follow.c until a signal. */
+static int follow(lbt_cli *cli, struct opts *o, lbt_tarpit_cfgs *cfg)
+{
+	lbt_follow_prog p = { o, follow_make, follow_write, 0 };
+	struct sigaction sa;
+	int rc;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	o->cli = cli;
+	o->cfg = cfg;
+	o->fo.max_memory = o->max_memory / 4;
+	rc = lbt_cli_follow(cli, &o->fo, &p, &stop);
+	lbt_tarpit_cfgs_free(cfg);
+	return rc;
+}
+
 /* Options, the pass, the screen or the document, the status. */
 int main(int argc, char **argv)
 {
@@ -158,7 +234,7 @@ int main(int argc, char **argv)
 		LBT_CLI_INPUT | LBT_CLI_FILTER, 0, -1
 	};
 	struct opts o = { LBT_TRIAGE_OPTS_INIT, { NULL }, 0, 0, 3, 5, -1, -1, 0, 0,
-		LBT_BUDGET_DEFAULT };
+		LBT_BUDGET_DEFAULT, LBT_FOLLOW_OPTS_INIT, NULL, NULL };
 	lbt_cli_opt opts[] = {
 		LBT_OPT_FLAG("json", 0, &o.json, "one JSON document instead of the screen"),
 		LBT_OPT_INT("keys", 0, &o.keys, 1, 100, "N", "hot keys shown (default 3)"),
@@ -183,6 +259,7 @@ int main(int argc, char **argv)
 		    "list file of a rule too long for a line"),
 		LBT_OPT_FN("max-memory", 0, lbt_budget_opt, &o.max_memory, "SIZE",
 		    "memory for sources and keys (default 1G); past it counts get a bound"),
+		LBT_OPT_FOLLOW(&o.fo),
 		LBT_OPT_ALIAS("factor", "jump-factor"),       /* old names (NEWS) */
 		LBT_OPT_ALIAS("floor", "jump-floor"),
 		LBT_OPT_ALIAS("v4-prefix", "deny-v4-prefix"),
@@ -199,6 +276,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	lbt_cli_parse(&cli, &prog, opts, argc, argv);
+	lbt_follow_check(&cli, &o.fo);
 	if (cli.in.trusted_proxies == NULL) {     /* a forged header must name nobody */
 		cli.in.trusted_proxies = "";
 		o.t.conn_only = 1;
@@ -210,6 +288,8 @@ int main(int argc, char **argv)
 	o.t.dialect = o.nginx ? LBT_DENY_NGINX : LBT_DENY_HAPROXY;
 	place(&cli, &o.t);
 	cfg = lbt_cli_tarpit_cfgs(&cli);
+	if (o.fo.on)
+		return follow(&cli, &o, cfg);
 	make_analyses(&cli, &o, cfg, v);
 	in = lbt_cli_run(&cli, v, LBT_TRIAGE_NANALYSES, 0);
 	t = triage(&cli, &o, v, in);

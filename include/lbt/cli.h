@@ -176,6 +176,8 @@ typedef struct lbt_cli {
 	                              lbt_cli_run): 0 makes the run LBT_EXIT_EMPTY */
 	int empty;                 /* lbt_cli_empty: the answer is empty anyway */
 	int unread;                /* an input none of whose lines could be read */
+	struct lbt_clii_progress *progress;   /* the progress line on stderr (a
+	                              terminal), NULL none: cli_progress.c */
 	int threads;               /* --threads N, else the cores online; lbt_cli_stream
 	                              gives it to the input, lbt_cli_run to the driver */
 } lbt_cli;

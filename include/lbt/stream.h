@@ -51,6 +51,14 @@ lbt_stream *lbt_stream_open(const lbt_input_opts *opts, char *const *paths, int 
  */
 int lbt_stream_next(lbt_stream *s, lbt_rec **rec, lbt_err *err);
 
+/*
+ * Call fn(ctx, s) on the reading thread every 256 records returned by
+ * lbt_stream_next (NULL: never): a program's progress line reads the
+ * stream's counters there, without a thread of its own.
+ */
+typedef void (*lbt_stream_tick_fn)(void *ctx, const lbt_stream *s);
+void lbt_stream_on_tick(lbt_stream *s, lbt_stream_tick_fn fn, void *ctx);
+
 /* What the tier choice kept and left out. */
 typedef struct lbt_stream_tiers {
 	lbt_tier kept;             /* the tier kept; LBT_TIER_NONE: every record */

@@ -650,6 +650,8 @@ lbt_stream *lbt_cli_stream(lbt_cli *cli)
 		s = lbt_stream_open(&cli->in, stdin_only, 1, &err);
 	if (s == NULL)
 		lbt_cli_die(cli, &err);
+	if (!isatty(STDOUT_FILENO))          /* records printed as read would break the line */
+		lbt_clii_progress_start(cli, s);
 	return s;
 }
 
@@ -661,6 +663,8 @@ int lbt_cli_next(lbt_cli *cli, lbt_stream *s, lbt_rec **rec)
 
 	while ((r = lbt_stream_next(s, rec, &err)) < 0)
 		lbt_cli_error(cli, &err);
+	if (r == 0)
+		lbt_clii_progress_end(cli, s);
 	cli->records += r == 1;
 	return r;
 }
@@ -703,7 +707,10 @@ lbt_stream *lbt_cli_run(lbt_cli *cli, lbt_analysis *v, size_t n, uint64_t also)
 	if (cli->in.use_tier == LBT_TIER_USE_DEFAULT)
 		cli->in.use_tier = LBT_TIER_USE_AUTO;     /* count each request once */
 	s = lbt_cli_stream(cli);
-	if ((fed = lbt_driver_run_par(s, v, n, cli->threads, run_error, cli, &err)) < 0 && err.kind == LBT_ERR_EMPTY) {
+	lbt_clii_progress_start(cli, s);
+	fed = lbt_driver_run_par(s, v, n, cli->threads, run_error, cli, &err);
+	lbt_clii_progress_end(cli, s);          /* before the answer */
+	if (fed < 0 && err.kind == LBT_ERR_EMPTY) {
 		lbt_clii_say_err(cli, &err);       /* nothing to answer from, not a failure */
 		lbt_stream_free(s);
 		exit(cli->status != 0 ? cli->status : LBT_EXIT_EMPTY);
@@ -800,6 +807,8 @@ static void tier_note(const lbt_cli *cli, const lbt_stream_tiers *t)
 int lbt_cli_finish(lbt_cli *cli, lbt_stream *in, lbt_out *out)
 {
 	int werr = lbt_out_free(out) < 0;
+
+	lbt_clii_progress_end(cli, in);
 
 	if (fflush(stdout) != 0 || ferror(stdout) || werr) {
 		fprintf(stderr, "%s: error writing the output: %s\n", cli->prog->name,

@@ -30,4 +30,11 @@ int lbt_clii_status(const lbt_cli *cli);
 void lbt_clii_say_err(const lbt_cli *cli, const lbt_err *err);
 void lbt_clii_vsay(const lbt_cli *cli, const char *fmt, va_list ap);
 
+/* cli_progress.c: the progress line on stderr (a terminal).  start: from
+ * now on, over stream s; clear: erase the line shown (the next tick
+ * writes it again); end: erase it and stop. */
+void lbt_clii_progress_start(lbt_cli *cli, lbt_stream *s);
+void lbt_clii_progress_clear(const lbt_cli *cli);
+void lbt_clii_progress_end(lbt_cli *cli, lbt_stream *s);
+
 #endif

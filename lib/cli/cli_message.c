@@ -21,6 +21,7 @@
  * as they are. */
 static void say_text(const lbt_cli *cli, const char *text)
 {
+	lbt_clii_progress_clear(cli);     /* a message on a line of its own */
 	fprintf(stderr, "%s: ", cli->prog->name);
 	lbt_esc_fput(stderr, text, strlen(text), LBT_ESC_TERM);
 	fputc('\n', stderr);

@@ -17,7 +17,12 @@ struct lbt_stream {
 	lbt_db_reader *db;         /* the index */
 	lbt_input_stats dbst;      /* counters of the index stream */
 	lbt_stream_tiers t;
+	lbt_stream_tick_fn tick;   /* lbt_stream_on_tick: every TICK_RECORDS records */
+	void *tick_ctx;
+	unsigned ticks;
 };
+
+#define TICK_RECORDS 256u
 
 /* The tiers the stream's inputs hold, known before reading. */
 static unsigned tiers_present(lbt_stream *s)
@@ -116,9 +121,18 @@ static __attribute__((noinline)) int next_kept(lbt_stream *s, lbt_rec **rec, lbt
 /* The next record of the tier kept.  @return 1, 0 at the end, -1 with err (go on after). */
 int lbt_stream_next(lbt_stream *s, lbt_rec **rec, lbt_err *err)
 {
+	if (s->tick != NULL && ++s->ticks % TICK_RECORDS == 0)
+		s->tick(s->tick_ctx, s);
 	if (s->t.kept == LBT_TIER_NONE)
 		return next_any(s, rec, err);     /* every tier: nothing more a record */
 	return next_kept(s, rec, err);
+}
+
+/* Call fn every TICK_RECORDS records (progress: cli_progress.c). */
+void lbt_stream_on_tick(lbt_stream *s, lbt_stream_tick_fn fn, void *ctx)
+{
+	s->tick = fn;
+	s->tick_ctx = ctx;
 }
 
 /* @return the tier choice and what it left out. */
