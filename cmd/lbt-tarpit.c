@@ -97,6 +97,7 @@ static int follow_write(void *ctx, lbt_follow_view *view, FILE *fp, lbt_err *err
 	int rc = 0;
 
 	p.mode = view->json ? LBT_OUT_JSON : LBT_OUT_TABLE;
+	p.text = 0;           /* a snapshot's rows are JSON, a screen's a table */
 	for (int i = 0; i < NSECT && rc == 0; i++) {
 		int show = f->nasked > 0 ? f->asked[i] : view->json ? i == LBT_TARPIT_SUMMARY :
 		    i != LBT_TARPIT_SERIES;
