@@ -85,20 +85,29 @@ expect_success 'a pipe on stdin fed slowly: every record, status 0' '
 '
 
 # tail -f never ends: the first record must come out while it runs.  The
-# wait is bounded (5 s); the writer is stopped by the timeout around it.
+# waits are bounded (10 s each, polled every tenth of a second); the writer
+# is stopped by the timeouts around it.
+lines_of() { if [ -f "$1" ]; then wc -l < "$1" | tr -d " "; else echo 0; fi; }
+wait_lines() {     # FILE N: tenths of a second until FILE has N lines, at most 100
+	n=0
+	while [ "$n" -lt 100 ] && [ "$(lines_of "$1")" -lt "$2" ]; do
+		sleep 0.1; n=$((n + 1))
+	done
+	echo "$n"
+}
 expect_success 'tail -f | lbt-cat prints the first records within seconds' '
 	head -3 in.log > grow.log &&
-	{ timeout 8 tail -f grow.log | timeout 8 lbt-cat -f client,status 2> err | cat > got; } &
-	i=0; while [ "$i" -lt 50 ] && [ "$(wc -l < got 2>/dev/null || echo 0)" -lt 4 ]; do
-		sleep 0.1; i=$((i + 1)); done
+	{ timeout 25 tail -f grow.log | timeout 25 lbt-cat -f client,status 2> err | cat > got; } &
+	i=$(wait_lines got 4)
 	sed -n 4p in.log >> grow.log
-	j=0; while [ "$j" -lt 50 ] && [ "$(wc -l < got)" -lt 5 ]; do
-		sleep 0.1; j=$((j + 1)); done
-	cp got seen; wait; echo "waited $i, then $j tenths of a second"
-	test "$i" -lt 50 && test "$j" -lt 50 &&
+	j=$(wait_lines got 5)
+	cp got seen; echo "waited $i, then $j tenths of a second"
+	test "$i" -lt 100 && test "$j" -lt 100 &&
 	printf "client\tstatus\n" > want &&
 	awk "NR <= 4 { sub(/:[0-9]+$/, \"\", \$1); print \$1 \"\t\" \$6 }" in.log >> want &&
 	head -5 seen > first5 && test_cmp want first5
 '
+kill_tail() { pkill -f "tail -f grow.log" 2>/dev/null; wait; }
+kill_tail
 
 test_done
