@@ -5,9 +5,7 @@
  * lib/analysis/offenders.c and geoip.c, the table in
  * lib/report/offenders_report.c; this file is options.
  */
-#include <signal.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "lbt/cli.h"
 #include "lbt/follow.h"
@@ -38,15 +36,6 @@ struct follow_ctx {
 	int episodes;
 };
 
-/* --follow: SIGINT and SIGTERM end the loop (the program owns signals). */
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 /* --follow: a fresh analysis.  @return 1, or -1 with err */
 static int follow_make(void *ctx, lbt_analysis *v, lbt_err *err)
 {
@@ -73,15 +62,9 @@ static int follow_write(void *ctx, lbt_follow_view *view, FILE *fp, lbt_err *err
 static int follow(lbt_cli *cli, const lbt_follow_opts *fo, struct follow_ctx *f)
 {
 	lbt_follow_prog p = { f, follow_make, follow_write, 1 };
-	struct sigaction sa;
 	int rc;
 
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	rc = lbt_cli_follow(cli, fo, &p, &stop);
+	rc = lbt_cli_follow_signals(cli, fo, &p);
 	lbt_geoip_free(f->o->geoip);
 	return rc;
 }

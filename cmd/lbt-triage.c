@@ -12,10 +12,8 @@
  * records, 3 an input unread (or more than 1 % of its lines: then never
  * "calm"), 4 an anomaly that is over by now, 5 an anomaly that is ongoing.
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "lbt/cli.h"
 #include "lbt/follow.h"
@@ -154,15 +152,6 @@ static int status_of(const lbt_triage *t)
 	return by_verdict[lbt_triage_summary_get(t)->verdict];
 }
 
-/* --follow: SIGINT and SIGTERM end the loop (the program owns signals). */
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 /* --follow's fresh analyses of a refresh.  @return 4 */
 static int follow_make(void *ctx, lbt_analysis *v, lbt_err *err)
 {
@@ -208,18 +197,12 @@ fail:
 static int follow(lbt_cli *cli, struct opts *o, lbt_tarpit_cfgs *cfg)
 {
 	lbt_follow_prog p = { o, follow_make, follow_write, 0 };
-	struct sigaction sa;
 	int rc;
 
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	o->cli = cli;
 	o->cfg = cfg;
 	o->fo.max_memory = o->max_memory / 4;
-	rc = lbt_cli_follow(cli, &o->fo, &p, &stop);
+	rc = lbt_cli_follow_signals(cli, &o->fo, &p);
 	lbt_tarpit_cfgs_free(cfg);
 	return rc;
 }

@@ -8,8 +8,9 @@
  * the program proposed) before and after the moment they turned to 429.
  * Design: docs/follow.md.
  *
- * The program owns the signals: it sets SIGINT/SIGTERM handlers that set
- * *stop, and lbt_cli_follow returns within a tick of it.
+ * The program owns the signals: lbt_cli_follow_signals sets SIGINT/SIGTERM
+ * handlers that set a stop flag, and lbt_cli_follow returns within a tick
+ * of it.
  * Includes: analysis.h, cli.h.
  */
 #ifndef LBT_FOLLOW_H
@@ -80,5 +81,9 @@ void lbt_follow_check(lbt_cli *cli, const lbt_follow_opts *fo);
  */
 int lbt_cli_follow(lbt_cli *cli, const lbt_follow_opts *fo, const lbt_follow_prog *p,
     volatile sig_atomic_t *stop);
+
+/* lbt_cli_follow until SIGINT or SIGTERM, whose handlers it sets: what
+ * every program's --follow calls (lib/cli is the program's layer). */
+int lbt_cli_follow_signals(lbt_cli *cli, const lbt_follow_opts *fo, const lbt_follow_prog *p);
 
 #endif

@@ -550,3 +550,26 @@ int lbt_cli_follow(lbt_cli *cli, const lbt_follow_opts *fo, const lbt_follow_pro
 	lbt_input_specs_free(&cli->specs);
 	return rc;
 }
+
+/* lbt_cli_follow_signals: SIGINT and SIGTERM end the loop. */
+static volatile sig_atomic_t follow_stop;
+
+static void follow_on_signal(int sig)
+{
+	(void)sig;
+	follow_stop = 1;
+}
+
+/* lbt_cli_follow with the program's SIGINT and SIGTERM handlers set here
+ * (lib/cli is the program's layer; see follow.h).  @return its status */
+int lbt_cli_follow_signals(lbt_cli *cli, const lbt_follow_opts *fo, const lbt_follow_prog *p)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = follow_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	return lbt_cli_follow(cli, fo, p, &follow_stop);
+}
