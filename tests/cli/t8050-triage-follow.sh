@@ -17,10 +17,19 @@ wait_for() {
 	[ -s "$1" ]
 }
 
+# wait_said FILE TEXT: up to 10 s for FILE to hold TEXT (a bounded loop):
+# the follower has said it waits before the writer makes the file.
+wait_said() {
+	i=0
+	while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	grep -q "$2" "$1"
+}
+
 expect_success 'without a terminal: one valid JSON snapshot a line, the writer'"'"'s counts' '
 	{ lbt-triage --follow --watch 203.0.113.0/24 --window 1m follow.log \
 	    > snaps 2> err & }
 	pid=$!
+	wait_said err "follow.log: No such file or directory: waiting for it" &&
 	python3 writer.py follow.log 8 100 4 rotate@2,truncate@6 > counts &&
 	sleep 2 && kill -TERM $pid && wait $pid && echo rc=$? > rc &&
 	echo rc=0 > want && test_cmp want rc &&
