@@ -21,12 +21,13 @@ libmaxminddb-dev zlib1g-dev libjansson-dev libcbor-dev check"
 # nftables: nft -c on lbt-deny's output; chromium: renders lbt-timeline's
 # HTML page headless for a screenshot; time valgrind (and haproxy's halog):
 # make bench's peak RSS and instruction counts; cmark: renders lbt's
-# Markdown in the output-safety test; clang: make tsan (ThreadSanitizer);
+# Markdown in the output-safety test; clang and libclang-rt-14-dev (its
+# sanitizer runtimes, which clang alone does not pull in): make tsan;
 # tmux: an 80x40 terminal for the width and colour test (t0070); man-db:
 # lbt help NAME in the examples test.
 TEST="mandoc zstd gzip sqlite3 gawk bc curl haproxy nginx iproute2 openssl
 python3 procps libmaxmind-db-writer-perl nftables chromium time valgrind cmark
-clang tmux man-db"
+clang libclang-rt-14-dev tmux man-db"
 
 missing_of() {
 	for p in "$@"; do
